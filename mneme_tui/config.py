@@ -1,0 +1,94 @@
+"""Paths, the active repository and the clock: the only place that knows about the environment.
+
+Nothing else in the package calls ``datetime.now()`` or reads ``MNEME_*`` variables directly.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_config_dir, user_data_dir
+
+from mneme_tui.errors import ERR_CONFIG, MnemeError
+
+APP_NAME = "mneme"
+GLOBAL_REPO = "global"
+
+
+def now() -> datetime:
+    """The current time as a naive UTC datetime; ``MNEME_NOW`` (ISO-8601) fixes it for tests and demos."""
+    fixed = os.environ.get("MNEME_NOW", "").strip()
+    if not fixed:
+        return datetime.now(timezone.utc).replace(tzinfo=None)
+    return parse_timestamp(fixed, source="MNEME_NOW")
+
+
+def parse_timestamp(value: str, *, source: str = "timestamp") -> datetime:
+    """Parse an ISO-8601 date or datetime into naive UTC; raises ERR_CONFIG when it is not one."""
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise MnemeError(ERR_CONFIG, f"{source} is not an ISO-8601 time: {value!r}") from None
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+    return parsed
+
+
+def default_db_path() -> Path:
+    """The per-user database location (XDG data dir, e.g. ``~/.local/share/mneme/mneme.db``)."""
+    return Path(user_data_dir(APP_NAME, appauthor=False)) / "mneme.db"
+
+
+def resolve_db_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
+    """Spec Law 5: ``--db PATH`` > ``MNEME_DB`` > the user data dir."""
+    if cli_path:
+        return Path(cli_path).expanduser()
+    env = os.environ.get("MNEME_DB", "").strip()
+    if env:
+        return Path(env).expanduser()
+    return default_db_path()
+
+
+def find_git_root(start: Path | None = None) -> Path | None:
+    """The enclosing git work tree (the folder holding ``.git``), or None outside one."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def resolve_repo(cli_project: str | None = None, start: Path | None = None) -> str:
+    """The active repository: ``-p`` > ``MNEME_REPO`` > git work-tree basename > ``global``."""
+    for candidate in (cli_project, os.environ.get("MNEME_REPO")):
+        if candidate is not None and candidate.strip():
+            return candidate.strip()
+    root = find_git_root(start)
+    return root.name if root is not None else GLOBAL_REPO
+
+
+def config_file_path() -> Path:
+    """``MNEME_CONFIG`` or the per-user ``config.toml``."""
+    env = os.environ.get("MNEME_CONFIG", "").strip()
+    if env:
+        return Path(env).expanduser()
+    return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+
+
+def load_settings() -> dict[str, Any]:
+    """The user's settings file as a dict (empty when absent); a broken file is ERR_CONFIG."""
+    path = config_file_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise MnemeError(ERR_CONFIG, f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise MnemeError(ERR_CONFIG, f"{path} is not valid TOML: {exc}") from None

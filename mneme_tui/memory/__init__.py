@@ -1,0 +1,1 @@
+"""The Mneme core: peewee models, deterministic vectors, hybrid ranking and the Store API (no Textual)."""

@@ -1,0 +1,247 @@
+"""An in-memory numpy index over every memory, so a recall is a handful of array operations.
+
+It holds the embedding matrix, token postings, kinds, repos, creation days, access counts and statuses.
+``refresh`` asks the ``memory_revision`` table (filled by triggers) which rows changed since the last
+look, in this process or any other, and loads only those: new rows are appended, changed rows are
+updated in place, and the token postings are rebuilt lazily when content changed.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import peewee
+
+from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
+from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize
+
+_EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
+_US_PER_DAY = 86_400_000_000
+_SELECT_ROWS = (
+    "SELECT id, repo_id, kind, content, embedding, created_at, status, access_count FROM memories"
+)
+
+
+def days_since_epoch(values: list[str] | np.ndarray) -> np.ndarray:
+    """Float days since 1970 of SQLite datetime text (``YYYY-MM-DD HH:MM:SS[.ffffff]``)."""
+    stamps = np.array([str(v)[:26] for v in values], dtype="datetime64[us]")
+    return (stamps - _EPOCH).astype(np.int64) / _US_PER_DAY
+
+
+@dataclass
+class Candidates:
+    """The rows one kind of query may see, with their static factors (cached per query shape)."""
+
+    rows: np.ndarray  # int64 positions into the index
+    local: np.ndarray  # bool: exact repo match (locality applies)
+    capped: np.ndarray  # bool: global axiom subject to the slot cap
+    is_all: bool  # every row of the index is a candidate (no gather needed)
+
+
+class MemoryIndex:
+    """Column arrays over all rows of ``memories``; positions are stable and ordered by id."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.size = 0
+        self.seq = -1
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, DIMENSIONS), dtype=np.float32)
+        self.repo_codes = np.zeros(0, dtype=np.int32)
+        self.kind_codes = np.zeros(0, dtype=np.int16)
+        self.status_codes = np.zeros(0, dtype=np.int8)
+        self.created_days = np.zeros(0, dtype=np.float64)
+        self.access = np.zeros(0, dtype=np.int32)
+        self.content_crc = np.zeros(0, dtype=np.uint32)
+        self.repos: dict[str, int] = {}
+        self.kinds: dict[str, int] = {kind: code for code, kind in enumerate(ALL_KINDS)}
+        self.statuses: dict[str, int] = {status: code for code, status in enumerate(STATUSES)}
+        self.kind_lambda = np.array([DECAY_LAMBDA[k] for k in ALL_KINDS], dtype=np.float64)
+        self.vocab: dict[str, int] = {}
+        self._row_tokens: list[np.ndarray] = []  # unique token ids per row
+        self._postings_rows = np.zeros(0, dtype=np.int64)
+        self._postings_start = np.zeros(1, dtype=np.int64)
+        self._postings_built_for = 0  # rows covered by the postings; later rows are scanned directly
+        self._postings_stale = False
+        self._tail_cache: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
+        self._candidates: dict[tuple[str | None, bool, str | None], Candidates] = {}
+
+    # ----------------------------------------------------------------- loading
+    def refresh(self, db: peewee.Database) -> bool:
+        """Bring the index up to date with the database; True when anything changed."""
+        with self.lock:
+            latest = db.execute_sql("SELECT COALESCE(MAX(seq), 0) FROM memory_revision").fetchone()[0]
+            if latest == self.seq:
+                return False
+            if self.seq < 0 or latest < self.seq:
+                rows = db.execute_sql(_SELECT_ROWS + " ORDER BY id").fetchall()
+                self._reset()
+                self._append(rows)
+            else:
+                changed = db.execute_sql(
+                    _SELECT_ROWS + " WHERE id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
+                    (self.seq,),
+                ).fetchall()
+                self._apply_changes(changed)
+            self.seq = latest
+            self._candidates.clear()
+            return True
+
+    def _reset(self) -> None:
+        seq_keep = self.seq
+        self.__init__()  # type: ignore[misc]
+        self.seq = seq_keep
+
+    def _apply_changes(self, rows: list[tuple]) -> None:
+        last_id = int(self.ids[-1]) if self.size else 0
+        new_rows = [row for row in rows if row[0] > last_id]
+        for row in rows:
+            if row[0] <= last_id:
+                self._update(row)
+        if new_rows:
+            self._append(new_rows)
+
+    def _update(self, row: tuple) -> None:
+        memory_id, repo_id, kind, content, blob, created_at, status, access = row
+        position = int(np.searchsorted(self.ids, memory_id))
+        if position >= self.size or self.ids[position] != memory_id:
+            return  # ids are never reused, so an unknown id below the max cannot happen; ignore
+        self.repo_codes[position] = self._repo_code(repo_id or "")
+        self.kind_codes[position] = self._kind_code(kind)
+        self.status_codes[position] = self.statuses.get(status, -1)
+        self.access[position] = access
+        self.created_days[position] = days_since_epoch([created_at])[0]
+        crc = zlib.crc32(content.encode("utf-8"))
+        if crc != self.content_crc[position]:
+            self.content_crc[position] = crc
+            self.vectors[position] = _decode(blob)
+            self._row_tokens[position] = self._token_ids(content)
+            self._postings_stale = True
+
+    def _append(self, rows: list[tuple]) -> None:
+        if not rows:
+            return
+        ids, repos, kinds, contents, blobs, created, statuses, access = zip(*rows)
+        count = len(rows)
+        self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
+        matrix = np.frombuffer(b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
+        self.vectors = np.concatenate([self.vectors, matrix.astype(np.float32)])
+        self.repo_codes = np.concatenate(
+            [self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count)]
+        )
+        self.kind_codes = np.concatenate(
+            [self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count)]
+        )
+        self.status_codes = np.concatenate(
+            [self.status_codes, np.fromiter((self.statuses.get(s, -1) for s in statuses), np.int8, count)]
+        )
+        self.created_days = np.concatenate([self.created_days, days_since_epoch(list(created))])
+        self.access = np.concatenate([self.access, np.asarray(access, dtype=np.int32)])
+        self.content_crc = np.concatenate(
+            [self.content_crc, np.fromiter((zlib.crc32(c.encode("utf-8")) for c in contents), np.uint32, count)]
+        )
+        self._row_tokens.extend(self._token_ids(content) for content in contents)
+        self.size += count
+        if self.size - self._postings_built_for > max(2_000, self._postings_built_for // 5):
+            self._postings_stale = True
+
+    def _repo_code(self, repo: str) -> int:
+        return self.repos.setdefault(repo, len(self.repos))
+
+    def _kind_code(self, kind: str) -> int:
+        if kind not in self.kinds:  # a kind written by another tool: decays like a reflection
+            self.kinds[kind] = len(self.kinds)
+            self.kind_lambda = np.append(self.kind_lambda, DECAY_LAMBDA["reflection"])
+        return self.kinds[kind]
+
+    def _token_ids(self, text: str) -> np.ndarray:
+        vocab = self.vocab
+        ids = {vocab.setdefault(token, len(vocab)) for token in tokenize(text)}
+        return np.fromiter(ids, dtype=np.int32, count=len(ids))
+
+    # ---------------------------------------------------------------- queries
+    def query_token_ids(self, tokens: list[str]) -> np.ndarray:
+        """Ids of the distinct query tokens that occur in some memory."""
+        known = {self.vocab[t] for t in tokens if t in self.vocab}
+        return np.fromiter(known, dtype=np.int32, count=len(known))
+
+    def token_overlap(self, token_ids: np.ndarray) -> np.ndarray:
+        """For every row, how many of ``token_ids`` (distinct) occur in its content."""
+        counts = np.zeros(self.size, dtype=np.float32)
+        if token_ids.size == 0 or self.size == 0:
+            return counts
+        self._ensure_postings()
+        starts, ends = self._postings_start[token_ids], self._postings_start[token_ids + 1]
+        for start, end in zip(starts.tolist(), ends.tolist()):
+            counts[self._postings_rows[start:end]] += 1.0
+        if self._postings_built_for < self.size:
+            tokens, owners = self._tail()
+            hits = owners[np.isin(tokens, token_ids)]
+            counts += np.bincount(hits, minlength=self.size).astype(np.float32)
+        return counts
+
+    def _tail(self) -> tuple[np.ndarray, np.ndarray]:
+        """Token ids and owning rows of the rows appended since the postings were built."""
+        span = (self._postings_built_for, self.size)
+        if self._tail_cache is None or self._tail_cache[0] != span:
+            start = self._postings_built_for
+            tail_rows = self._row_tokens[start:]
+            lengths = np.fromiter((t.size for t in tail_rows), dtype=np.int64, count=len(tail_rows))
+            tokens = np.concatenate(tail_rows) if tail_rows else np.zeros(0, dtype=np.int32)
+            owners = np.repeat(np.arange(start, self.size, dtype=np.int64), lengths)
+            self._tail_cache = (span, tokens, owners)
+        return self._tail_cache[1], self._tail_cache[2]
+
+    def _ensure_postings(self) -> None:
+        vocab_size = len(self.vocab)
+        if not self._postings_stale and self._postings_start.size == vocab_size + 1:
+            return
+        if not self._postings_stale and self._postings_built_for < self.size:
+            # only appended rows are new: they are scanned directly until there are enough of them
+            self._postings_start = np.concatenate(
+                [self._postings_start, np.full(vocab_size + 1 - self._postings_start.size, self._postings_start[-1])]
+            )
+            return
+        lengths = np.fromiter((t.size for t in self._row_tokens), dtype=np.int64, count=self.size)
+        tokens = np.concatenate(self._row_tokens) if self.size else np.zeros(0, dtype=np.int32)
+        rows = np.repeat(np.arange(self.size, dtype=np.int64), lengths)
+        order = np.argsort(tokens, kind="stable")
+        self._postings_rows = rows[order]
+        counts = np.bincount(tokens, minlength=vocab_size)
+        self._postings_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._postings_built_for = self.size
+        self._postings_stale = False
+
+    def candidates(self, repo: str | None, cross_repo: bool, kind: str | None, global_repo: str) -> Candidates:
+        """Active rows visible to a query of this shape (cached until the next change)."""
+        key = (None if cross_repo else repo, cross_repo, kind)
+        cached = self._candidates.get(key)
+        if cached is not None:
+            return cached
+        mask = self.status_codes == self.statuses["active"]
+        if kind is not None:
+            mask &= self.kind_codes == self.kinds.get(kind, -1)
+        local = np.zeros(self.size, dtype=bool)
+        global_code = self.repos.get(global_repo, -1)
+        is_global = self.repo_codes == global_code
+        if not cross_repo:
+            local = self.repo_codes == self.repos.get(repo or "", -2)
+            mask &= local | is_global
+        rows = np.flatnonzero(mask)
+        capped = np.zeros(rows.size, dtype=bool)
+        if not cross_repo and kind is None:
+            capped = is_global[rows] & (self.kind_codes[rows] == self.kinds["axiom"]) & ~local[rows]
+        result = Candidates(rows=rows, local=local[rows], capped=capped, is_all=rows.size == self.size)
+        self._candidates[key] = result
+        return result
+
+
+def _normal_blob(blob: bytes | None) -> bytes:
+    return blob if blob and len(blob) == BLOB_BYTES else b"\x00" * BLOB_BYTES
+
+
+def _decode(blob: bytes | None) -> np.ndarray:
+    return np.frombuffer(_normal_blob(blob), dtype="<f4").astype(np.float32)

@@ -1,0 +1,100 @@
+"""Plain dataclasses the Store returns: the TUI, the CLI's ``--json`` and tests all see these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+def iso(moment: datetime) -> str:
+    """ISO-8601 text of a naive-UTC datetime (seconds precision, ``Z`` suffix)."""
+    return moment.replace(microsecond=0).isoformat() + "Z"
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One row of ``memories`` (spec §3), without the embedding."""
+
+    id: int
+    repo_id: str
+    kind: str
+    topic: str
+    content: str
+    task_id: str
+    created_at: datetime
+    status: str
+    superseded_by: int
+    access_count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "repo_id": self.repo_id,
+            "kind": self.kind,
+            "topic": self.topic,
+            "content": self.content,
+            "task_id": self.task_id,
+            "created_at": iso(self.created_at),
+            "status": self.status,
+            "superseded_by": self.superseded_by,
+            "access_count": self.access_count,
+        }
+
+    @property
+    def first_line(self) -> str:
+        """The first non-empty line of the content."""
+        for line in self.content.splitlines():
+            if line.strip():
+                return line.strip()
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    """A recall result: the memory, its score, the score's factors and why it is in the list."""
+
+    memory: Memory
+    score: float
+    components: dict[str, float]
+    profile: str
+    reasons: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        document = self.memory.to_json()
+        document["score"] = round(self.score, 6)
+        document["components"] = {name: round(value, 6) for name, value in self.components.items()}
+        document["profile"] = self.profile
+        document["reasons"] = list(self.reasons)
+        return document
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One recorded status change of a memory."""
+
+    memory_id: int
+    from_status: str
+    to_status: str
+    at: datetime
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id,
+            "from_status": self.from_status,
+            "to_status": self.to_status,
+            "at": iso(self.at),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChange:
+    """The result of a dismissal or undo: which memories moved, and from which status."""
+
+    changed: tuple[tuple[int, str], ...] = field(default_factory=tuple)  # (id, previous status)
+
+    @property
+    def ids(self) -> list[int]:
+        return [memory_id for memory_id, _ in self.changed]
