@@ -92,3 +92,13 @@ def load_settings() -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MnemeError(ERR_CONFIG, f"{path} is not valid TOML: {exc}") from None
+
+
+def cache_dir() -> Path:
+    """Where derived, rebuildable files live (index snapshots): ``MNEME_CACHE_DIR`` or the user cache dir."""
+    env = os.environ.get("MNEME_CACHE_DIR", "").strip()
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir(APP_NAME, appauthor=False))

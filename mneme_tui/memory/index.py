@@ -8,15 +8,16 @@ updated in place, and the token postings are rebuilt lazily when content changed
 
 from __future__ import annotations
 
+import itertools
 import threading
-import zlib
+from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
 import peewee
 
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
-from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize
+from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize, tokenize_lowered
 
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
 _US_PER_DAY = 86_400_000_000
@@ -55,12 +56,11 @@ class MemoryIndex:
         self.status_codes = np.zeros(0, dtype=np.int8)
         self.created_days = np.zeros(0, dtype=np.float64)
         self.access = np.zeros(0, dtype=np.int32)
-        self.content_crc = np.zeros(0, dtype=np.uint32)
         self.repos: dict[str, int] = {}
         self.kinds: dict[str, int] = {kind: code for code, kind in enumerate(ALL_KINDS)}
         self.statuses: dict[str, int] = {status: code for code, status in enumerate(STATUSES)}
         self.kind_lambda = np.array([DECAY_LAMBDA[k] for k in ALL_KINDS], dtype=np.float64)
-        self.vocab: dict[str, int] = {}
+        self.vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # token -> id
         self._row_tokens: list[np.ndarray] = []  # unique token ids per row
         self._postings_rows = np.zeros(0, dtype=np.int64)
         self._postings_start = np.zeros(1, dtype=np.int64)
@@ -114,11 +114,10 @@ class MemoryIndex:
         self.status_codes[position] = self.statuses.get(status, -1)
         self.access[position] = access
         self.created_days[position] = days_since_epoch([created_at])[0]
-        crc = zlib.crc32(content.encode("utf-8"))
-        if crc != self.content_crc[position]:
-            self.content_crc[position] = crc
-            self.vectors[position] = _decode(blob)
-            self._row_tokens[position] = self._token_ids(content)
+        self.vectors[position] = _decode(blob)
+        tokens = self._token_ids(content)
+        if not np.array_equal(np.sort(tokens), np.sort(self._row_tokens[position])):
+            self._row_tokens[position] = tokens
             self._postings_stale = True
 
     def _append(self, rows: list[tuple]) -> None:
@@ -140,9 +139,6 @@ class MemoryIndex:
         )
         self.created_days = np.concatenate([self.created_days, days_since_epoch(list(created))])
         self.access = np.concatenate([self.access, np.asarray(access, dtype=np.int32)])
-        self.content_crc = np.concatenate(
-            [self.content_crc, np.fromiter((zlib.crc32(c.encode("utf-8")) for c in contents), np.uint32, count)]
-        )
         self._row_tokens.extend(self._token_ids(content) for content in contents)
         self.size += count
         if self.size - self._postings_built_for > max(2_000, self._postings_built_for // 5):
@@ -158,14 +154,13 @@ class MemoryIndex:
         return self.kinds[kind]
 
     def _token_ids(self, text: str) -> np.ndarray:
-        vocab = self.vocab
-        ids = {vocab.setdefault(token, len(vocab)) for token in tokenize(text)}
-        return np.fromiter(ids, dtype=np.int32, count=len(ids))
+        distinct = set(tokenize_lowered(text.lower()))
+        return np.fromiter(map(self.vocab.__getitem__, distinct), dtype=np.int32, count=len(distinct))
 
     # ---------------------------------------------------------------- queries
     def query_token_ids(self, tokens: list[str]) -> np.ndarray:
         """Ids of the distinct query tokens that occur in some memory."""
-        known = {self.vocab[t] for t in tokens if t in self.vocab}
+        known = {self.vocab[t] for t in set(tokens) if t in self.vocab}
         return np.fromiter(known, dtype=np.int32, count=len(known))
 
     def token_overlap(self, token_ids: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@
 tables that point at ``memories.id``:
 - ``memory_audit``: every status change (memory id, from, to, when, why).
 - ``task_access``: which (task_id, memory_id) pairs already reinforced ``access_count``.
+- ``mneme_meta``: this database's identity (``db_uuid``), which keys the on-disk index snapshot.
 - ``memory_revision``: filled by triggers on every insert/update of ``memories``, so an in-memory index in
   any process can tell which rows changed since it last looked.
 """
@@ -60,6 +61,12 @@ CREATE TABLE IF NOT EXISTS task_access (
     at DATETIME NOT NULL,
     PRIMARY KEY (task_id, memory_id)
 );
+
+CREATE TABLE IF NOT EXISTS mneme_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+INSERT OR IGNORE INTO mneme_meta(key, value) VALUES ('db_uuid', lower(hex(randomblob(16))));
 
 CREATE TABLE IF NOT EXISTS memory_revision (
     memory_id INTEGER PRIMARY KEY,

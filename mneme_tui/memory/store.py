@@ -17,6 +17,7 @@ import peewee
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory import index_snapshot
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.index import MemoryIndex, days_since_epoch
 from mneme_tui.memory.models import bind_tables, database_error, open_database
@@ -36,6 +37,7 @@ class Store:
         self.db = open_database(self.path)
         self.tables = bind_tables(self.db)
         self.index = MemoryIndex()
+        self._snapshot_seq = -1
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
@@ -86,8 +88,12 @@ class Store:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields."""
         rows = [self._validated_row(item) for item in items]
         with self._sqlite_errors(), self.db.atomic("IMMEDIATE"):
-            for row in rows:
-                row["id"] = self.tables.memory.insert(**row).execute()
+            for start in range(0, len(rows), 2_000):
+                chunk = rows[start : start + 2_000]
+                last_id = self.tables.memory.insert_many(chunk).execute()
+                # one exclusive transaction: AUTOINCREMENT ids of a multi-row insert are consecutive
+                for offset, row in enumerate(chunk):
+                    row["id"] = last_id - len(chunk) + 1 + offset
         return [self._memory_from_dict(row) for row in rows]
 
     def _validated_row(self, item: dict) -> dict:
@@ -341,9 +347,32 @@ class Store:
 
     # --------------------------------------------------------------------- recall
     def refresh_index(self) -> bool:
-        """Load what changed in the database into the in-memory index; True when anything did."""
-        with self._sqlite_errors():
-            return self.index.refresh(self.db)
+        """Load what changed in the database into the in-memory index; True when anything did.
+
+        A cold index starts from the on-disk snapshot when there is one (``index_snapshot``), and a new
+        snapshot is written once enough has changed since the last one.
+        """
+        with self._sqlite_errors(), self.index.lock:
+            if self.index.seq < 0:
+                self._load_snapshot()
+            changed = self.index.refresh(self.db)
+            behind = self.index.seq - self._snapshot_seq
+            if self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10):
+                if index_snapshot.save(self.index, index_snapshot.snapshot_path(self.path), self._db_uuid()):
+                    self._snapshot_seq = self.index.seq
+            return changed
+
+    def _db_uuid(self) -> str:
+        row = self.db.execute_sql("SELECT value FROM mneme_meta WHERE key = 'db_uuid'").fetchone()
+        return row[0] if row else ""
+
+    def _load_snapshot(self) -> None:
+        loaded = index_snapshot.load(index_snapshot.snapshot_path(self.path), self._db_uuid())
+        if loaded is not None:
+            latest = self.db.execute_sql("SELECT COALESCE(MAX(seq), 0) FROM memory_revision").fetchone()[0]
+            if loaded.seq <= latest:
+                self.index = loaded
+                self._snapshot_seq = loaded.seq
 
     def recall(
         self,

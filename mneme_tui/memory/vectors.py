@@ -29,6 +29,10 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+tokenize_lowered = _TOKEN.findall
+"""``tokenize`` for text that is already lowercase (saves a copy in hot loops)."""
+
+
 @lru_cache(maxsize=200_000)
 def token_vector(token: str) -> np.ndarray:
     """The 64-dim contribution of one token (read-only float64 array)."""
