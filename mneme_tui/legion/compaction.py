@@ -1,0 +1,267 @@
+"""Phase-summary compaction (spec §12) without a language model.
+
+``compact_phase(phase_dir)`` reads ``{NN}-*-SUMMARY.md`` in ``.planning/phases/{NN-name}/`` and writes
+``{NN}-COMPACTED.md`` (originals are never touched). Sections are sorted by their ``##`` heading:
+
+- kept: deliverables (accomplishments / summary / what was built / outcome), decisions (decisions,
+  deviations, rationale), files (files created / modified), verification (verification / tests /
+  self-check: only pass/fail lines and short bullets), agents, requirements; YAML frontmatter keys
+  ``requirements*``, ``key-decisions``, ``key-files``, ``agent(s)`` feed the same sections;
+- dropped: everything else (performance, commits, execution logs, issues, next steps) and every
+  fenced code block (command output, diffs, logs).
+
+Finally every requirement ID (``REQ-12``, ``AUTH-03``, ``FR-1`` ...) and file path of the originals
+must occur in the result; missing ones are added back (paths to the Files table, IDs to a
+``## Other References`` section) and reported in ``warnings``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from mneme_tui.config import now
+from mneme_tui.errors import ERR_NOT_FOUND, MnemeError
+from mneme_tui.legion.storage import atomic_write
+
+_REQ_ID = re.compile(r"(?<![\w-])([A-Z]{2,}[A-Z0-9]*-\d{1,4}[a-z]?)(?![\w-])")
+_NOT_REQ = {"UTF", "SHA", "ISO", "RFC", "MD", "HTTP", "TLS", "SSL", "PAT", "PIT", "PRF", "ES", "IPV"}
+_SLASH_PATH = re.compile(r"(?<![\w/.@:~-])((?:\.{1,2}/|/)?(?:[\w@.+-]+/)+[\w@+-]+(?:\.[\w-]+)+)")
+_BACKTICK = re.compile(r"`([^`\s]+)`")
+_FILE_NAME = re.compile(r"^[\w@+-]+(?:\.[\w-]+)*\.[A-Za-z][\w]{0,5}$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_PASS_FAIL = re.compile(r"pass|fail|✓|✗|✅|❌|ok\b|error|green|red\b|\d+/\d+", re.IGNORECASE)
+_SECTION_KINDS = (
+    ("decisions", ("decision", "deviation", "rationale", "trade-off", "tradeoff")),
+    ("files", ("file",)),
+    ("verification", ("verif", "test", "self-check", "validation", "check")),
+    ("agents", ("agent",)),
+    ("requirements", ("requirement",)),
+    ("deliverables", ("accomplish", "deliverable", "what was", "summary", "built", "outcome", "overview", "result")),
+)
+MAX_LINE = 300
+
+
+@dataclass
+class CompactionResult:
+    """Where the compacted file went and what it kept."""
+
+    path: str
+    phase: str
+    original_summaries: list[str]
+    requirements_satisfied: list[str]
+    file_paths: list[str]
+    missing_added: list[str] = field(default_factory=list)
+    original_chars: int = 0
+    compacted_chars: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Summary:
+    name: str
+    plan: str
+    title: str = ""
+    front: dict[str, list[str]] = field(default_factory=dict)
+    sections: dict[str, list[str]] = field(default_factory=dict)
+    text: str = ""
+
+
+def requirement_ids(text: str) -> list[str]:
+    found = [m for m in _REQ_ID.findall(text) if m.split("-")[0] not in _NOT_REQ]
+    return list(dict.fromkeys(found))
+
+
+def file_paths(text: str, *, loose: bool = False) -> list[str]:
+    """Paths with a directory and an extension; bare file names only in backticks (or when ``loose``)."""
+    found = [p.rstrip(".") for p in _SLASH_PATH.findall(text) if re.search(r"[A-Za-z]", p)]
+    for token in _BACKTICK.findall(text):
+        token = token.rstrip(".,:;")
+        if _FILE_NAME.match(token) or _SLASH_PATH.fullmatch(token):
+            found.append(token)
+    if loose:
+        for token in re.findall(r"[\w@+./-]+", text):
+            token = token.rstrip(".,:;")
+            if "/" not in token and _FILE_NAME.match(token) and not re.fullmatch(r"[\d.]+\w*", token):
+                found.append(token)
+    return list(dict.fromkeys(found))
+
+
+def _frontmatter(lines: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    if not lines or lines[0].strip() != "---":
+        return {}, lines
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        return {}, lines
+    data: dict[str, list[str]] = {}
+    key = ""
+    for line in lines[1:end]:
+        top = re.match(r"^([A-Za-z_][\w-]*):\s*(.*)$", line)
+        if top:
+            key = top.group(1).lower().replace("-", "_")
+            value = top.group(2).strip()
+            if value.startswith("[") and value.endswith("]"):
+                data[key] = [v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip()]
+            else:
+                data[key] = [value.strip("'\"")] if value else []
+        elif key and re.match(r"^\s+-\s+", line):
+            data.setdefault(key, []).append(re.sub(r"^\s+-\s+", "", line).strip().strip("'\""))
+        elif key and re.match(r"^\s+[\w-]+:\s*$", line):
+            continue
+    return data, lines[end + 1 :]
+
+
+def _section_kind(heading: str) -> str | None:
+    lower = heading.lower()
+    for kind, words in _SECTION_KINDS:
+        if any(word in lower for word in words):
+            return kind
+    return None
+
+
+def _read_summary(path: Path, number: str) -> _Summary:
+    text = path.read_text(encoding="utf-8")
+    plan_match = re.match(rf"^({re.escape(number)}-[\w]+?)-SUMMARY\.md$", path.name)
+    summary = _Summary(path.name, plan_match.group(1) if plan_match else path.stem, text=text)
+    summary.front, body = _frontmatter(text.split("\n"))
+    current: str | None = "deliverables"
+    in_fence = False
+    for line in body:
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if line.startswith("# ") and not summary.title:
+            summary.title = line[2:].strip()
+            continue
+        if line.startswith("## "):
+            heading = line[3:].strip()
+            current = _section_kind(heading)
+            if current == "verification" and ":" in heading:
+                summary.sections.setdefault("verification", []).append(f"- {heading}")
+            continue
+        if current is None or not line.strip():
+            continue
+        kept = line.rstrip()
+        if len(kept) > MAX_LINE:
+            kept = kept[:MAX_LINE].rstrip() + " …"
+        if current == "verification" and not (kept.lstrip().startswith(("-", "*", "|")) or _PASS_FAIL.search(kept)):
+            continue
+        summary.sections.setdefault(current, []).append(kept)
+    return summary
+
+
+def _bullets(lines: list[str]) -> list[str]:
+    out = []
+    for line in lines:
+        stripped = line.strip()
+        if re.fullmatch(r"\|?\s*:?-{2,}.*", stripped):
+            continue
+        out.append(line if stripped.startswith(("-", "*", "|")) or line.startswith("  ") else f"- {stripped}")
+    return out
+
+
+def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionResult:
+    """Write ``{NN}-COMPACTED.md`` for one phase folder (see module doc); originals stay untouched."""
+    phase_dir = Path(phase_dir)
+    match = re.match(r"^(\d+)-?(.*)$", phase_dir.name)
+    if not match:
+        raise MnemeError(ERR_NOT_FOUND, f"{phase_dir.name} is not a phase folder named NN-name")
+    number, name = match.group(1), match.group(2) or phase_dir.name
+    paths = sorted(p for p in phase_dir.glob(f"{number}-*-SUMMARY.md") if p.is_file())
+    if not paths:
+        raise MnemeError(ERR_NOT_FOUND, f"no {number}-*-SUMMARY.md files in {phase_dir}")
+    summaries = [_read_summary(p, number) for p in paths]
+    originals = "\n".join(s.text for s in summaries)
+    when = (today or now().date()).isoformat()
+
+    declared: list[str] = []
+    for s in summaries:
+        for key, values in s.front.items():
+            if key.startswith("requirements"):
+                declared += [v for v in values if v]
+        declared += requirement_ids("\n".join(s.sections.get("requirements", [])))
+    all_ids = requirement_ids(originals)
+    satisfied = list(dict.fromkeys(declared or all_ids))
+
+    out: list[str] = [
+        "---",
+        f"phase: {phase_dir.name}",
+        f"compacted: {when}",
+        f"original_summaries: [{', '.join(s.name for s in summaries)}]",
+        f"requirements_satisfied: [{', '.join(satisfied)}]",
+        "---",
+        "",
+        f"# Phase {int(number)}: {name} — Compacted Summary",
+        "",
+        "## Deliverables",
+    ]
+    for s in summaries:
+        out.append(f"- **{s.plan}**: {s.title or s.name}")
+        out += [f"  {line.strip()}" if line.strip().startswith(("- ", "* ")) else f"  - {line.strip()}"
+                for line in s.sections.get("deliverables", []) if not line.strip().startswith("|")]
+    out += ["", "## Decisions"]
+    for s in summaries:
+        items = [f"- ({s.plan}) {d}" for d in s.front.get("key_decisions", [])]
+        items += [f"- ({s.plan}) {line.strip().lstrip('-* ').strip()}" for line in s.sections.get("decisions", [])
+                  if line.strip() and not line.strip().startswith("|")]
+        out += items
+    out += ["", "## Files Modified", "| File | Change |", "|------|--------|"]
+    table_paths: list[str] = []
+    for s in summaries:
+        file_lines = s.sections.get("files", [])
+        for key in ("key_files", "files_modified", "files_created"):
+            file_lines += [f"- `{v}`" for v in s.front.get(key, []) if v]
+        for line in file_lines:
+            for path in file_paths(line, loose=True):
+                if path in table_paths:
+                    continue
+                change = re.sub(r"^[\s|*-]*`?" + re.escape(path) + r"`?\s*[|:—–-]*\s*", "", line.strip())
+                change = change.strip(" |") or "modified"
+                table_paths.append(path)
+                out.append(f"| `{path}` | {change.replace('|', '/')} ({s.plan}) |")
+    files_end = len(out)
+    out += ["", "## Verification"]
+    for s in summaries:
+        lines = s.sections.get("requirements", []) + s.sections.get("verification", [])
+        out += [f"- {s.plan}: {line.strip().lstrip('-* ').strip()}" for line in lines
+                if line.strip() and not re.fullmatch(r"\|?[\s:|-]*", line.strip())]
+    out += ["", "## Agents"]
+    for s in summaries:
+        agents = s.front.get("agent", []) + s.front.get("agents", [])
+        agents += [line.strip().lstrip("-* ").strip() for line in s.sections.get("agents", [])]
+        out.append(f"- {s.plan}: {', '.join(a for a in agents if a) or 'not recorded'}")
+
+    text = "\n".join(out)
+    warnings: list[str] = []
+    missing_paths = [p for p in file_paths(originals) if p not in text]
+    for path in missing_paths:
+        out.insert(files_end, f"| `{path}` | referenced in the original summaries |")
+        files_end += 1
+    missing_ids = [i for i in all_ids if not re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
+    if missing_ids:
+        out += ["", "## Other References", *[f"- {i}" for i in missing_ids]]
+    for item in [*missing_paths, *missing_ids]:
+        warnings.append(f"compaction had dropped {item}; added back")
+    final = "\n".join(out).rstrip("\n") + "\n"
+    target = phase_dir / f"{number}-COMPACTED.md"
+    atomic_write(target, final)
+    return CompactionResult(
+        path=str(target),
+        phase=phase_dir.name,
+        original_summaries=[s.name for s in summaries],
+        requirements_satisfied=satisfied,
+        file_paths=file_paths(originals),
+        missing_added=[*missing_paths, *missing_ids],
+        original_chars=len(originals),
+        compacted_chars=len(final),
+        warnings=warnings,
+    )

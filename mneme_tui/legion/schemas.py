@@ -1,0 +1,152 @@
+"""The four Legion memory tables (plus ARCHIVE.md): columns, ID prefixes and header templates.
+
+A table header is recognised by its column names, in any order: ``Task Type`` and ``task type`` are
+the same column (``task_type``). Columns a header lacks get defaults (no ``Branch`` -> the default
+branch; no ``ID`` -> an empty ID, as in 9-column files written by some ports).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+OUTCOME = "outcome"
+PATTERN = "pattern"
+ERROR = "error"
+PREFERENCE = "preference"
+
+DEFAULT_BRANCH = "main"
+
+
+def field_name(column: str) -> str:
+    """The snake_case field name of a column header (``Reuse Criteria`` -> ``reuse_criteria``)."""
+    return re.sub(r"[^a-z0-9]+", "_", column.strip().lower()).strip("_")
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """One memory table: record kind, file, ID prefix, canonical columns and new-file template."""
+
+    kind: str
+    file_name: str
+    id_prefix: str
+    section: str
+    columns: tuple[str, ...]
+    required: frozenset[str]
+    template: str
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(field_name(column) for column in self.columns)
+
+    def header_lines(self) -> str:
+        """The canonical header and separator rows (with trailing newline)."""
+        head = "| " + " | ".join(self.columns) + " |"
+        sep = "|" + "|".join("-" * (len(column) + 2) for column in self.columns) + "|"
+        return f"{head}\n{sep}\n"
+
+    def matches(self, fields: list[str]) -> bool:
+        return self.required.issubset(fields)
+
+
+OUTCOMES_TEMPLATE = """# Memory — Outcome Log
+
+Records agent performance and task outcomes for cross-session learning.
+Managed by memory-manager skill. Do not edit manually unless pruning old records.
+
+## Records
+
+| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |
+|----|------|--------|-------|------|-------|-----------|---------|------------|------|---------|
+"""
+
+PATTERNS_TEMPLATE = """# Memory — Pattern Library
+
+Successful patterns distilled from agent outcomes. Each pattern captures what worked, under what conditions, and when to reuse it.
+Managed by memory-manager skill. Do not edit manually unless curating entries.
+
+## Patterns
+
+| ID | Date | Branch | Pattern | Context | Reuse Criteria | Source | Tags |
+|----|------|--------|---------|---------|----------------|--------|------|
+"""
+
+ERRORS_TEMPLATE = """# Memory — Error Fixes
+
+Error signatures mapped to known fixes. When an agent encounters a matching error, it should try the documented fix before investigating from scratch.
+Managed by memory-manager skill. Do not edit manually unless curating entries.
+
+## Errors
+
+| ID | Date | Branch | Error Signature | Fix | Agent | Resolved | Tags |
+|----|------|--------|-----------------|-----|-------|----------|------|
+"""
+
+PREFERENCES_TEMPLATE = """# Memory — User Preferences
+
+Decision signals from user interactions with agent proposals. Each record captures what was proposed, what the user chose, and the preference signal. Used by /legion:plan to improve agent and approach recommendations.
+Managed by memory-manager skill. Do not edit manually unless curating entries.
+
+## Preferences
+
+| ID | Date | Branch | Decision Point | Context | Proposed | User Choice | Signal | Agent | Tags |
+|----|------|--------|---------------|---------|----------|-------------|--------|-------|------|
+"""
+
+ARCHIVE_TEMPLATE = """# Memory — Archived Outcomes
+
+Pruned records from OUTCOMES.md. Preserved for historical reference.
+Records archived by memory-manager prune operation. Do not edit manually.
+
+## Archived Records
+
+| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |
+|----|------|--------|-------|------|-------|-----------|---------|------------|------|---------|
+"""
+
+_OUTCOME_COLUMNS = (
+    "ID", "Date", "Branch", "Phase", "Plan", "Agent", "Task Type", "Outcome", "Importance", "Tags", "Summary",
+)
+
+OUTCOMES = TableSchema(
+    OUTCOME, "OUTCOMES.md", "O", "Records", _OUTCOME_COLUMNS,
+    frozenset({"agent", "outcome", "importance", "summary"}), OUTCOMES_TEMPLATE,
+)
+ARCHIVE = TableSchema(
+    OUTCOME, "ARCHIVE.md", "O", "Archived Records", _OUTCOME_COLUMNS,
+    frozenset({"agent", "outcome", "importance", "summary"}), ARCHIVE_TEMPLATE,
+)
+PATTERNS = TableSchema(
+    PATTERN, "PATTERNS.md", "P", "Patterns",
+    ("ID", "Date", "Branch", "Pattern", "Context", "Reuse Criteria", "Source", "Tags"),
+    frozenset({"pattern", "reuse_criteria"}), PATTERNS_TEMPLATE,
+)
+ERRORS = TableSchema(
+    ERROR, "ERRORS.md", "E", "Errors",
+    ("ID", "Date", "Branch", "Error Signature", "Fix", "Agent", "Resolved", "Tags"),
+    frozenset({"error_signature", "fix"}), ERRORS_TEMPLATE,
+)
+PREFERENCES = TableSchema(
+    PREFERENCE, "PREFERENCES.md", "D", "Preferences",
+    ("ID", "Date", "Branch", "Decision Point", "Context", "Proposed", "User Choice", "Signal", "Agent", "Tags"),
+    frozenset({"decision_point", "signal"}), PREFERENCES_TEMPLATE,
+)
+
+#: Schemas in the order headers are tried (each required set is distinct).
+TABLE_SCHEMAS: tuple[TableSchema, ...] = (OUTCOMES, PATTERNS, ERRORS, PREFERENCES)
+
+#: The files the library reads and writes, by name.
+FILE_SCHEMAS: dict[str, TableSchema] = {
+    schema.file_name: schema for schema in (OUTCOMES, PATTERNS, ERRORS, PREFERENCES, ARCHIVE)
+}
+
+#: Heading-block prefixes written by ``/legion:learn`` and the record kind each becomes.
+BLOCK_KINDS: dict[str, str] = {"PAT": PATTERN, "PIT": ERROR, "PRF": PREFERENCE}
+
+
+def schema_for_header(fields: list[str]) -> TableSchema | None:
+    """The memory table a header row belongs to, or None for an unrelated table."""
+    for schema in TABLE_SCHEMAS:
+        if schema.matches(fields):
+            return schema
+    return None
