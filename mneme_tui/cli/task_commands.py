@@ -1,0 +1,137 @@
+"""``mneme task sync`` / ``mneme task candidates`` and ``mneme handshake``: learning from verified tasks
+(spec §4.2) on the command line. The work is done by ``mneme_tui.memory.learning``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mneme_tui import config, display
+from mneme_tui.cli import output
+from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory.learning import distill, graduation_candidates, orientation
+from mneme_tui.memory.learning.report import TaskReport, load_report, parse_report_text
+from mneme_tui.memory.learning.scope import relative_to_root
+from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    task = sub.add_parser("task", help="learn from verified task runs (task sync, graduation candidates)",
+                          description="Learn from verified task runs.")
+    output.add_common_options(task)
+    actions = task.add_subparsers(dest="task_command", metavar="ACTION", parser_class=output.Parser, required=True)
+
+    sync = output.add_command(actions, "sync", "mint pitfalls and a pattern from a verified task report (two-phase)")
+    sync.add_argument("report", metavar="REPORT.json", help="the task's verification report; '-' reads standard input")
+    _root_option(sync)
+    sync.add_argument("--dry-run", action="store_true", help="show what would be written; write nothing")
+    sync.set_defaults(func=cmd_sync)
+
+    candidates = output.add_command(actions, "candidates", "list graduation candidates: pitfalls to codify as policy")
+    candidates.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
+    candidates.add_argument("-A", "--all", dest="all_repos", action="store_true", help="every repository")
+    candidates.add_argument("--rules", action="store_true", help="print ready-to-paste nomos.yaml rule items")
+    candidates.set_defaults(func=cmd_candidates)
+
+    handshake = output.add_command(sub, "handshake", "orient an agent: learned pitfalls, verified patterns, graduation candidates")
+    handshake.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
+    handshake.add_argument("--task", metavar="ID", help="the task starting now: pitfalls shown are reinforced once for it")
+    handshake.add_argument("--modified", metavar="FILE", nargs="+", action="extend", default=[],
+                           help="files the task changes (repository-relative); keeps old one-off pitfalls in their scope")
+    handshake.add_argument("-n", "--limit", type=output.positive_int, default=20,
+                           help="at most this many pitfalls, and this many patterns (default: 20)")
+    _root_option(handshake)
+    handshake.set_defaults(func=cmd_handshake)
+
+
+def _root_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root", metavar="DIR", help="repository work tree (default: the enclosing git work tree, or the current folder)"
+    )
+
+
+def _root(args: argparse.Namespace) -> Path:
+    if args.root:
+        root = Path(args.root).expanduser()
+        if not root.is_dir():
+            raise MnemeError(ERR_VALIDATION_FAILED, f"--root {output.literal(args.root)} is not a folder")
+        return root.resolve()
+    return config.find_git_root() or Path.cwd().resolve()
+
+
+def _read_report(raw: str) -> TaskReport:
+    if raw == "-":
+        return parse_report_text(sys.stdin.read(), source="standard input")
+    return load_report(raw)
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    report = _read_report(args.report)
+    plan = distill(report, _root(args))
+    if not plan.verified:  # phase one refused: do not even open the database
+        result = SyncResult(report.task_id, report.repo, False, plan.reason, args.dry_run, notes=plan.notes)
+        if args.json:
+            output.print_json(result.to_json())
+        else:
+            print(f"mneme: not synced: {output.literal(plan.reason)}", file=sys.stderr)
+        return 1
+    store = output.open_store(args)
+    result = preview(store, plan) if args.dry_run else commit(store, plan)
+    if args.json:
+        output.print_json(result.to_json())
+    else:
+        _print_sync(result)
+    return 0
+
+
+def _print_sync(result: SyncResult) -> None:
+    verb = "Would sync" if result.dry_run else "Synced"
+    print(f"{verb} task {output.literal(result.task_id)} (repo {output.literal(result.repo)}): {result.reason}")
+    for item in result.learnings:
+        label = {"written": f"#{item.memory_id}", "planned": "new", "duplicate": "already synced"}[item.outcome]
+        extra = ""
+        if item.outcome == "duplicate":
+            extra = f" as #{item.memory_id}; skipped"
+        elif item.supersedes:
+            extra = f"; supersedes {', '.join(f'#{i}' for i in item.supersedes)}"
+        first = item.content.splitlines()[0] if item.content else ""
+        print(f"  {item.kind} {label}: {output.literal(item.topic)}{extra}")
+        print(f"    {output.literal(first)}")
+    if not result.learnings:
+        print("  nothing to learn")
+    for note in result.notes:
+        print(f"note: {output.literal(note)}")
+
+
+def cmd_candidates(args: argparse.Namespace) -> int:
+    store = output.open_store(args)
+    repo = None if args.all_repos else config.resolve_repo(args.project)
+    found = graduation_candidates(store, repo)
+    if args.json:
+        output.print_json([candidate.to_json() for candidate in found])
+    elif args.rules:
+        sys.stdout.write("\n".join(display.printable(c.rule_text()) for c in found) if found else "# no graduation candidates\n")
+    elif not found:
+        print("No graduation candidates.")
+    else:
+        for candidate in found:
+            memory = candidate.memory
+            print(f"#{memory.id} [{output.literal(memory.repo_id)}] {output.literal(memory.topic)}")
+            print(f"   {candidate.rule}: {output.literal(candidate.reason)}")
+            print(f"   {output.literal(memory.first_line)}")
+    return 0
+
+
+def cmd_handshake(args: argparse.Namespace) -> int:
+    repo = config.resolve_repo(args.project)
+    modified = [relative_to_root(path, _root(args)) for path in args.modified] if args.modified else []
+    if args.task is not None and not args.task.strip():
+        raise MnemeError(ERR_VALIDATION_FAILED, "--task cannot be empty")
+    store = output.open_store(args)
+    view = orientation(store, repo, args.task.strip() if args.task else None, modified, limit=args.limit)
+    if args.json:
+        output.print_json(view.to_json())
+    else:
+        sys.stdout.write(view.to_text())
+    return 0

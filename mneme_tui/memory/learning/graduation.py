@@ -1,0 +1,188 @@
+"""Graduation candidates (spec §4.2, TC-MEM-08/09): active pitfalls a person should codify as policy.
+
+Pitfalls are grouped per (repo, gate, directory scope) — the parts of the topic ``<gate> @ <scope>``;
+a topic task sync did not write is its own group. A group's *recurrence* is the number of distinct
+tasks among its active pitfalls (a pitfall without a task id counts as its own occurrence).
+
+- ``recurrence``: any gate graduates when its recurrence is ≥ 2.
+- ``access_count``: a *policy* pitfall (not one of ``STRUCTURAL_GATES``) graduates when its
+  task-deduplicated ``access_count`` (``Store.reinforce`` counts each task once) is ≥ 3.
+  Structural AST gates graduate only on recurrence.
+
+Patterns, one-off pitfalls nobody reinforced, superseded and tombstoned memories never appear.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import peewee
+
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.learning.scope import is_structural, split_topic
+from mneme_tui.memory.models import database_error
+from mneme_tui.memory.records import Memory
+from mneme_tui.memory.store import Store
+
+MIN_RECURRENCE = 2
+MIN_ACCESS = 3
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]")
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrences:
+    """The active pitfalls sharing one (repo, gate, scope), and the distinct tasks they came from."""
+
+    repo_id: str
+    gate: str
+    scope: str | None
+    memories: tuple[Memory, ...]
+    tasks: tuple[str, ...]
+
+    @property
+    def recurrence(self) -> int:
+        return len(self.tasks)
+
+    @property
+    def structural(self) -> bool:
+        return is_structural(self.gate)
+
+
+def group_pitfalls(pitfalls: Iterable[Memory]) -> dict[int, Occurrences]:
+    """Each pitfall's id → its group (recurrence and tasks); only active pitfalls are counted."""
+    buckets: dict[tuple[str, str, str | None], list[Memory]] = defaultdict(list)
+    for memory in pitfalls:
+        if memory.kind != "pitfall" or memory.status != K.ACTIVE:
+            continue
+        gate, scope = split_topic(memory.topic)
+        buckets[(memory.repo_id, " ".join(gate.casefold().split()), scope)].append(memory)
+    groups: dict[int, Occurrences] = {}
+    for (repo_id, _, scope), members in buckets.items():
+        members.sort(key=lambda m: (m.created_at, m.id))
+        tasks = tuple(dict.fromkeys(m.task_id.strip() or f"memory #{m.id}" for m in members))
+        gate = split_topic(members[-1].topic)[0]
+        group = Occurrences(repo_id, gate, scope, tuple(members), tasks)
+        for member in members:
+            groups[member.id] = group
+    return groups
+
+
+@dataclass(frozen=True, slots=True)
+class GraduationCandidate:
+    """A pitfall (group) ready to be codified, with the rule that surfaced it and why."""
+
+    memory: Memory
+    rule: str  # "recurrence", "access_count" or "recurrence+access_count"
+    recurrence: int
+    access_count: int
+    scope: str | None
+    tasks: tuple[str, ...]
+    reason: str
+    gate: str = ""
+    structural: bool = False
+    related_ids: tuple[int, ...] = ()
+    accessed_by: tuple[str, ...] = field(default_factory=tuple)
+
+    def rule_text(self) -> str:
+        """A YAML list item for a ``nomos.yaml``-style policy file (paste it under ``rules:``)."""
+        lines = [
+            f"# graduated from mneme pitfall {', '.join(f'#{i}' for i in self.related_ids)}: {self.reason}",
+            f"- id: {_yaml(f'mneme-{self.memory.repo_id}-{self.memory.id}')}",
+            f"  gate: {_yaml(self.gate)}",
+            f"  scope: {_yaml(self.scope or '.')}",
+            f"  kind: {'structural' if self.structural else 'policy'}",
+            "  enforcement: block",
+            f"  source: {_yaml(f'mneme {self.rule}: ' + ', '.join(self.tasks))}",
+        ]
+        return "\n".join(lines + [_yaml_block("guidance", self.memory.content, "  ")]) + "\n"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "memory": self.memory.to_json(), "rule": self.rule, "recurrence": self.recurrence,
+            "access_count": self.access_count, "scope": self.scope, "gate": self.gate,
+            "structural": self.structural, "tasks": list(self.tasks), "accessed_by": list(self.accessed_by),
+            "related_ids": list(self.related_ids), "reason": self.reason, "rule_text": self.rule_text(),
+        }
+
+
+def graduation_candidates(store: Store, repo: str | None = None) -> list[GraduationCandidate]:
+    """Graduation candidates of ``repo`` (with ``global``), or of every repository when ``repo`` is None;
+    most recurrent first. Read-only."""
+    pitfalls = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=repo is not None)
+    return candidates_from(pitfalls, _accessors(store, [m.id for m in pitfalls]))
+
+
+def candidates_from(
+    pitfalls: Sequence[Memory], accessors: dict[int, tuple[str, ...]] | None = None
+) -> list[GraduationCandidate]:
+    """The candidate rules applied to ``pitfalls`` (``accessors``: memory id → tasks that reinforced it)."""
+    accessors = accessors or {}
+    seen: set[int] = set()
+    found = []
+    for group in group_pitfalls(pitfalls).values():
+        if id(group) in seen:
+            continue
+        seen.add(id(group))
+        candidate = _candidate(group, accessors)
+        if candidate is not None:
+            found.append(candidate)
+    found.sort(key=lambda c: (-c.recurrence, -c.access_count, -c.memory.created_at.timestamp(), -c.memory.id))
+    return found
+
+
+def _candidate(group: Occurrences, accessors: dict[int, tuple[str, ...]]) -> GraduationCandidate | None:
+    most_read = max(group.memories, key=lambda m: (m.access_count, m.created_at, m.id))
+    by_recurrence = group.recurrence >= MIN_RECURRENCE
+    by_access = not group.structural and most_read.access_count >= MIN_ACCESS
+    if not (by_recurrence or by_access):
+        return None
+    memory = most_read if by_access else group.memories[-1]
+    rules, reasons = [], []
+    if by_recurrence:
+        rules.append("recurrence")
+        reasons.append(f"recurs in {group.recurrence} tasks ({', '.join(group.tasks)}) within scope {group.scope or 'unknown'}")
+    if by_access:
+        rules.append("access_count")
+        reasons.append(f"policy pitfall reinforced by {memory.access_count} tasks (≥ {MIN_ACCESS})")
+    kind = "structural gate" if group.structural else "policy gate"
+    reason = f"{group.gate} ({kind}) " + " and ".join(reasons)
+    return GraduationCandidate(
+        memory=memory, rule="+".join(rules), recurrence=group.recurrence, access_count=memory.access_count,
+        scope=group.scope, tasks=group.tasks, reason=reason, gate=group.gate, structural=group.structural,
+        related_ids=tuple(m.id for m in group.memories), accessed_by=accessors.get(memory.id, ()),
+    )
+
+
+def _accessors(store: Store, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+    """Memory id → the tasks that reinforced it, oldest first (one query per 500 ids)."""
+    table = store.tables.task_access
+    found: dict[int, list[str]] = defaultdict(list)
+    try:
+        for start in range(0, len(ids), 500):
+            query = table.select(table.memory_id, table.task_id).where(table.memory_id.in_(list(ids[start : start + 500])))
+            for row in query.order_by(table.at):
+                found[row.memory_id].append(row.task_id)
+    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
+        raise database_error(store.path, exc) from None
+    return {memory_id: tuple(tasks) for memory_id, tasks in found.items()}
+
+
+def _yaml(value: str) -> str:
+    """A YAML scalar: JSON's double-quoted string is valid YAML for any text."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _yaml_block(key: str, text: str, indent: str) -> str:
+    """``key: |-`` with ``text`` indented, or a quoted scalar when a block cannot hold it literally."""
+    lines = text.strip("\n").splitlines()
+    plain = _UNSAFE.search(text) is None
+    if not lines or not plain or lines[0][:1] in (" ", "\t") or any(line != line.rstrip() for line in lines):
+        return f"{indent}{key}: {_yaml(text)}"
+    body = "\n".join(f"{indent}  {line}" if line else "" for line in lines)
+    return f"{indent}{key}: |-\n{body}"

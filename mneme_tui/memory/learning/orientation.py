@@ -1,0 +1,155 @@
+"""Orientation of an agent starting work (``mneme handshake``): learned pitfalls, verified patterns and
+graduation candidates of one repository (spec §4.2, TC-MEM-10, TC-MEM-12).
+
+- Read-only unless a task id is given; then each pitfall shown is reinforced at most once per
+  (task, memory) through ``Store.reinforce``.
+- Cooling: a pitfall whose topic occurred in one task only and that is older than ``COOLING_DAYS`` is
+  left out, unless a modified file lies inside its directory scope. Without modified files (an unscoped
+  handshake) nothing can match, so every old one-off cools out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from mneme_tui import config
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.learning.graduation import GraduationCandidate, Occurrences, graduation_candidates, group_pitfalls
+from mneme_tui.memory.learning.orientation_text import render_text
+from mneme_tui.memory.learning.scope import in_scope, repo_path, split_topic
+from mneme_tui.memory.records import Memory, iso
+from mneme_tui.memory.store import Store
+
+COOLING_DAYS = 14
+
+
+@dataclass(frozen=True, slots=True)
+class OrientedPitfall:
+    """A learned pitfall as shown to an agent: the memory, its scope, how often it recurred, its age."""
+
+    memory: Memory
+    gate: str
+    scope: str | None
+    recurrence: int
+    tasks: tuple[str, ...]
+    age_days: float
+    in_scope: bool
+    structural: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.memory.to_json(), "gate": self.gate, "scope": self.scope, "recurrence": self.recurrence,
+            "tasks": list(self.tasks), "age_days": round(self.age_days, 2), "in_scope": self.in_scope,
+            "structural": self.structural,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class OrientedPattern:
+    """A verified pattern blueprint and whether a modified file lies in its scope."""
+
+    memory: Memory
+    scope: str | None  # None for a pattern whose topic is not ``pattern:<scope>``
+    in_scope: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.memory.to_json(), "scope": self.scope, "in_scope": self.in_scope}
+
+
+@dataclass(frozen=True, slots=True)
+class Orientation:
+    """What an agent should know before starting work in ``repo``."""
+
+    repo: str
+    task_id: str | None
+    modified: tuple[str, ...]
+    generated_at: datetime
+    learned_pitfalls: tuple[OrientedPitfall, ...]
+    verified_patterns: tuple[OrientedPattern, ...]
+    graduation_candidates: tuple[GraduationCandidate, ...]
+    cooled: tuple[int, ...] = ()
+    reinforced: tuple[int, ...] = ()
+    omitted: dict[str, int] = field(default_factory=dict)  # list name → entries cut by ``limit``
+
+    @property
+    def read_only(self) -> bool:
+        return self.task_id is None
+
+    @property
+    def scoped(self) -> bool:
+        return bool(self.modified)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo, "task_id": self.task_id, "read_only": self.read_only, "scoped": self.scoped,
+            "modified_files": list(self.modified), "generated_at": iso(self.generated_at),
+            "cooling_days": COOLING_DAYS,
+            "learned_pitfalls": [item.to_json() for item in self.learned_pitfalls],
+            "verified_patterns": [item.to_json() for item in self.verified_patterns],
+            "graduation_candidates": [item.to_json() for item in self.graduation_candidates],
+            "cooled": list(self.cooled), "reinforced": list(self.reinforced),
+            "omitted": {"learned_pitfalls": self.omitted.get("learned_pitfalls", 0),
+                        "verified_patterns": self.omitted.get("verified_patterns", 0)},
+        }
+
+    def to_text(self) -> str:
+        """Plain markdown that reads well when pasted into an agent's prompt."""
+        return render_text(self)
+
+
+def orientation(
+    store: Store,
+    repo: str,
+    task_id: str | None = None,
+    modified: Sequence[str] = (),
+    *,
+    limit: int | None = None,
+    now: datetime | None = None,
+) -> Orientation:
+    """Orient an agent in ``repo`` (plus ``global``); ``modified`` are repository-relative paths and
+    ``limit`` caps each of the pitfall and pattern lists (what it cuts is counted in ``omitted``)."""
+    moment = now or config.now()
+    files = tuple(dict.fromkeys(repo_path(path) for path in modified))
+    pitfalls = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=True)
+    groups = group_pitfalls(pitfalls)
+    shown, cooled = [], []
+    for memory in pitfalls:
+        item = _oriented(memory, groups[memory.id], files, moment)
+        if item.recurrence < 2 and item.age_days > COOLING_DAYS and not item.in_scope:
+            cooled.append(memory.id)
+        else:
+            shown.append(item)
+    shown.sort(key=lambda p: (not p.in_scope, -p.recurrence, -p.memory.created_at.timestamp(), -p.memory.id))
+    omitted = {"learned_pitfalls": max(0, len(shown) - limit) if limit is not None else 0}
+    shown = shown[:limit] if limit is not None else shown
+    reinforced: list[int] = []
+    if task_id is not None:
+        reinforced = store.reinforce(task_id, [item.memory.id for item in shown])
+        fresh = store.get_many([item.memory.id for item in shown])
+        shown = [replace(item, memory=fresh.get(item.memory.id, item.memory)) for item in shown]
+    patterns = _patterns(store, repo, files)
+    omitted["verified_patterns"] = max(0, len(patterns) - limit) if limit is not None else 0
+    patterns = patterns[:limit] if limit is not None else patterns
+    return Orientation(
+        repo, task_id, files, moment, tuple(shown), patterns, tuple(graduation_candidates(store, repo)),
+        tuple(sorted(cooled)), tuple(reinforced), omitted,
+    )
+
+
+def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment: datetime) -> OrientedPitfall:
+    matched = group.scope is not None and any(in_scope(path, group.scope) for path in files)
+    age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
+    return OrientedPitfall(memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched, group.structural)
+
+
+def _patterns(store: Store, repo: str, files: tuple[str, ...]) -> tuple[OrientedPattern, ...]:
+    found = []
+    for memory in store.list(status=K.ACTIVE, repo_id=repo, kind="pattern", limit=None, include_global=True):
+        scope = split_topic(memory.topic)[1] if memory.topic.startswith("pattern:") else None
+        matched = scope is not None and any(in_scope(path, scope) for path in files)
+        found.append(OrientedPattern(memory, scope, matched))
+    found.sort(key=lambda p: (not p.in_scope, -p.memory.created_at.timestamp(), -p.memory.id))
+    return tuple(found)
