@@ -10,6 +10,7 @@ from mneme_tui.cli import output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 from mneme_tui.memory.records import Memory, ScoredMemory
+from mneme_tui.memory.store import MAX_ID
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -101,7 +102,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dismiss(args: argparse.Namespace) -> int:
-    bad = [raw for raw in args.ids if not raw.isdigit() or int(raw) <= 0]
+    bad = [raw for raw in args.ids if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= MAX_ID]
     if bad:
         raise MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {', '.join(map(output.literal, bad))}; nothing dismissed")
     ids = [int(raw) for raw in args.ids]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import peewee
@@ -26,6 +26,8 @@ from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory, StatusCha
 from mneme_tui.memory.vectors import embed, to_blob
 
 MAX_CONTENT_CHARS = 100_000
+MAX_ID = 2**63 - 1
+"""SQLite's largest INTEGER: no memory id can be above it."""
 LIST_ORDERS = ("newest", "oldest", "id", "kind", "topic", "repo", "access")
 
 
@@ -159,7 +161,8 @@ class Store:
             raise MnemeError(ERR_VALIDATION_FAILED, "no memory ids given")
         changed = []
         with self._sqlite_errors(), self.db.atomic("IMMEDIATE"):
-            rows = {r.id: r for r in self.tables.memory.select().where(self.tables.memory.id.in_(wanted))}
+            storable = [i for i in wanted if 0 < i <= MAX_ID]
+            rows = {r.id: r for r in self.tables.memory.select().where(self.tables.memory.id.in_(storable))}
             missing = [i for i in wanted if i not in rows]
             if missing:
                 raise MnemeError(ERR_NOT_FOUND, f"no memory with id {', '.join(map(str, missing))}")
@@ -226,6 +229,8 @@ class Store:
         return self._memory(self._row(memory_id))
 
     def _row(self, memory_id: int):
+        if not 0 < memory_id <= MAX_ID:
+            raise MnemeError(ERR_NOT_FOUND, f"no memory with id {memory_id}")
         with self._sqlite_errors():
             row = self.tables.memory.get_or_none(self.tables.memory.id == memory_id)
         if row is None:
@@ -259,8 +264,9 @@ class Store:
         query = self._filtered(status, repo_id, kind, include_global)
         table = self.tables.memory
         orders = {
-            "newest": (table.created_at.desc(), table.id.desc()),
-            "oldest": (table.created_at.asc(), table.id.asc()),
+            # julianday() so rows written by other tools ('T', 'Z', offsets) sort by their real time
+            "newest": (peewee.fn.julianday(table.created_at).desc(), table.id.desc()),
+            "oldest": (peewee.fn.julianday(table.created_at).asc(), table.id.asc()),
             "id": (table.id.asc(),),
             "kind": (table.kind.asc(), table.id.desc()),
             "topic": (table.topic.asc(), table.id.desc()),
@@ -273,7 +279,7 @@ class Store:
         if limit is not None:
             if limit < 0:
                 raise MnemeError(ERR_VALIDATION_FAILED, "limit cannot be negative")
-            query = query.limit(limit)
+            query = query.limit(min(limit, MAX_ID))
         if offset:
             query = query.offset(offset)
         with self._sqlite_errors():
@@ -424,6 +430,8 @@ class Store:
         created = row.created_at
         if isinstance(created, str):
             created = config.parse_timestamp(created, source=f"created_at of memory {row.id}")
+        elif created.tzinfo is not None:  # written by another tool with an offset
+            created = created.astimezone(timezone.utc).replace(tzinfo=None)
         return Memory(
             id=row.id,
             repo_id=row.repo_id or "",
