@@ -102,3 +102,15 @@ def cache_dir() -> Path:
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir(APP_NAME, appauthor=False))
+
+
+def resolve_legion_dir(cli_dir: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
+    """A project's Legion memory folder: ``--dir`` > ``MNEME_LEGION_DIR`` > ``.planning/memory`` under the
+    enclosing git work tree (or the current folder outside one)."""
+    if cli_dir:
+        return Path(cli_dir).expanduser()
+    env = os.environ.get("MNEME_LEGION_DIR", "").strip()
+    if env:
+        return Path(env).expanduser()
+    root = find_git_root(start) or (start or Path.cwd()).resolve()
+    return root / ".planning" / "memory"

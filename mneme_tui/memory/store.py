@@ -31,6 +31,17 @@ MAX_ID = 2**63 - 1
 LIST_ORDERS = ("newest", "oldest", "id", "kind", "topic", "repo", "access")
 
 
+_INSERT_COLUMNS = (
+    "repo_id", "kind", "topic", "content", "task_id", "embedding", "created_at", "status", "superseded_by", "access_count",
+)
+
+
+def _insert_values(row: dict) -> tuple:
+    """Column values of a validated row, ``created_at`` as the text peewee itself would store."""
+    values = dict(row, created_at=row["created_at"].isoformat(sep=" "))
+    return tuple(values[column] for column in _INSERT_COLUMNS)
+
+
 class Store:
     """Memories in one SQLite file: save, recall, list, dismiss, audit and per-task reinforcement."""
 
@@ -89,11 +100,14 @@ class Store:
     def mint_many(self, items: Sequence[dict]) -> list[Memory]:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields."""
         rows = [self._validated_row(item) for item in items]
+        statement = f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})"
         with self._sqlite_errors(), self.db.atomic("IMMEDIATE"):
-            for start in range(0, len(rows), 2_000):
-                chunk = rows[start : start + 2_000]
-                last_id = self.tables.memory.insert_many(chunk).execute()
-                # one exclusive transaction: AUTOINCREMENT ids of a multi-row insert are consecutive
+            cursor = self.db.cursor()
+            for start in range(0, len(rows), 5_000):
+                chunk = rows[start : start + 5_000]
+                cursor.executemany(statement, [_insert_values(row) for row in chunk])
+                last_id = self.db.execute_sql("SELECT last_insert_rowid()").fetchone()[0]
+                # one exclusive transaction: AUTOINCREMENT ids of consecutive inserts are consecutive
                 for offset, row in enumerate(chunk):
                     row["id"] = last_id - len(chunk) + 1 + offset
         return [self._memory_from_dict(row) for row in rows]

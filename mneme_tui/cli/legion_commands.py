@@ -1,0 +1,430 @@
+"""``mneme legion ...``: the Legion markdown memory (``.planning/memory/*.md``) on the command line.
+
+Actions: ``sync`` (mirror the files into the store and export store-side memories to them), ``recall``,
+``briefing``, ``agents``, ``record``, ``prune`` and ``compact``. The work is done by
+:mod:`mneme_tui.legion` (``LegionMemory`` and ``legion.sync``); this module parses and prints.
+The memory folder is ``--dir`` > ``MNEME_LEGION_DIR`` > ``.planning/memory`` under the enclosing git work
+tree (or the current folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from mneme_tui import config, display
+from mneme_tui.cli import output
+from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.gitbranch import BranchProvider
+from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
+from mneme_tui.legion.storage import LegionWriteError
+from mneme_tui.legion.store import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+
+BRANCH_PROVIDER: BranchProvider | None = None
+"""Replaces ``git branch --show-current`` (tests set it; None = ask git)."""
+
+RECORD_KINDS = ("outcome", "pattern", "error", "preference")
+
+
+# ------------------------------------------------------------------------------ parser
+def register(sub: argparse._SubParsersAction) -> None:
+    legion = sub.add_parser(
+        "legion", help="Legion markdown memory (.planning/memory): sync, recall, briefing, agents, record, prune",
+        description="Work with a Legion project's .planning/memory files and mirror them into the store.",
+    )
+    output.add_common_options(legion)
+    actions = legion.add_subparsers(dest="legion_command", metavar="ACTION", parser_class=output.Parser, required=True)
+
+    sync = output.add_command(actions, "sync", "import the memory files into the store and export store-side memories")
+    _dir_option(sync)
+    sync.add_argument("-p", "--project", metavar="REPO", help="repository to mirror into (default: the active repo)")
+    sync.set_defaults(func=cmd_sync)
+
+    recall = output.add_command(actions, "recall", "recall outcomes: filters, decay scoring, newest first")
+    _dir_option(recall)
+    recall.add_argument("--tags", type=_list, default=[], metavar="T,..", help="any of these tags")
+    recall.add_argument("--agent", metavar="A", help="only this agent")
+    recall.add_argument("--task-type", metavar="T", help="only this task type")
+    recall.add_argument("--branch", default="all", metavar="B", help="a branch name, 'current' or 'all' (default: all)")
+    recall.add_argument("-n", "--limit", type=output.positive_int, default=20, help="result limit (default: 20)")
+    recall.set_defaults(func=cmd_recall)
+
+    briefing = output.add_command(actions, "briefing", "session briefing: recent outcomes, top agents, totals")
+    _dir_option(briefing)
+    briefing.set_defaults(func=cmd_briefing)
+
+    agents = output.add_command(actions, "agents", "agent scores and archetype (task type) scores")
+    _dir_option(agents)
+    agents.add_argument("--task-types", type=_list, default=[], metavar="T,..", help="only these task types (or tags)")
+    agents.set_defaults(func=cmd_agents)
+
+    record = actions.add_parser("record", help="append an outcome, pattern, error or preference record",
+                                description="Append a record to its memory file (validated; nothing half-written).")
+    output.add_common_options(record)
+    kinds = record.add_subparsers(dest="record_kind", metavar="KIND", parser_class=output.Parser, required=True)
+    _record_parsers(kinds)
+
+    prune = output.add_command(actions, "prune", "preview (or --apply) archiving old, low-importance outcomes")
+    _dir_option(prune)
+    prune.add_argument("--apply", action="store_true", help="move the candidates to ARCHIVE.md")
+    prune.set_defaults(func=cmd_prune)
+
+    compact = output.add_command(actions, "compact", "write NN-COMPACTED.md for a phase folder (originals untouched)")
+    compact.add_argument("phase_dir", metavar="PHASE_DIR", help="a .planning/phases/NN-name folder")
+    compact.set_defaults(func=cmd_compact)
+
+
+def _record_parsers(kinds: argparse._SubParsersAction) -> None:
+    outcome = output.add_command(kinds, "outcome", "append an outcome to OUTCOMES.md")
+    outcome.add_argument("--agent", default="", help="agent id (required)")
+    outcome.add_argument("--outcome", default="", help=f"{' | '.join(OUTCOMES_VALUES)} (required)")
+    outcome.add_argument("--summary", default="", help="one-line summary (required)")
+    outcome.add_argument("--phase", default="", help="phase number")
+    outcome.add_argument("--plan", default="", help="plan id, e.g. 05-01")
+    outcome.add_argument("--task-type", default=None, help="task type (default: from CATALOG.md, else general)")
+    outcome.add_argument("--importance", type=int, default=None, help="1-5 (default: scored from the outcome)")
+    outcome.add_argument("--review-escalated", action="store_true", help="the review escalated (importance 4)")
+    outcome.add_argument("--review-cycles", type=_count, default=0, help="review cycles needed")
+    outcome.add_argument("--review-blockers", type=_count, default=0, help="blockers the review found")
+    outcome.add_argument("--trivial", action="store_true", help="a trivial task (importance 1)")
+    outcome.add_argument("--cross-division", action=argparse.BooleanOptionalAction, default=None,
+                         help="the agent worked outside its division (default: from CATALOG.md)")
+    pattern = output.add_command(kinds, "pattern", "append a pattern to PATTERNS.md")
+    pattern.add_argument("--pattern", default="", help="what worked (required)")
+    pattern.add_argument("--context", default="", help="where it worked")
+    pattern.add_argument("--reuse-criteria", default="", help="when to reuse it")
+    pattern.add_argument("--source", default="", help="source outcome id, e.g. O-012")
+    error = output.add_command(kinds, "error", "record an error fix in ERRORS.md (known fixes are not duplicated)")
+    error.add_argument("--error-signature", default="", help="the error text (required)")
+    error.add_argument("--fix", default="", help="the fix (required)")
+    error.add_argument("--agent", default="", help="agent id")
+    error.add_argument("--unresolved", action="store_true", help="the fix did not resolve it yet")
+    preference = output.add_command(kinds, "preference", "append a preference signal to PREFERENCES.md")
+    preference.add_argument("--decision-point", default="", help=f"{' | '.join(DECISION_POINTS)} (required)")
+    preference.add_argument("--context", default="", help="what was being decided (required)")
+    preference.add_argument("--proposed", default="", help="what the agent proposed")
+    preference.add_argument("--user-choice", default="", help="what the user chose")
+    preference.add_argument("--signal", default="", help=f"{' | '.join(SIGNALS)} (required)")
+    preference.add_argument("--agent", default="system", help="agent id (default: system)")
+    for parser in (outcome, pattern, error, preference):
+        _dir_option(parser)
+        parser.add_argument("--tags", type=_list, default=[], metavar="T,..", help="comma-separated tags")
+        parser.add_argument("--branch", default=None, help="branch (default: the current git branch)")
+        parser.set_defaults(func=cmd_record)
+
+
+def _dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dir", metavar="DIR",
+                        help="memory folder (default: $MNEME_LEGION_DIR or .planning/memory in the git work tree)")
+
+
+def _list(raw: str) -> list[str]:
+    return split_tags(raw)
+
+
+def _count(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {raw!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"cannot be negative: {raw!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------- helpers
+def _legion(args: argparse.Namespace) -> LegionMemory:
+    from mneme_tui.legion.sync import resolve_memory_dir
+
+    folder = resolve_memory_dir(getattr(args, "dir", None))
+    if folder.exists() and not folder.is_dir():
+        raise MnemeError(ERR_VALIDATION_FAILED, f"{output.literal(str(folder))} is not a folder")
+    return LegionMemory(folder, branch_provider=BRANCH_PROVIDER)
+
+
+def _no_folder(legion: LegionMemory) -> str:
+    return f"No Legion memory folder at {output.literal(str(legion.memory_dir))}; nothing recorded yet."
+
+
+def _warn(warnings: Iterable[str]) -> None:
+    for warning in dict.fromkeys(warnings):
+        text = output.literal(warning)
+        print(text if text.lower().startswith("warning") else f"warning: {text}", file=sys.stderr)
+
+
+def _cell(value: Any) -> Any:
+    return output.text("" if value is None else str(value))
+
+
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+def _percent(value: float) -> str:
+    return f"{value * 100:.0f}%"
+
+
+def _outcome_table(records: list[OutcomeRecord]) -> None:
+    table = output.table(("ID", "left"), ("Date", "left"), ("Branch", "left"), ("Agent", "left"),
+                         ("Task type", "left"), ("Outcome", "left"), ("Imp", "right"), ("Decay", "right"),
+                         ("Summary", "left"))
+    for r in records:
+        table.add_row(_cell(r.id or "-"), _cell(r.date), _cell(r.branch), _cell(r.agent), _cell(r.task_type),
+                      _cell(r.outcome), str(r.importance), _score(r.decay_score), _cell(r.summary))
+    output.print_table(table)
+
+
+# ------------------------------------------------------------------------------- sync
+def cmd_sync(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.sync import SyncReport, sync
+
+    legion = _legion(args)
+    project = config.resolve_repo(args.project, start=legion.project_root)
+    if legion.memory_dir.is_dir():
+        report = sync(output.open_store(args), legion, project)
+    else:  # nothing to do: do not even create the database
+        report = SyncReport(project, str(legion.memory_dir),
+                            message=f"No Legion memory folder at {legion.memory_dir}; nothing to sync.")
+    if not report.synced:
+        if args.json:
+            output.print_json(report.to_json())
+        else:
+            print(output.literal(report.message))
+        return 0
+    if args.json:
+        output.print_json(report.to_json())
+        return 0
+    print(f"Synced {output.literal(report.memory_dir)} with project {output.literal(project)}: {report.message}")
+    for entry in report.files:
+        name = output.literal(entry.file)
+        if entry.skipped:
+            print(f"  {name}: skipped, the file did not parse (left as is)")
+            continue
+        line = (f"  {name}{'' if entry.exists else ' (gone)'}: {entry.records} records: {entry.added} added, "
+                f"{entry.updated} updated, {entry.unchanged} unchanged")
+        extras = [f"{entry.removed} removed" if entry.removed else "",
+                  f"{entry.exported} exported" if entry.exported else "",
+                  f"{entry.not_imported} blocks not imported" if entry.not_imported else ""]
+        print("; ".join([line, *[e for e in extras if e]]))
+    for export in report.exports:
+        if export.action == "failed":
+            print(f"not exported: memory {export.memory_id} ({export.kind}): {output.literal(export.message)}")
+        elif export.action == "merged":
+            print(f"merged: memory {export.memory_id} ({export.kind}) into {export.file} "
+                  f"{output.literal(export.record_id)}: {output.literal(export.message)}")
+    _warn(report.warnings)
+    return 0
+
+
+# ----------------------------------------------------------------------------- recall
+def cmd_recall(args: argparse.Namespace) -> int:
+    legion = _legion(args)
+    branch = args.branch.strip() or "all"
+    result = legion.recall_outcomes(tags=args.tags, agent=args.agent, task_type=args.task_type, branch=branch,
+                                    limit=args.limit)
+    if args.json:
+        output.print_json(result.to_json())
+        return 0
+    if not legion.memory_dir.is_dir():
+        print(_no_folder(legion))
+        return 0
+    if not result.records:
+        print(f"No matching outcomes ({result.total_records} records in OUTCOMES.md).")
+    else:
+        _outcome_table(result.records)
+        print(f"{len(result.records)} of {result.total_records} records")
+    if result.note:
+        print(output.literal(result.note))
+    _warn(result.warnings)
+    return 0
+
+
+def cmd_briefing(args: argparse.Namespace) -> int:
+    legion = _legion(args)
+    briefing = legion.briefing()
+    if args.json:
+        output.print_json(briefing.to_json())
+        return 0
+    if not legion.memory_dir.is_dir():
+        print(_no_folder(legion))
+    else:
+        print(f"Session briefing: {briefing.total_records} outcome records")
+        if briefing.recent_outcomes:
+            print("\nRecent outcomes")
+            _outcome_table(briefing.recent_outcomes)
+        if briefing.top_agents:
+            print("\nTop agents")
+            table = output.table(("Agent", "left"), ("Tasks", "right"), ("Success", "right"), ("Avg importance", "right"))
+            for agent in briefing.top_agents:
+                table.add_row(_cell(agent.agent_id), str(agent.total_tasks), _percent(agent.success_rate),
+                              f"{agent.avg_importance:.1f}")
+            output.print_table(table)
+        if briefing.note:
+            print(output.literal(briefing.note))
+    if briefing.claude_memory:
+        print("\nClaude Code memory (MEMORY.md excerpt)")
+        print(output.literal(briefing.claude_memory))
+    _warn(briefing.warnings)
+    return 0
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    legion = _legion(args)
+    agents = legion.agent_scores(args.task_types)
+    archetypes = legion.archetype_scores(args.task_types)
+    if args.json:
+        output.print_json({"agents": [a.to_json() for a in agents], "archetypes": [a.to_json() for a in archetypes]})
+        return 0
+    if not legion.memory_dir.is_dir():
+        print(_no_folder(legion))
+        return 0
+    if not agents:
+        print("No agent scores (an agent needs at least 2 recent outcomes).")
+    else:
+        table = output.table(("Agent", "left"), ("Score", "right"), ("Tasks", "right"), ("Success", "right"),
+                             ("Failed", "right"), ("Avg importance", "right"), ("Avg recency", "right"))
+        for a in agents:
+            table.add_row(_cell(a.agent_id), f"{a.memory_score:.2f}", str(a.total_tasks), _percent(a.success_rate),
+                          str(a.failures), f"{a.avg_importance:.1f}", f"{a.avg_recency_weight:.2f}")
+        output.print_table(table)
+    if archetypes:
+        print("\nTask types")
+        table = output.table(("Task type", "left"), ("Outcomes", "right"), ("Success", "right"),
+                             ("Avg importance", "right"), ("Top agent", "left"), ("Agents", "left"))
+        for t in archetypes:
+            table.add_row(_cell(t.task_type), str(t.total_outcomes), _percent(t.success_rate),
+                          f"{t.avg_importance:.1f}", _cell(t.top_agent or "-"), _cell(", ".join(t.agents)))
+        output.print_table(table)
+    return 0
+
+
+# ----------------------------------------------------------------------------- record
+def _record_call(legion: LegionMemory, args: argparse.Namespace) -> Callable[[], Any]:
+    kind, common = args.record_kind, {"tags": args.tags, "branch": args.branch}
+    if kind == "outcome":
+        return lambda: legion.record_outcome(
+            agent=args.agent, outcome=args.outcome, summary=args.summary, phase=args.phase, plan=args.plan,
+            task_type=args.task_type, importance=args.importance, review_escalated=args.review_escalated,
+            review_cycles=args.review_cycles, review_blockers=args.review_blockers, trivial=args.trivial,
+            cross_division=args.cross_division, **common)
+    if kind == "pattern":
+        return lambda: legion.record_pattern(pattern=args.pattern, context=args.context,
+                                             reuse_criteria=args.reuse_criteria, source=args.source, **common)
+    if kind == "error":
+        return lambda: legion.record_error(error_signature=args.error_signature, fix=args.fix, agent=args.agent,
+                                           resolved=not args.unresolved, **common)
+    return lambda: legion.record_preference(
+        decision_point=args.decision_point, context=args.context, proposed=args.proposed,
+        user_choice=args.user_choice, signal=args.signal, agent=args.agent, **common)
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    legion = _legion(args)
+    if args.branch is not None and not args.branch.strip():
+        raise MnemeError(ERR_VALIDATION_FAILED, "--branch cannot be empty")
+    try:
+        result = _record_call(legion, args)()
+    except LegionWriteError as exc:
+        lines = exc.message.splitlines()
+        print(f"mneme: {exc.code}: {output.literal(lines[0] if lines else '')}", file=sys.stderr)
+        if args.json:
+            output.print_json({"error": exc.code, "message": lines[0] if lines else "", "record_text": exc.record_text})
+        else:
+            sys.stdout.write(display.printable(exc.record_text) + "\n")
+        return 1
+    if args.json:
+        output.print_json(result.to_json())
+    else:
+        record: Record = result.record
+        rid = record.id or f"line {record.line}"
+        if result.action == "created":
+            print(f"Recorded {output.literal(rid)} in {result.file}")
+        elif result.action == "updated":
+            print(f"Updated {output.literal(rid)} in {result.file}: the known error now has this fix")
+        else:
+            print(f"Not added: {result.file} already has a resolved fix for this error ({output.literal(rid)})")
+        if result.prune is not None:
+            print(output.literal(result.prune.message))
+    _warn(result.warnings)
+    return 0
+
+
+# ------------------------------------------------------------------------------ prune
+def _entry_json(entry: Any) -> dict[str, Any]:
+    data = entry.record.to_json()
+    data.update(reason=entry.reason, days_old=entry.days_old)
+    return data
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    legion = _legion(args)
+    plan = legion.prune_plan()
+    result = legion.apply_prune(plan) if args.apply and plan.candidates else None
+    if args.json:
+        document: dict[str, Any] = {
+            "as_of": plan.as_of, "current_phase": plan.current_phase, "prune_age_days": plan.prune_age_days,
+            "total_records": plan.total_records, "candidates": [_entry_json(e) for e in plan.candidates],
+            "kept": [_entry_json(e) for e in plan.kept], "applied": bool(result is not None and result.ok),
+            "message": result.message if result is not None else plan.message, "warnings": list(plan.warnings),
+        }
+        if result is not None:
+            document["result"] = result.to_json()
+        output.print_json(document)
+    else:
+        _print_prune(legion, plan, result, args.apply)
+    if result is not None and not result.ok:
+        print(f"mneme: {output.literal(result.message)}", file=sys.stderr)
+        if not args.json:
+            sys.stdout.write(display.printable(result.records_text) + "\n")
+        return 1
+    return 0
+
+
+def _print_prune(legion: LegionMemory, plan: Any, result: Any, apply: bool) -> None:
+    if not legion.memory_dir.is_dir():
+        print(_no_folder(legion))
+        return
+    if not plan.candidates:
+        print(output.literal(plan.message))
+    else:
+        print(f"{len(plan.candidates)} of {plan.total_records} outcomes are older than {plan.prune_age_days} days, "
+              "importance 1-3 and not from the current phase:")
+        table = output.table(("ID", "left"), ("Date", "left"), ("Days", "right"), ("Agent", "left"),
+                             ("Imp", "right"), ("Summary", "left"))
+        for e in plan.candidates:
+            r = e.record
+            table.add_row(_cell(r.id or "-"), _cell(r.date), str(e.days_old), _cell(r.agent), str(r.importance),
+                          _cell(r.summary))
+        output.print_table(table)
+    if plan.kept:
+        reasons = ("high importance", "current phase", "recent", "undated")
+        parts = [f"{plan.kept_count(reason)} {reason}" for reason in reasons if plan.kept_count(reason)]
+        print(f"Kept {len(plan.kept)}: {', '.join(parts)}")
+    if result is not None:
+        print(output.literal(result.message))
+    elif plan.candidates and not apply:
+        print("Preview only: run `mneme legion prune --apply` to move them to ARCHIVE.md.")
+    _warn(plan.warnings)
+
+
+# ---------------------------------------------------------------------------- compact
+def cmd_compact(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.compaction import compact_phase
+
+    folder = Path(args.phase_dir).expanduser()
+    if not folder.is_dir():
+        raise MnemeError(ERR_NOT_FOUND, f"{output.literal(args.phase_dir)} is not a folder")
+    result = compact_phase(folder)
+    if args.json:
+        output.print_json(result.to_json())
+        return 0
+    print(f"Wrote {output.literal(result.path)} from {len(result.original_summaries)} summaries "
+          f"({result.original_chars} -> {result.compacted_chars} characters)")
+    if result.requirements_satisfied:
+        print(f"Requirements: {output.literal(', '.join(result.requirements_satisfied))}")
+    _warn(result.warnings)
+    return 0

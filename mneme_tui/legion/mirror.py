@@ -1,0 +1,346 @@
+"""The mirror's representation: how a Legion record maps onto a memory, and the companion table.
+
+Record -> memory (see :mod:`mneme_tui.legion.sync` for the rules as a whole): kind, topic, task id, the
+memory text, ``created_at``, and the record's identity, columns and content hash.
+
+``legion_records`` links a mirrored record to its memory: one row per mirrored memory (``memory_id`` is
+the primary key and points at ``memories.id``; the ``memories`` table itself stays exactly the spec's
+DDL). It is created lazily, with ``CREATE TABLE IF NOT EXISTS``, by the first sync; readers treat a
+missing table as empty. Columns:
+
+- ``project``: the repo_id the record was mirrored into;
+- ``family``: the identity namespace - ``OUTCOMES.md`` for outcome rows of OUTCOMES.md *and*
+  ARCHIVE.md (so a pruned row keeps its identity), otherwise the file name;
+- ``source_file``: the file the record was last seen in (``ARCHIVE.md`` once archived; '' once it is
+  gone from every file);
+- ``kind``: the Legion record kind (``outcome``, ``pattern``, ``error``, ``preference``);
+- ``identity`` / ``occurrence``: the record's identity inside its family (its ID, or a fingerprint for
+  an ID-less row) and how many earlier records of the family share that identity;
+- ``record_id``: the ID cell as written ('' for rows without one);
+- ``content_hash``: SHA-256 of the mirror version, kind and columns (re-sync compares only this);
+- ``columns``: the record's Legion columns as JSON (spec field names in snake_case);
+- ``archived``: 1 while the record sits in ARCHIVE.md;
+- ``origin``: ``file`` (imported from markdown) or ``store`` (created in the store, appended on export);
+- ``state``: ``linked`` (mirrors a record) or ``merged`` (an exported memory that Legion folded into an
+  existing record, e.g. an error signature that was already known - kept so it is not exported again);
+- ``sync_status`` / ``sync_superseded_by``: the status the sync last gave the memory. A sync only moves a
+  status it set itself, so a dismissal made in the store survives every re-import;
+- ``synced_at``: when the row last changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, time
+from typing import Any
+
+import peewee
+
+from mneme_tui.legion.records import (
+    ErrorRecord,
+    OutcomeRecord,
+    PatternRecord,
+    PreferenceRecord,
+    Record,
+    split_tags,
+)
+from mneme_tui.legion.schemas import ARCHIVE, ERROR, OUTCOME, OUTCOMES, PATTERN, PREFERENCE
+from mneme_tui.legion.scoring import parse_record_date
+from mneme_tui.memory.store import MAX_CONTENT_CHARS
+
+MIRROR_VERSION = 1
+"""Part of every content hash: bump it when the mapping changes so the next sync rewrites memories."""
+
+OUTCOMES_FAMILY = OUTCOMES.file_name
+MEMORY_KINDS = {OUTCOME: "task", PATTERN: "pattern", ERROR: "pitfall", PREFERENCE: "preference"}
+REVIEW_TASK_TYPES = frozenset({"quality-review", "review"})
+_NOT_COLUMNS = frozenset({"source_file", "line", "occurrence", "recency_weight", "decay_score", "match_score"})
+
+
+# ------------------------------------------------------------------------ record -> memory
+def is_review(record: Record) -> bool:
+    """A quality-review outcome: its Task Type lists ``quality-review`` (or ``review``)."""
+    return isinstance(record, OutcomeRecord) and bool(
+        {item.lower() for item in split_tags(record.task_type)} & REVIEW_TASK_TYPES
+    )
+
+
+def memory_kind(record: Record) -> str:
+    return "review" if is_review(record) else MEMORY_KINDS[record.kind]
+
+
+def memory_topic(record: Record) -> str:
+    if isinstance(record, OutcomeRecord):
+        types = split_tags(record.task_type)
+        if types:
+            return _clean(types[0])
+    if record.tags:
+        return _clean(record.tags[0])
+    return "General"
+
+
+def memory_task_id(record: Record) -> str:
+    return _clean(record.plan.strip()) if isinstance(record, OutcomeRecord) else ""
+
+
+def headline(record: Record) -> str:
+    """The record's one-line gist: summary, pattern, error signature or preference context."""
+    if isinstance(record, OutcomeRecord):
+        return record.summary
+    if isinstance(record, PatternRecord):
+        return record.pattern
+    if isinstance(record, ErrorRecord):
+        return record.error_signature
+    if isinstance(record, PreferenceRecord):
+        return record.context
+    return ""
+
+
+def _details(record: Record) -> list[tuple[str, str]]:
+    items: list[tuple[str, str]] = [("ID", record.id)]
+    if isinstance(record, OutcomeRecord):
+        items += [("Outcome", record.outcome), ("Agent", record.agent), ("Task type", record.task_type),
+                  ("Importance", str(record.importance)), ("Phase", record.phase), ("Plan", record.plan)]
+    elif isinstance(record, PatternRecord):
+        items += [("Context", record.context), ("Reuse criteria", record.reuse_criteria), ("Source", record.source)]
+    elif isinstance(record, ErrorRecord):
+        fix = "" if record.fix.strip() == record.body.strip() else record.fix
+        items += [("Fix", fix), ("Agent", record.agent), ("Resolved", "yes" if record.resolved else "no")]
+    elif isinstance(record, PreferenceRecord):
+        items += [("Decision point", record.decision_point), ("Proposed", record.proposed),
+                  ("User choice", record.user_choice), ("Signal", record.signal), ("Agent", record.agent)]
+    items += [("Branch", record.branch), ("Date", record.date), ("Tags", ", ".join(record.tags)),
+              ("Superseded by", record.superseded_by)]
+    items += [(name.replace("_", " ").capitalize(), value) for name, value in record.extra.items()]
+    return items
+
+
+def memory_content(record: Record) -> str:
+    """The memory text of a record: headline, prose body, then ``Field: value`` lines (empty ones left out)."""
+    head = headline(record).strip() or f"{record.kind} {record.id or '(no ID)'}"
+    parts = [head]
+    body = record.body.strip()
+    if body and body != head:
+        parts += ["", body]
+    lines = [f"{label}: {value.strip()}" for label, value in _details(record) if value and value.strip()]
+    if lines:
+        parts += ["", *lines]
+    text = _clean("\n".join(parts))
+    return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
+
+
+def record_columns(record: Record) -> dict[str, Any]:
+    """The record's Legion columns (spec field names; positions and recall-time scores left out)."""
+    columns = {name: value for name, value in vars(record).items() if name not in _NOT_COLUMNS}
+    columns["tags"] = list(record.tags)
+    columns["extra"] = dict(sorted(record.extra.items()))
+    return columns
+
+
+def columns_json(columns: dict[str, Any]) -> str:
+    """The columns as stored in ``legion_records.columns`` (field order of the record class)."""
+    return json.dumps(columns, ensure_ascii=False)
+
+
+def content_hash(kind: str, columns_text: str) -> str:
+    """SHA-256 of the mirror version, the record kind and :func:`columns_json` text."""
+    return hashlib.sha256(f"{MIRROR_VERSION}\x00{kind}\x00{columns_text}".encode()).hexdigest()
+
+
+def family_of(file_name: str, kind: str) -> str:
+    if kind == OUTCOME and file_name in (OUTCOMES.file_name, ARCHIVE.file_name):
+        return OUTCOMES_FAMILY
+    return file_name
+
+
+def record_identity(record: Record) -> str:
+    """The record's ID, or a ``~``-prefixed fingerprint for a row without one (see module doc)."""
+    if record.id.strip():
+        return record.id.strip()
+    if isinstance(record, OutcomeRecord):
+        parts = [record.date, record.plan, record.agent]
+    elif isinstance(record, PreferenceRecord):
+        parts = [record.date, record.decision_point, record.context]
+    else:
+        parts = [record.date, headline(record)]
+    return "~" + "|".join(part.strip() for part in parts)
+
+
+def _clean(text: str) -> str:
+    return text.replace("\x00", "")
+
+
+def created_at(record: Record) -> datetime | None:
+    when = parse_record_date(record.date)
+    return datetime.combine(when, time()) if when else None
+
+
+# ------------------------------------------------------------------------ companion table
+TABLE = "legion_records"
+
+DDL = (
+    """
+CREATE TABLE IF NOT EXISTS legion_records (
+    memory_id INTEGER PRIMARY KEY REFERENCES memories(id),
+    project TEXT NOT NULL,
+    family TEXT NOT NULL,
+    source_file TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    occurrence INTEGER NOT NULL DEFAULT 0,
+    record_id TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL,
+    columns TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    origin TEXT NOT NULL DEFAULT 'file',
+    state TEXT NOT NULL DEFAULT 'linked',
+    sync_status TEXT NOT NULL DEFAULT 'active',
+    sync_superseded_by INTEGER NOT NULL DEFAULT 0,
+    synced_at DATETIME NOT NULL
+)
+""",
+    "CREATE INDEX IF NOT EXISTS idx_legion_records_identity ON legion_records(project, family, kind, identity)",
+)
+
+LINKED, MERGED = "linked", "merged"
+FILE_ORIGIN, STORE_ORIGIN = "file", "store"
+
+_COLUMNS = (
+    "memory_id", "project", "family", "source_file", "kind", "identity", "occurrence", "record_id",
+    "content_hash", "columns", "archived", "origin", "state", "sync_status", "sync_superseded_by", "synced_at",
+)
+
+
+@dataclass
+class MirrorRow:
+    """One ``legion_records`` row, plus the linked memory's current kind and status (``None`` when the
+    memory row is gone)."""
+
+    memory_id: int
+    project: str
+    family: str
+    source_file: str
+    kind: str
+    identity: str
+    occurrence: int
+    record_id: str
+    content_hash: str
+    columns: str
+    archived: bool
+    origin: str
+    state: str
+    sync_status: str
+    sync_superseded_by: int
+    synced_at: str
+    memory_kind: str | None = None
+    memory_status: str | None = None
+    memory_superseded_by: int = 0
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.family, self.kind, self.identity
+
+    @property
+    def status_owned(self) -> bool:
+        """True while the memory still has the status the sync gave it (nobody changed it in the store)."""
+        return (self.memory_status, self.memory_superseded_by) == (self.sync_status, self.sync_superseded_by)
+
+    def columns_dict(self) -> dict[str, Any]:
+        try:
+            value = json.loads(self.columns)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id, "project": self.project, "source_file": self.source_file,
+            "record_id": self.record_id, "occurrence": self.occurrence, "kind": self.kind,
+            "identity": self.identity, "archived": self.archived, "origin": self.origin, "state": self.state,
+            "content_hash": self.content_hash, "columns": self.columns_dict(), "synced_at": self.synced_at,
+        }
+
+
+def ensure_table(db: peewee.Database) -> None:
+    for statement in DDL:
+        db.execute_sql(statement)
+
+
+def table_exists(db: peewee.Database) -> bool:
+    row = db.execute_sql("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)).fetchone()
+    return row is not None
+
+
+def load_rows(db: peewee.Database, project: str) -> list[MirrorRow]:
+    """Every row of ``project`` with its memory's kind and status (LEFT JOIN: a vanished memory gives None).
+
+    ``columns`` is left empty here (planning never needs it); :func:`row_for_memory` reads it."""
+    if not table_exists(db):
+        return []
+    selected = ", ".join("''" if c == "columns" else "l." + c for c in _COLUMNS)  # JSON not needed to plan
+    cursor = db.execute_sql(
+        f"SELECT {selected}, m.kind, m.status, COALESCE(m.superseded_by, 0) "
+        "FROM legion_records l LEFT JOIN memories m ON m.id = l.memory_id WHERE l.project = ?",
+        (project,),
+    )
+    rows = []
+    for values in cursor.fetchall():
+        row = MirrorRow(*values[: len(_COLUMNS)], memory_kind=values[-3], memory_status=values[-2],
+                        memory_superseded_by=int(values[-1] or 0))
+        row.archived = bool(row.archived)
+        rows.append(row)
+    return rows
+
+
+def row_for_memory(db: peewee.Database, memory_id: int) -> MirrorRow | None:
+    """The companion row of one memory (for showing its Legion columns), or None."""
+    if not table_exists(db):
+        return None
+    values = db.execute_sql(
+        f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} WHERE memory_id = ?", (int(memory_id),)
+    ).fetchone()
+    if values is None:
+        return None
+    row = MirrorRow(*values)
+    row.archived = bool(row.archived)
+    return row
+
+
+def insert_rows(db: peewee.Database, rows: list[MirrorRow]) -> None:
+    if not rows:
+        return
+    placeholders = ", ".join("?" for _ in _COLUMNS)
+    db.cursor().executemany(
+        f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) VALUES ({placeholders})",
+        [tuple(_value(getattr(row, name)) for name in _COLUMNS) for row in rows],
+    )
+
+
+def update_row(db: peewee.Database, memory_id: int, **fields: Any) -> None:
+    if not fields:
+        return
+    assignments = ", ".join(f"{name} = ?" for name in fields)
+    db.execute_sql(
+        f"UPDATE {TABLE} SET {assignments} WHERE memory_id = ?",
+        (*(_value(value) for value in fields.values()), int(memory_id)),
+    )
+
+
+def move_row(db: peewee.Database, old_memory_id: int, new_memory_id: int) -> None:
+    """Point a companion row at another memory (a record whose kind changed got a new memory)."""
+    db.execute_sql(f"UPDATE {TABLE} SET memory_id = ? WHERE memory_id = ?", (int(new_memory_id), int(old_memory_id)))
+
+
+def delete_rows(db: peewee.Database, memory_ids: list[int]) -> None:
+    """Drop bookkeeping rows whose memory no longer exists (never memories themselves)."""
+    for start in range(0, len(memory_ids), 500):
+        chunk = memory_ids[start : start + 500]
+        db.execute_sql(
+            f"DELETE FROM {TABLE} WHERE memory_id IN ({', '.join('?' for _ in chunk)})", tuple(chunk)
+        )
+
+
+def _value(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value
