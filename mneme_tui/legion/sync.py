@@ -48,15 +48,11 @@ folder's ``settings.json`` says ``memory.enabled: false``.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import peewee
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
@@ -80,7 +76,6 @@ from mneme_tui.legion.records import Record
 from mneme_tui.legion.schemas import ARCHIVE, ERROR, ERRORS, OUTCOMES, PATTERN, PATTERNS, PREFERENCE, PREFERENCES
 from mneme_tui.legion.store import StoreResult
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.models import database_error
 from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
 
@@ -432,7 +427,7 @@ def sync(
     if not legion.memory_dir.is_dir():
         report.message = f"No Legion memory folder at {legion.memory_dir}; nothing to sync."
         return report
-    with _database(store), store.db.atomic("IMMEDIATE"):
+    with store.sqlite_errors(), store.db.atomic("IMMEDIATE"):
         mt.ensure_table(store.db)
         rows = mt.load_rows(store.db, project)
         files, plan, exports = _export(store, legion, project, rows, report)
@@ -636,9 +631,3 @@ def _reconcile_statuses(store: Store, plan: _Plan, now: str, counts: dict) -> No
         mt.update_row(store.db, memory_id, sync_status=status, sync_superseded_by=superseded_by, synced_at=now)
 
 
-@contextmanager
-def _database(store: Store) -> Iterator[None]:
-    try:
-        yield
-    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
-        raise database_error(store.path, exc) from None

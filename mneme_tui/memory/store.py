@@ -54,7 +54,8 @@ class Store:
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
-    def _sqlite_errors(self) -> Iterator[None]:
+    def sqlite_errors(self) -> Iterator[None]:
+        """Turn sqlite/peewee failures inside the block into one-line ERR_DATABASE errors."""
         try:
             yield
         except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
@@ -101,7 +102,7 @@ class Store:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields."""
         rows = [self._validated_row(item) for item in items]
         statement = f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})"
-        with self._sqlite_errors(), self.db.atomic("IMMEDIATE"):
+        with self.sqlite_errors(), self.db.atomic("IMMEDIATE"):
             cursor = self.db.cursor()
             for start in range(0, len(rows), 5_000):
                 chunk = rows[start : start + 5_000]
@@ -147,7 +148,7 @@ class Store:
     def restore(self, change: StatusChange, reason: str = "undo") -> StatusChange:
         """Undo a status change: put each memory back to the status it had before (audited)."""
         restored = []
-        with self._sqlite_errors(), self.db.atomic("IMMEDIATE"):
+        with self.sqlite_errors(), self.db.atomic("IMMEDIATE"):
             for memory_id, previous in change.changed:
                 current = self._row(memory_id).status
                 if current != previous:
@@ -174,7 +175,7 @@ class Store:
         if not wanted:
             raise MnemeError(ERR_VALIDATION_FAILED, "no memory ids given")
         changed = []
-        with self._sqlite_errors(), self.db.atomic("IMMEDIATE"):
+        with self.sqlite_errors(), self.db.atomic("IMMEDIATE"):
             storable = [i for i in wanted if 0 < i <= MAX_ID]
             rows = {r.id: r for r in self.tables.memory.select().where(self.tables.memory.id.in_(storable))}
             missing = [i for i in wanted if i not in rows]
@@ -216,7 +217,7 @@ class Store:
             fields["topic"] = topic.strip() or "General"
         if task_id is not None:
             fields["task_id"] = task_id
-        with self._sqlite_errors(), self.db.atomic("IMMEDIATE"):
+        with self.sqlite_errors(), self.db.atomic("IMMEDIATE"):
             self.tables.memory.update(**fields).where(self.tables.memory.id == memory_id).execute()
         return self.get(memory_id)
 
@@ -225,7 +226,7 @@ class Store:
         if not task_id.strip():
             raise MnemeError(ERR_VALIDATION_FAILED, "task id cannot be empty")
         counted = []
-        with self._sqlite_errors(), self.db.atomic("IMMEDIATE"):
+        with self.sqlite_errors(), self.db.atomic("IMMEDIATE"):
             for memory_id in dict.fromkeys(memory_ids):
                 self.tables.task_access.insert(
                     task_id=task_id, memory_id=memory_id, at=config.now()
@@ -245,7 +246,7 @@ class Store:
     def _row(self, memory_id: int):
         if not 0 < memory_id <= MAX_ID:
             raise MnemeError(ERR_NOT_FOUND, f"no memory with id {memory_id}")
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             row = self.tables.memory.get_or_none(self.tables.memory.id == memory_id)
         if row is None:
             raise MnemeError(ERR_NOT_FOUND, f"no memory with id {memory_id}")
@@ -255,7 +256,7 @@ class Store:
         """Memories by id (missing ids are simply absent)."""
         found: dict[int, Memory] = {}
         table = self.tables.memory
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             for start in range(0, len(ids), 500):
                 chunk = list(ids[start : start + 500])
                 for row in table.select().where(table.id.in_(chunk)):
@@ -296,14 +297,14 @@ class Store:
             query = query.limit(min(limit, MAX_ID))
         if offset:
             query = query.offset(offset)
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             return [self._memory(row) for row in query]
 
     def count(
         self, *, status: str = "all", repo_id: str | None = None, kind: str | None = None, include_global: bool = False
     ) -> int:
         """How many memories match the filters of ``list``."""
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             return self._filtered(status, repo_id, kind, include_global).count()
 
     def status_counts(
@@ -315,7 +316,7 @@ class Store:
             table.status, peewee.fn.COUNT(table.id).alias("n")
         )
         counts = dict.fromkeys(K.STATUSES, 0)
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             for row in query.group_by(table.status).dicts():
                 counts[row["status"]] = row["n"]
         counts["all"] = sum(counts.values())
@@ -326,7 +327,7 @@ class Store:
         table = self.tables.memory
         query = table.select(table.kind, table.status, peewee.fn.COUNT(table.id).alias("n"))
         result: dict[str, dict[str, int]] = {}
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             for row in query.group_by(table.kind, table.status).dicts():
                 result.setdefault(row["kind"], dict.fromkeys(K.STATUSES, 0))[row["status"]] = row["n"]
         return result
@@ -334,21 +335,21 @@ class Store:
     def repos(self) -> list[str]:
         """Every repo_id in the store, sorted."""
         table = self.tables.memory
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             return sorted({row.repo_id for row in table.select(table.repo_id).distinct()})
 
     def history(self, memory_id: int) -> list[AuditEntry]:
         """The memory's status changes, oldest first (ERR_NOT_FOUND for an unknown id)."""
         self._row(memory_id)
         audit = self.tables.audit
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             rows = audit.select().where(audit.memory_id == memory_id).order_by(audit.id)
             return [AuditEntry(r.memory_id, r.from_status, r.to_status, r.at, r.reason) for r in rows]
 
     def task_ids_for(self, memory_id: int) -> list[str]:
         """Tasks that have reinforced this memory."""
         access = self.tables.task_access
-        with self._sqlite_errors():
+        with self.sqlite_errors():
             rows = access.select(access.task_id).where(access.memory_id == memory_id).order_by(access.at)
             return [r.task_id for r in rows]
 
@@ -372,7 +373,7 @@ class Store:
         A cold index starts from the on-disk snapshot when there is one (``index_snapshot``), and a new
         snapshot is written once enough has changed since the last one.
         """
-        with self._sqlite_errors(), self.index.lock:
+        with self.sqlite_errors(), self.index.lock:
             if self.index.seq < 0:
                 self._load_snapshot()
             changed = self.index.refresh(self.db)

@@ -10,20 +10,15 @@ writers of statutory kinds.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import peewee
 
 from mneme_tui import config
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.distill import PatternLearning, PitfallLearning, SyncPlan, distill
 from mneme_tui.memory.learning.report import TaskReport
-from mneme_tui.memory.models import database_error
 from mneme_tui.memory.store import Store
 
 LEDGER_DDL = """
@@ -112,7 +107,7 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
     if not plan.verified:
         raise ValueError("only a verified plan can be committed")
     report = plan.report
-    with _database(store), store.db.atomic("IMMEDIATE"):
+    with store.sqlite_errors(), store.db.atomic("IMMEDIATE"):
         store.db.execute_sql(LEDGER_DDL)
         done = _ledger(store, report)
         fresh_pitfalls = [p for p in plan.pitfalls if _pitfall_key(p) not in done]
@@ -144,7 +139,7 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
 
 def preview(store: Store, plan: SyncPlan) -> SyncResult:
     """A dry run: what ``commit`` would write, reading the ledger without creating it."""
-    with _database(store):
+    with store.sqlite_errors():
         exists = store.db.execute_sql(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'task_sync_ledger'"
         ).fetchone()
@@ -206,9 +201,3 @@ def _pattern_key(learning: PatternLearning) -> tuple[str, str, str]:
     return "pattern", "", learning.scope
 
 
-@contextmanager
-def _database(store: Store) -> Iterator[None]:
-    try:
-        yield
-    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
-        raise database_error(store.path, exc) from None
