@@ -351,3 +351,30 @@ def test_evaluation_module_does_not_import_textual_or_rich() -> None:
             "print(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_held_out_split_follows_file_order() -> None:
+    ds = ev.parse_dataset(document(
+        [memory(f"m{i}", f"memory {i}") for i in range(1, 5)],
+        [question("q9", "x", ["m1"]), question("q2", "x", ["m2"]), question("q3", "x", ["m3"]),
+         question("q1", "x", ["m4"])],
+    ))
+    report = ev.evaluate(ds, {"first": lambda q: ["m1", "m2", "m3", "m4"]}, held_out_from="q3")
+    result = report.results["first"]
+    assert list(result.by_split) == [ev.DEV, ev.HELD_OUT]
+    assert result.by_split[ev.DEV] == ev.Metrics(2, 0.5, 1.0, pytest.approx((1 + 1 / 2) / 2))
+    assert result.by_split[ev.HELD_OUT] == ev.Metrics(2, 0.0, 1.0, pytest.approx((1 / 3 + 1 / 4) / 2))
+    table = ev.render_table(report)
+    assert "held-out" in table and "from q3 on" in table
+    assert ev.evaluate(ds, {"first": lambda q: []}).results["first"].by_split == {}
+    with pytest.raises(MnemeError, match="held-out question 'q7'"):
+        ev.evaluate(ds, {"first": lambda q: []}, held_out_from="q7")
+
+
+def test_run_evaluates_profiles_and_baselines_on_one_temporary_store(tmp_path: Path) -> None:
+    report, variants = ev.run(write(tmp_path, TOY), profiles=["bm25", "bm25"])
+    assert variants is None
+    assert list(report.results) == ["profile:bm25", "baseline:bm25", "baseline:overlap"]
+    assert report.results["profile:bm25"].questions[0].top[0] == "d1"
+    with pytest.raises(MnemeError, match="unknown profile"):
+        ev.run(write(tmp_path, TOY), profiles=["fancy"])

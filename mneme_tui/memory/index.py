@@ -1,9 +1,11 @@
 """An in-memory numpy index over every memory, so a recall is a handful of array operations.
 
-It holds the embedding matrix, token postings, kinds, repos, creation days, access counts and statuses.
-``refresh`` asks the ``memory_revision`` table (filled by triggers) which rows changed since the last
-look, in this process or any other, and loads only those: new rows are appended, changed rows are
-updated in place, and the token postings are rebuilt lazily when content changed.
+It holds the embedding matrix, token postings, kinds, repos, creation days, access counts and statuses,
+and (in ``analysis.TermFeatures``) the analysed terms the ``bm25`` profile ranks by. ``refresh`` asks the
+``memory_revision`` table (filled by triggers) which rows changed since the last look, in this process
+or any other, and loads only those: new rows are appended, changed rows are updated in place, and the
+postings are rebuilt lazily when content changed. Each text is split into words once: the spec's token
+set and the analysed terms are both made from that one pass.
 """
 
 from __future__ import annotations
@@ -11,18 +13,20 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import peewee
 
+from mneme_tui.memory.analysis import Analyzer, TermFeatures, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize, tokenize_lowered
 
+_SPEC_MEMO_LIMIT = 500_000  # distinct words remembered by ``_SpecWordIds``; later ones are looked up each time
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
 _US_PER_DAY = 86_400_000_000
 _SELECT_ROWS = (
-    "SELECT id, repo_id, kind, content, embedding, created_at, status, access_count FROM memories"
+    "SELECT id, repo_id, kind, topic, content, embedding, created_at, status, access_count FROM memories"
 )
 
 
@@ -40,12 +44,44 @@ class Candidates:
     local: np.ndarray  # bool: exact repo match (locality applies)
     capped: np.ndarray  # bool: global axiom subject to the slot cap
     is_all: bool  # every row of the index is a candidate (no gather needed)
+    _maps: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _avg_length: float | None = field(default=None, repr=False)
+
+    def maps(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """(member, local_of): per index row, whether it is a candidate and its position in ``rows`` (or -1)."""
+        if self._maps is None:
+            member = np.zeros(size, dtype=bool)
+            member[self.rows] = True
+            local_of = np.full(size, -1, dtype=np.int64)
+            local_of[self.rows] = np.arange(self.rows.size, dtype=np.int64)
+            self._maps = (member, local_of)
+        return self._maps
+
+    def average_length(self, lengths: np.ndarray) -> float:
+        """Mean analysed length of the candidates (BM25's avgdl over this candidate set)."""
+        if self._avg_length is None:
+            self._avg_length = float(lengths[self.rows].mean(dtype=np.float64)) if self.rows.size else 0.0
+        return self._avg_length
+
+
+class _SpecWordIds(dict):
+    """Memo: an ASCII word (original case) → the spec vocabulary id of its lowercase form."""
+
+    def __init__(self, index: MemoryIndex) -> None:
+        super().__init__()
+        self.index = index
+
+    def __missing__(self, word: str) -> int:
+        token_id = self.index.vocab[word.lower()]
+        if len(self) < _SPEC_MEMO_LIMIT:
+            self[word] = token_id
+        return token_id
 
 
 class MemoryIndex:
     """Column arrays over all rows of ``memories``; positions are stable and ordered by id."""
 
-    def __init__(self) -> None:
+    def __init__(self, analyzer: Analyzer | None = None, topic_weight: float = 0.0) -> None:
         self.lock = threading.RLock()
         self.size = 0
         self.seq = -1
@@ -68,6 +104,8 @@ class MemoryIndex:
         self._postings_stale = False
         self._tail_cache: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
         self._candidates: dict[tuple[str | None, bool, str | None], Candidates] = {}
+        self.terms = TermFeatures(analyzer, topic_weight)  # the bm25 profile's analysed terms
+        self._spec_word_ids = _SpecWordIds(self)
 
     # ----------------------------------------------------------------- loading
     def refresh(self, db: peewee.Database) -> bool:
@@ -92,23 +130,30 @@ class MemoryIndex:
 
     def _reset(self) -> None:
         seq_keep = self.seq
-        self.__init__()  # type: ignore[misc]
+        self.__init__(self.terms.analyzer, self.terms.topic_weight)  # type: ignore[misc]
         self.seq = seq_keep
 
     def _apply_changes(self, rows: list[tuple]) -> None:
         last_id = int(self.ids[-1]) if self.size else 0
         new_rows = [row for row in rows if row[0] > last_id]
+        changed_text = []
         for row in rows:
             if row[0] <= last_id:
-                self._update(row)
+                position = self._update(row)
+                if position is not None:
+                    changed_text.append((position, row[3], row[4]))
+        if changed_text:
+            positions, topics, contents = zip(*changed_text)
+            self.terms.replace(list(positions), list(map(words_of, contents)), contents, topics)
         if new_rows:
             self._append(new_rows)
 
-    def _update(self, row: tuple) -> None:
-        memory_id, repo_id, kind, content, blob, created_at, status, access = row
+    def _update(self, row: tuple) -> int | None:
+        """Update one known row in place; its position, or None when the id is not in the index."""
+        memory_id, repo_id, kind, _topic, content, blob, created_at, status, access = row
         position = int(np.searchsorted(self.ids, memory_id))
         if position >= self.size or self.ids[position] != memory_id:
-            return  # ids are never reused, so an unknown id below the max cannot happen; ignore
+            return None  # ids are never reused, so an unknown id below the max cannot happen; ignore
         self.repo_codes[position] = self._repo_code(repo_id or "")
         self.kind_codes[position] = self._kind_code(kind)
         self.status_codes[position] = self.statuses.get(status, -1)
@@ -119,11 +164,12 @@ class MemoryIndex:
         if not np.array_equal(np.sort(tokens), np.sort(self._row_tokens[position])):
             self._row_tokens[position] = tokens
             self._postings_stale = True
+        return position
 
     def _append(self, rows: list[tuple]) -> None:
         if not rows:
             return
-        ids, repos, kinds, contents, blobs, created, statuses, access = zip(*rows)
+        ids, repos, kinds, topics, contents, blobs, created, statuses, access = zip(*rows)
         count = len(rows)
         self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
         matrix = np.frombuffer(b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
@@ -139,7 +185,9 @@ class MemoryIndex:
         )
         self.created_days = np.concatenate([self.created_days, days_since_epoch(list(created))])
         self.access = np.concatenate([self.access, np.asarray(access, dtype=np.int32)])
-        self._row_tokens.extend(self._token_ids(content) for content in contents)
+        words = list(map(words_of, contents))  # one pass over each text, shared by both analyses
+        self._row_tokens.extend(map(self._spec_token_ids, contents, words))
+        self.terms.append(words, contents, topics)
         self.size += count
         if self.size - self._postings_built_for > max(2_000, self._postings_built_for // 5):
             self._postings_stale = True
@@ -156,6 +204,18 @@ class MemoryIndex:
     def _token_ids(self, text: str) -> np.ndarray:
         distinct = set(tokenize_lowered(text.lower()))
         return np.fromiter(map(self.vocab.__getitem__, distinct), dtype=np.int32, count=len(distinct))
+
+    def _spec_token_ids(self, text: str, words: list[str]) -> np.ndarray:
+        """``_token_ids`` from words already found in the original text.
+
+        For ASCII text lowercasing maps letters to letters and nothing else, so the spec's tokens of
+        ``text.lower()`` are exactly the lowercased words (looked up through a memo of word → token
+        id); other text is tokenised the spec's way.
+        """
+        if not text.isascii():
+            return self._token_ids(text)
+        distinct = set(map(self._spec_word_ids.__getitem__, words))
+        return np.fromiter(distinct, dtype=np.int32, count=len(distinct))
 
     # ---------------------------------------------------------------- queries
     def query_token_ids(self, tokens: list[str]) -> np.ndarray:

@@ -2,7 +2,11 @@
 
 The snapshot lives in the cache folder (``config.cache_dir()``), is keyed by the database's ``db_uuid``
 and records the revision ``seq`` it reflects; loading it and then applying the rows changed since that
-seq gives exactly the index a full load would. A missing, foreign or damaged snapshot is ignored.
+seq gives exactly the index a full load would. A missing, foreign or damaged snapshot is ignored, and so
+is one written by another format version or with another text analysis (``TermFeatures.key``).
+
+Format 2 adds the ``bm25`` profile's analysed terms: the term vocabulary, the row-major term lists with
+their frequencies (``term_start``/``term_ids``/``term_tf``) and each row's analysed length.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import numpy as np
 from mneme_tui import config
 from mneme_tui.memory.index import MemoryIndex
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MIN_ROWS = 5_000
 """Smaller stores load from SQLite fast enough; no snapshot is written for them."""
 
@@ -35,6 +39,8 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
         lengths = np.fromiter((t.size for t in index._row_tokens), dtype=np.int64, count=index.size)
         tokens = np.concatenate(index._row_tokens) if index.size else np.zeros(0, dtype=np.int32)
         vocab = sorted(index.vocab, key=index.vocab.__getitem__)
+        terms = index.terms
+        term_vocab = sorted(terms.vocab, key=terms.vocab.__getitem__)
         arrays = {
             "meta": np.array([FORMAT_VERSION, index.seq, index.size], dtype=np.int64),
             "db_uuid": np.array(db_uuid),
@@ -50,6 +56,12 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "vocab": np.array("\n".join(vocab)),
             "token_lengths": lengths,
             "tokens": tokens,
+            "term_key": np.array(terms.key),
+            "term_vocab": np.array("\n".join(term_vocab)),
+            "term_start": terms.doc_start,
+            "term_ids": terms.doc_terms,
+            "term_tf": terms.doc_tf,
+            "term_len": terms.doc_len,
         }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -82,7 +94,18 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
             lengths = data["token_lengths"]
             index._row_tokens = np.split(np.array(data["tokens"]), np.cumsum(lengths)[:-1]) if size else []
             index._postings_stale = True
+            terms = index.terms
+            if str(data["term_key"]) != terms.key:
+                return None
+            term_vocab = str(data["term_vocab"]).split("\n") if str(data["term_vocab"]) else []
+            terms.vocab = dict(zip(term_vocab, range(len(term_vocab))))
+            for name, attribute in (("term_start", "doc_start"), ("term_ids", "doc_terms"), ("term_tf", "doc_tf"),
+                                    ("term_len", "doc_len")):
+                setattr(terms, attribute, data[name])  # np.load gives fresh, writable arrays
+            terms._stale = True
             if index.ids.size != size or index.vectors.shape[0] != size or len(index._row_tokens) != size:
+                return None
+            if terms.size != size or terms.doc_start.size != size + 1 or terms.doc_terms.size != terms.doc_start[-1]:
                 return None
             return index
     except (OSError, ValueError, KeyError, EOFError):

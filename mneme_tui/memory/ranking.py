@@ -1,7 +1,8 @@
-"""Hybrid ranking (spec §4.2), vectorised over the in-memory index.
+"""Hybrid ranking (spec §4.2), vectorised over the in-memory index, with two relevance profiles.
 
     score = relevance × decay × reinforcement × locality
-    spec relevance = 0.75 · cosine + 0.25 · lexical
+    spec relevance = 0.75 · cosine + 0.25 · lexical                      (profile ``spec``, the default)
+    bm25 relevance = exp(bm25 − best bm25 of the query's candidates)     (profile ``bm25``)
 
 - cosine: dot product of unit vectors (spec §4.1), in [-1, 1].
 - lexical: |distinct query tokens ∩ memory tokens| / |distinct query tokens|.
@@ -11,12 +12,15 @@
 Scoped searches see the repo's memories plus ``global`` ones; untyped scoped searches cap global axioms at
 max(1, ⌊limit/3⌋) slots and backfill from the overflow only when too few other results scored above 0.
 Only active memories are candidates and only scores above 0 are returned.
+
+The ``bm25`` profile keeps every factor above and replaces only the relevance (see :class:`Bm25Profile`
+and the README's "Recall quality" section for the measurements behind each choice).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -30,6 +34,9 @@ LOCALITY_BOOST = 1.25
 REINFORCEMENT_STEP = 0.05
 REINFORCEMENT_CAP = 10
 DEFAULT_PROFILE = "spec"
+BM25_K1 = 1.2
+BM25_B = 0.75
+_MIN_LOG_RELEVANCE = -700.0  # exp(-700) is still a positive float64: a weak match never scores exactly 0
 
 
 @dataclass(frozen=True)
@@ -56,15 +63,27 @@ class RankedRow:
     reasons: tuple[str, ...] = field(default_factory=tuple)
 
 
+@dataclass(frozen=True)
+class Relevance:
+    """A profile's relevance for some candidates, and the named components it was made of.
+
+    ``positions`` are positions in ``Candidates.rows``; None means every candidate, in order. ``values``
+    and every array in ``parts`` are aligned with them. Candidates left out have relevance 0.
+    """
+
+    values: np.ndarray
+    parts: dict[str, np.ndarray]
+    positions: np.ndarray | None = None
+
+
 class RelevanceProfile(Protocol):
     """How a profile turns query text into a relevance per candidate row (before the spec's factors)."""
 
     name: str
+    description: str
 
-    def relevance(
-        self, index: MemoryIndex, text: str, rows: np.ndarray, is_all: bool
-    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Relevance of ``rows`` and the named components it was made of (arrays aligned with rows)."""
+    def score(self, index: MemoryIndex, text: str, candidates: Candidates) -> Relevance:
+        """Relevance of the candidates (all of them, or the ``positions`` that can score above 0)."""
         ...
 
 
@@ -72,6 +91,14 @@ class SpecProfile:
     """The spec's relevance, bit for bit: 0.75 · cosine + 0.25 · lexical overlap."""
 
     name = "spec"
+    description = (
+        "The Mneme spec's formula, exactly: 0.75 × cosine of the 64-dim hashed vectors + 0.25 × share of "
+        "query words in the memory, times decay, reinforcement and locality."
+    )
+
+    def score(self, index: MemoryIndex, text: str, candidates: Candidates) -> Relevance:
+        relevance, parts = self.relevance(index, text, candidates.rows, candidates.is_all)
+        return Relevance(relevance, parts)
 
     def relevance(
         self, index: MemoryIndex, text: str, rows: np.ndarray, is_all: bool
@@ -90,7 +117,107 @@ class SpecProfile:
         return relevance, {"cosine": cosine, "lexical": lexical}
 
 
-PROFILES: dict[str, RelevanceProfile] = {"spec": SpecProfile()}
+@dataclass(frozen=True)
+class Bm25Profile:
+    """Okapi BM25 over analysed terms, as a log-odds relevance under the spec's multiplicative factors.
+
+    - Terms: ``analysis.Analyzer`` (words, camel-case identifier parts, stop words dropped, Porter stems)
+      of the memory's content, stored per row in ``MemoryIndex.terms``.
+    - Statistics: N, df and avgdl over the query's candidate set (the active memories this search may
+      return), so a word common in this repository weighs less here, as in the harness's BM25 baseline.
+      idf = ln(1 + (N − df + 0.5) / (df + 0.5)), k1 = 1.2, b = 0.75 (the textbook values, not tuned).
+    - Relevance = exp(bm25 − best): BM25 is a sum of log-odds weights, so its exponential is an odds
+      ratio that the spec's factors can scale; equivalently the ranking is by bm25 + ln decay +
+      ln reinforcement + ln locality. The best match of a query has relevance 1; memories sharing no
+      term with the query have relevance 0 and are not returned.
+    - The 64-dim hashed vector is not used: on the evaluation set adding any share of its cosine only
+      made results worse (it is a noisy projection of the same words BM25 already counts).
+
+    Only rows sharing a term with the query are scored (posting lists, no pass over every row).
+    """
+
+    name: ClassVar[str] = "bm25"
+    description: ClassVar[str] = (
+        "Keyword relevance: BM25 over analysed words (identifier parts split, stop words dropped, "
+        "Porter stems) with IDF from the searched memories, as exp(bm25 − best), times the spec's "
+        "decay, reinforcement and locality. No vectors."
+    )
+    k1: float = BM25_K1
+    b: float = BM25_B
+    # ablation switches (the shipped profile uses the defaults; see evaluation.ablation)
+    transform: str = "exp"  # "exp": exp(bm25 − best); "linear": bm25 / best
+    statistics: str = "candidates"  # "candidates": N, df, avgdl of the searched set; "index": of all active rows
+    cosine_weight: float = 0.0  # w > 0: relevance = (1 − w) · relevance + w · spec cosine, for every candidate
+
+    def __post_init__(self) -> None:
+        if self.transform not in ("exp", "linear") or self.statistics not in ("candidates", "index"):
+            raise ValueError(f"bad Bm25Profile options: {self.transform!r}, {self.statistics!r}")
+
+    def score(self, index: MemoryIndex, text: str, candidates: Candidates) -> Relevance:
+        terms = index.terms
+        term_ids, distinct = terms.query_terms(text)
+        rows, which, tf = terms.matches(term_ids)  # every (row, query term, tf) in the whole index
+        member, local_of = candidates.maps(index.size)
+        stats = candidates
+        if self.statistics == "index":
+            stats = index.candidates(None, True, None, GLOBAL_REPO)  # every active row
+        df = np.bincount(which[stats.maps(index.size)[0][rows]], minlength=term_ids.size)
+        idf = np.log1p((stats.rows.size - df + 0.5) / (df + 0.5))
+        average = stats.average_length(terms.doc_len)
+        keep = member[rows]
+        rows, which, tf = rows[keep], which[keep], tf[keep].astype(np.float64)
+        norm = self.k1 * (1.0 - self.b + self.b * terms.doc_len[rows].astype(np.float64) / max(average, 1e-9))
+        contribution = idf[which] * tf * (self.k1 + 1.0) / (tf + norm)
+        per_row = np.bincount(rows, weights=contribution, minlength=index.size)
+        matched_terms = np.bincount(rows, minlength=index.size)
+        hits = np.flatnonzero(matched_terms)
+        bm25 = per_row[hits]
+        best = bm25.max() if hits.size else 0.0
+        if self.transform == "linear":
+            relevance = bm25 / best if best > 0 else bm25
+        else:
+            relevance = np.exp(np.maximum(bm25 - best, _MIN_LOG_RELEVANCE))
+        parts = {"relevance": relevance, "bm25": bm25, "matched": matched_terms[hits] / float(max(distinct, 1))}
+        positions = local_of[hits]
+        if self.cosine_weight <= 0:
+            return Relevance(relevance, parts, positions)
+        dense = {name: np.zeros(candidates.rows.size) for name in parts}
+        for name, values in parts.items():
+            dense[name][positions] = values
+        matrix = index.vectors if candidates.is_all else index.vectors[candidates.rows]
+        cosine = matrix @ embed_tokens(tokenize(text))
+        mixed = (1.0 - self.cosine_weight) * dense["relevance"] + self.cosine_weight * cosine
+        return Relevance(mixed, {**dense, "cosine": cosine})
+
+
+PROFILES: dict[str, RelevanceProfile] = {"spec": SpecProfile(), "bm25": Bm25Profile()}
+
+PROFILE_DESCRIPTIONS: dict[str, str] = {name: profile.description for name, profile in PROFILES.items()}
+"""One line per profile, for the TUI's Recall screen, ``--help`` and the README."""
+
+PROFILE_COMPONENTS: dict[str, tuple[str, ...]] = {
+    "spec": ("cosine", "lexical", "decay", "reinforcement", "locality"),
+    "bm25": ("relevance", "bm25", "matched", "decay", "reinforcement", "locality"),
+}
+"""The components each profile reports in ``ScoredMemory.components``, in reading order."""
+
+COMPONENT_DESCRIPTIONS: dict[str, str] = {
+    "cosine": "cosine of the 64-dim hashed word vectors of query and memory (−1…1; spec weight 0.75)",
+    "lexical": "share of the query's distinct words found in the memory (0…1; spec weight 0.25)",
+    "relevance": "exp(bm25 − the best bm25 for this query): 1 for the best keyword match, falling towards 0",
+    "bm25": "BM25 keyword score: rarer shared terms and repeated terms weigh more, long memories less (0…)",
+    "matched": "share of the query's analysed terms (stems, identifier parts; no stop words) in the memory (0…1)",
+    "decay": "exp(−λ_kind × age in days): older memories fade, each kind at its own rate (0…1)",
+    "reinforcement": "1 + 0.05 × min(access count, 10): memories that tasks used before rank higher (1…1.5)",
+    "locality": "1.25 for a memory of the searched repository in a scoped search, else 1",
+}
+"""What each component means, for the Recall detail pane and the README."""
+
+COMPONENT_RANGES: dict[str, tuple[float, float | None]] = {
+    "cosine": (-1.0, 1.0), "lexical": (0.0, 1.0), "relevance": (0.0, 1.0), "bm25": (0.0, None),
+    "matched": (0.0, 1.0), "decay": (0.0, 1.0), "reinforcement": (1.0, 1.5), "locality": (1.0, 1.25),
+}
+"""(low, high) each component can take; None = unbounded (e.g. for drawing bars)."""
 
 
 def profile_names() -> tuple[str, ...]:
@@ -112,36 +239,45 @@ def axiom_slots(limit: int) -> int:
     return max(1, limit // 3)
 
 
-def rank(index: MemoryIndex, query: RecallQuery) -> list[RankedRow]:
-    """The top ``query.limit`` candidates by hybrid score, with the global-axiom cap applied."""
-    profile = PROFILES[query.profile]
+def rank(index: MemoryIndex, query: RecallQuery, profile: RelevanceProfile | None = None) -> list[RankedRow]:
+    """The top ``query.limit`` candidates by hybrid score, with the global-axiom cap applied.
+
+    ``profile`` overrides ``PROFILES[query.profile]`` (the evaluation's ablations rank with variants).
+    """
+    profile = profile or PROFILES[query.profile]
     with index.lock:
         candidates = index.candidates(query.repo, query.cross_repo, query.kind, GLOBAL_REPO)
         rows = candidates.rows
         if rows.size == 0 or query.limit <= 0:
             return []
-        relevance, parts = profile.relevance(index, query.text, rows, candidates.is_all)
+        found = profile.score(index, query.text, candidates)
+        relevance, parts = found.values, found.parts
+        if found.positions is None:  # every candidate was scored
+            local, capped = candidates.local, candidates.capped
+        else:  # only these candidates can score above 0
+            rows = rows[found.positions]
+            local, capped = candidates.local[found.positions], candidates.capped[found.positions]
         lam = index.kind_lambda[index.kind_codes[rows]]
         decay = decay_factor(lam, query.now_days - index.created_days[rows])
         reinforcement = reinforcement_factor(index.access[rows])
-        locality = np.where(candidates.local, LOCALITY_BOOST, 1.0) if not query.cross_repo else np.ones(rows.size)
+        locality = np.where(local, LOCALITY_BOOST, 1.0) if not query.cross_repo else np.ones(rows.size)
         score = relevance * decay * reinforcement * locality
-        picked, backfilled = _select(score, candidates, index.ids[rows], query.limit)
+        picked, backfilled = _select(score, capped, index.ids[rows], query.limit)
         results = []
-        for local_position in picked:
-            components = {name: float(values[local_position]) for name, values in parts.items()}
+        for at in picked:
+            components = {name: float(values[at]) for name, values in parts.items()}
             components.update(
-                decay=float(decay[local_position]),
-                reinforcement=float(reinforcement[local_position]),
-                locality=float(locality[local_position]),
+                decay=float(decay[at]),
+                reinforcement=float(reinforcement[at]),
+                locality=float(locality[at]),
             )
             results.append(
                 RankedRow(
-                    position=int(rows[local_position]),
-                    memory_id=int(index.ids[rows[local_position]]),
-                    score=float(score[local_position]),
+                    position=int(rows[at]),
+                    memory_id=int(index.ids[rows[at]]),
+                    score=float(score[at]),
                     components=components,
-                    reasons=_reasons(candidates, query, local_position, local_position in backfilled),
+                    reasons=_reasons(bool(local[at]), bool(capped[at]), query, at in backfilled),
                 )
             )
         return results
@@ -157,12 +293,12 @@ def _top(score: np.ndarray, ids: np.ndarray, subset: np.ndarray, k: int) -> np.n
     return subset[order][:k]
 
 
-def _select(score: np.ndarray, candidates: Candidates, ids: np.ndarray, limit: int) -> tuple[list[int], set[int]]:
+def _select(score: np.ndarray, capped: np.ndarray, ids: np.ndarray, limit: int) -> tuple[list[int], set[int]]:
     positive = score > 0
-    if not candidates.capped.any():
+    if not capped.any():
         return _top(score, ids, np.flatnonzero(positive), limit).tolist(), set()
-    others = _top(score, ids, np.flatnonzero(positive & ~candidates.capped), limit)
-    axioms = _top(score, ids, np.flatnonzero(positive & candidates.capped), limit)
+    others = _top(score, ids, np.flatnonzero(positive & ~capped), limit)
+    axioms = _top(score, ids, np.flatnonzero(positive & capped), limit)
     slots = axiom_slots(limit)
     merged = np.concatenate([others, axioms[:slots]])
     merged = merged[np.lexsort((ids[merged], -score[merged]))][:limit]
@@ -172,12 +308,12 @@ def _select(score: np.ndarray, candidates: Candidates, ids: np.ndarray, limit: i
     return chosen.tolist(), set(backfill.tolist())
 
 
-def _reasons(candidates: Candidates, query: RecallQuery, position: int, backfilled: bool) -> tuple[str, ...]:
+def _reasons(local: bool, capped: bool, query: RecallQuery, backfilled: bool) -> tuple[str, ...]:
     if query.cross_repo:
         return ("cross-repo search: no locality boost",)
-    if candidates.local[position]:
+    if local:
         return (f"repo match ×{LOCALITY_BOOST:g}",)
-    if candidates.capped[position]:
+    if capped:
         slots = axiom_slots(query.limit)
         if backfilled:
             return (f"global axiom, backfilled past the cap of {slots}: few repo matches",)
