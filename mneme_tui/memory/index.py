@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import itertools
 import threading
+import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
 import peewee
 
+from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, TermFeatures, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize, tokenize_lowered
@@ -31,9 +33,29 @@ _SELECT_ROWS = (
 
 
 def days_since_epoch(values: list[str] | np.ndarray) -> np.ndarray:
-    """Float days since 1970 of SQLite datetime text (``YYYY-MM-DD HH:MM:SS[.ffffff]``)."""
-    stamps = np.array([str(v)[:26] for v in values], dtype="datetime64[us]")
+    """Float days since 1970 (UTC) of stored ``created_at`` text.
+
+    Our own rows (``YYYY-MM-DD HH:MM:SS[.ffffff]``) take one vectorised numpy parse; rows written by
+    other tools (``T`` separators, ``Z`` or ``+02:00`` offsets, nanoseconds) are parsed one by one.
+    """
+    texts = [str(v) for v in values]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            stamps = np.array(texts, dtype="datetime64[us]")
+    except (ValueError, Warning):
+        stamps = np.array([_naive_utc_text(text) for text in texts], dtype="datetime64[us]")
     return (stamps - _EPOCH).astype(np.int64) / _US_PER_DAY
+
+
+def _naive_utc_text(text: str) -> str:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            np.datetime64(text, "us")
+        return text
+    except (ValueError, Warning):
+        return parse_timestamp(text, source="created_at").isoformat()
 
 
 @dataclass
@@ -46,6 +68,16 @@ class Candidates:
     is_all: bool  # every row of the index is a candidate (no gather needed)
     _maps: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _avg_length: float | None = field(default=None, repr=False)
+    factors: object | None = field(default=None, repr=False)  # ranking's cached per-row factors
+    _matrix: np.ndarray | None = field(default=None, repr=False)
+
+    def matrix(self, vectors: np.ndarray) -> np.ndarray:
+        """The candidates' embedding rows (a cached copy when they are a subset)."""
+        if self.is_all:
+            return vectors
+        if self._matrix is None:
+            self._matrix = vectors[self.rows]
+        return self._matrix
 
     def maps(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """(member, local_of): per index row, whether it is a candidate and its position in ``rows`` (or -1)."""
@@ -237,6 +269,10 @@ class MemoryIndex:
             hits = owners[np.isin(tokens, token_ids)]
             counts += np.bincount(hits, minlength=self.size).astype(np.float32)
         return counts
+
+    def row_overlap(self, rows: np.ndarray, token_ids: np.ndarray) -> np.ndarray:
+        """``token_overlap`` for a few rows only (one small set test per row)."""
+        return np.array([np.isin(self._row_tokens[r], token_ids).sum() for r in rows.tolist()], dtype=np.float64)
 
     def _tail(self) -> tuple[np.ndarray, np.ndarray]:
         """Token ids and owning rows of the rows appended since the postings were built."""

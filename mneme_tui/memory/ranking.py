@@ -97,24 +97,37 @@ class SpecProfile:
     )
 
     def score(self, index: MemoryIndex, text: str, candidates: Candidates) -> Relevance:
-        relevance, parts = self.relevance(index, text, candidates.rows, candidates.is_all)
-        return Relevance(relevance, parts)
-
-    def relevance(
-        self, index: MemoryIndex, text: str, rows: np.ndarray, is_all: bool
-    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Float32 relevance of every candidate (BLAS rounding may differ by ~1e-7 between rows;
+        ``exact`` re-scores the rows that matter)."""
+        rows = candidates.rows
         tokens = tokenize(text)
         query_vector = embed_tokens(tokens)
-        matrix = index.vectors if is_all else index.vectors[rows]
-        cosine = matrix @ query_vector
+        if not candidates.is_all and rows.size * 2 > index.size:  # a full product beats a big gather
+            cosine = (index.vectors @ query_vector)[rows]
+        else:
+            cosine = candidates.matrix(index.vectors) @ query_vector
         distinct = len(set(tokens))
         if distinct:
             overlap = index.token_overlap(index.query_token_ids(tokens))
-            lexical = (overlap if is_all else overlap[rows]) / np.float32(distinct)
+            lexical = (overlap if candidates.is_all else overlap[rows]) * np.float32(1.0 / distinct)
         else:
             lexical = np.zeros(rows.size, dtype=np.float32)
-        relevance = COSINE_WEIGHT * cosine + LEXICAL_WEIGHT * lexical
-        return relevance, {"cosine": cosine, "lexical": lexical}
+        relevance = cosine * np.float32(COSINE_WEIGHT)
+        relevance += lexical * np.float32(LEXICAL_WEIGHT)
+        return Relevance(relevance, {"cosine": cosine, "lexical": lexical})
+
+    def exact(self, index: MemoryIndex, text: str, rows: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Float64 relevance of a few rows, computed the same way for every row (ties stay ties) and with
+        the cosine clipped to [-1, 1] (spec Law 2)."""
+        tokens = tokenize(text)
+        query = embed_tokens(tokens).astype(np.float64)
+        matrix = index.vectors[rows].astype(np.float64)
+        dots = (matrix * query).sum(axis=1)  # row-wise, so identical rows give identical sums
+        norms = np.sqrt((matrix * matrix).sum(axis=1)) * np.sqrt((query * query).sum())
+        cosine = np.clip(np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0), -1.0, 1.0)
+        distinct = len(set(tokens))
+        lexical = index.row_overlap(rows, index.query_token_ids(tokens)) / distinct if distinct else np.zeros(rows.size)
+        return COSINE_WEIGHT * cosine + LEXICAL_WEIGHT * lexical, {"cosine": cosine, "lexical": lexical}
 
 
 @dataclass(frozen=True)
@@ -242,58 +255,126 @@ def axiom_slots(limit: int) -> int:
 def rank(index: MemoryIndex, query: RecallQuery, profile: RelevanceProfile | None = None) -> list[RankedRow]:
     """The top ``query.limit`` candidates by hybrid score, with the global-axiom cap applied.
 
+    Two passes: a float32 pass over every candidate (cached per-row factors, no Python loop) finds the
+    few rows that can make the list, then an exact float64 pass re-scores just those and picks the
+    result, so rounding noise never reorders near-ties (equal scores go to the lower id).
     ``profile`` overrides ``PROFILES[query.profile]`` (the evaluation's ablations rank with variants).
     """
     profile = profile or PROFILES[query.profile]
     with index.lock:
         candidates = index.candidates(query.repo, query.cross_repo, query.kind, GLOBAL_REPO)
-        rows = candidates.rows
-        if rows.size == 0 or query.limit <= 0:
+        if candidates.rows.size == 0 or query.limit <= 0:
             return []
         found = profile.score(index, query.text, candidates)
-        relevance, parts = found.values, found.parts
-        if found.positions is None:  # every candidate was scored
-            local, capped = candidates.local, candidates.capped
-        else:  # only these candidates can score above 0
-            rows = rows[found.positions]
-            local, capped = candidates.local[found.positions], candidates.capped[found.positions]
-        lam = index.kind_lambda[index.kind_codes[rows]]
-        decay = decay_factor(lam, query.now_days - index.created_days[rows])
-        reinforcement = reinforcement_factor(index.access[rows])
-        locality = np.where(local, LOCALITY_BOOST, 1.0) if not query.cross_repo else np.ones(rows.size)
+        positions = found.positions  # None: every candidate was scored
+        factor = _factors(index, candidates, query).approximate(query.now_days)
+        approximate = found.values * (factor if positions is None else factor[positions])
+        capped = candidates.capped if positions is None else candidates.capped[positions]
+        pool = _pool(approximate, capped, query.limit)
+        at = pool if positions is None else positions[pool]  # positions in candidates.rows
+        rows = candidates.rows[at]
+        exact = getattr(profile, "exact", None)
+        if exact is not None:
+            relevance, parts = exact(index, query.text, rows)
+        else:
+            relevance = np.asarray(found.values[pool], dtype=np.float64)
+            parts = {name: np.asarray(values[pool], dtype=np.float64) for name, values in found.parts.items()}
+        decay = decay_factor(index.kind_lambda[index.kind_codes[rows]], query.now_days - index.created_days[rows])
+        reinforcement = reinforcement_factor(index.access[rows].astype(np.float64))
+        local = candidates.local[at]
+        locality = np.where(local & (not query.cross_repo), LOCALITY_BOOST, 1.0)
         score = relevance * decay * reinforcement * locality
-        picked, backfilled = _select(score, capped, index.ids[rows], query.limit)
+        picked, backfilled = _select(score, candidates.capped[at], index.ids[rows], query.limit)
         results = []
-        for at in picked:
-            components = {name: float(values[at]) for name, values in parts.items()}
-            components.update(
-                decay=float(decay[at]),
-                reinforcement=float(reinforcement[at]),
-                locality=float(locality[at]),
-            )
+        for i in picked:
+            components = {name: float(values[i]) for name, values in parts.items()}
+            components.update(decay=float(decay[i]), reinforcement=float(reinforcement[i]), locality=float(locality[i]))
             results.append(
                 RankedRow(
-                    position=int(rows[at]),
-                    memory_id=int(index.ids[rows[at]]),
-                    score=float(score[at]),
+                    position=int(rows[i]),
+                    memory_id=int(index.ids[rows[i]]),
+                    score=float(score[i]),
                     components=components,
-                    reasons=_reasons(bool(local[at]), bool(capped[at]), query, at in backfilled),
+                    reasons=_reasons(bool(local[i]), bool(candidates.capped[at][i]), query, i in backfilled),
                 )
             )
         return results
 
 
+@dataclass
+class _Factors:
+    """decay × reinforcement × locality of every candidate at a reference time, in float32.
+
+    At another time t ≥ ref the decay of a row of kind k is its value at ref times exp(-λ_k (t − ref)), so
+    a query multiplies by a per-kind scale instead of recomputing an exponential per row.
+    """
+
+    ref_days: float
+    static: np.ndarray  # float32 factor per candidate at ref_days
+    kind_codes: np.ndarray  # kind code per candidate
+    kind_lambda: np.ndarray  # λ per kind code
+    newest_days: float  # latest creation day among the candidates
+
+    def approximate(self, now_days: float) -> np.ndarray:
+        if now_days == self.ref_days:
+            return self.static
+        scale = np.exp(-self.kind_lambda * (now_days - self.ref_days)).astype(np.float32)
+        return self.static * scale[self.kind_codes]
+
+
+def _factors(index: MemoryIndex, candidates: Candidates, query: RecallQuery) -> _Factors:
+    """The candidates' cached factors, rebuilt when the clock moved backwards or past a future row."""
+    cached = candidates.factors
+    if isinstance(cached, _Factors) and cached.ref_days <= query.now_days and cached.newest_days <= cached.ref_days:
+        return cached
+    rows = None if candidates.is_all else candidates.rows
+    pick = (lambda values: values) if rows is None else (lambda values: values[rows])
+    kind_codes = pick(index.kind_codes)
+    created = pick(index.created_days)
+    static = decay_factor(index.kind_lambda[kind_codes], query.now_days - created)
+    static *= reinforcement_factor(pick(index.access).astype(np.float64))
+    if not query.cross_repo:
+        static *= np.where(candidates.local, LOCALITY_BOOST, 1.0)
+    factors = _Factors(
+        ref_days=query.now_days,
+        static=static.astype(np.float32),
+        kind_codes=kind_codes,
+        kind_lambda=index.kind_lambda.copy(),
+        newest_days=float(created.max()) if created.size else 0.0,
+    )
+    candidates.factors = factors
+    return factors
+
+
+_TOLERANCE = 1e-5
+"""Relative slack of the float32 pass: rows within it of the cut-off are re-scored exactly."""
+
+
+def _pool(score: np.ndarray, capped: np.ndarray, limit: int) -> np.ndarray:
+    """Positions that can make the final list: the best ``limit`` non-capped and capped scores above 0,
+    plus everything within the float32 tolerance of either cut-off."""
+    chosen = []
+    for group in ((~capped, capped) if capped.any() else (None,)):
+        values = score if group is None else np.where(group, score, -np.inf)
+        if values.size > limit:
+            threshold = -np.partition(-values, limit - 1)[limit - 1]
+        else:
+            threshold = values.min() if values.size else 0.0
+        threshold = max(float(threshold), 0.0)
+        cut = threshold - _TOLERANCE * abs(threshold)
+        chosen.append(np.flatnonzero((values >= cut) & (values > 0) if threshold == 0.0 else values >= cut))
+    return np.unique(np.concatenate(chosen))
+
+
 def _top(score: np.ndarray, ids: np.ndarray, subset: np.ndarray, k: int) -> np.ndarray:
     """Positions (from ``subset``) of the k best scores, best first, ties by lower id."""
-    if subset.size > k:
-        part = np.argpartition(-score[subset], k - 1)[:k]
-        threshold = score[subset[part]].min()
-        subset = subset[score[subset] >= threshold]  # keep ties at the boundary for a stable order
     order = np.lexsort((ids[subset], -score[subset]))
     return subset[order][:k]
 
 
 def _select(score: np.ndarray, capped: np.ndarray, ids: np.ndarray, limit: int) -> tuple[list[int], set[int]]:
+    """The final list from the exactly scored pool: best first, at most the axiom slots of capped rows
+    unless too few others scored above 0 (backfill)."""
     positive = score > 0
     if not capped.any():
         return _top(score, ids, np.flatnonzero(positive), limit).tolist(), set()

@@ -8,6 +8,7 @@ timeout, so two processes writing at once wait for each other instead of failing
 from __future__ import annotations
 
 import sqlite3
+from collections import namedtuple
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -30,6 +31,12 @@ MAX_ID = 2**63 - 1
 """SQLite's largest INTEGER: no memory id can be above it."""
 LIST_ORDERS = ("newest", "oldest", "id", "kind", "topic", "repo", "access")
 
+
+_MEMORY_COLUMNS = (
+    "id", "repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
+)
+_Row = namedtuple("_Row", _MEMORY_COLUMNS)
+"""A raw ``memories`` row (text ``created_at``), shaped like a peewee row for ``Store._memory``."""
 
 _INSERT_COLUMNS = (
     "repo_id", "kind", "topic", "content", "task_id", "embedding", "created_at", "status", "superseded_by", "access_count",
@@ -255,12 +262,16 @@ class Store:
     def get_many(self, ids: Sequence[int]) -> dict[int, Memory]:
         """Memories by id (missing ids are simply absent)."""
         found: dict[int, Memory] = {}
-        table = self.tables.memory
         with self.sqlite_errors():
             for start in range(0, len(ids), 500):
-                chunk = list(ids[start : start + 500])
-                for row in table.select().where(table.id.in_(chunk)):
-                    found[row.id] = self._memory(row)
+                chunk = [int(i) for i in ids[start : start + 500]]
+                cursor = self.db.execute_sql(
+                    f"SELECT {', '.join(_MEMORY_COLUMNS)} FROM memories WHERE id IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                )
+                for values in cursor.fetchall():
+                    memory = self._memory(_Row(*values))
+                    found[memory.id] = memory
         return found
 
     def list(
@@ -444,8 +455,11 @@ class Store:
     def _memory(self, row) -> Memory:
         created = row.created_at
         if isinstance(created, str):
-            created = config.parse_timestamp(created, source=f"created_at of memory {row.id}")
-        elif created.tzinfo is not None:  # written by another tool with an offset
+            try:
+                created = datetime.fromisoformat(created)
+            except ValueError:
+                created = config.parse_timestamp(created, source=f"created_at of memory {row.id}")
+        if created.tzinfo is not None:  # written by another tool with an offset
             created = created.astimezone(timezone.utc).replace(tzinfo=None)
         return Memory(
             id=row.id,

@@ -141,9 +141,6 @@ def _insert_stamp(store: Store, stamp: str) -> int:
     return new_id
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: index.days_since_epoch cuts created_at text to 26 chars, dropping the '+02:00' offset of a "
-    "nanosecond Go timestamp, so the memory is aged from 10:00 instead of 08:00 UTC (decay off by 2 hours)"))
 def test_go_timestamp_with_offset_ages_from_utc(store: Store):
     _insert_stamp(store, GO_STAMP)
     decay = store.recall("written by go", repo="global")[0].components["decay"]
@@ -151,9 +148,6 @@ def test_go_timestamp_with_offset_ages_from_utc(store: Store):
     assert age_hours == pytest.approx(4.0 - 0.123456789 / 3600, abs=1e-3)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: index.days_since_epoch passes timezone-suffixed text ('…Z', '+00:00') to np.datetime64, which "
-    "emits 'UserWarning: no explicit representation of timezones' on every index load"))
 @pytest.mark.parametrize("stamp", ["2026-11-29T08:00:00Z", "2026-11-29 08:00:00+00:00"])
 def test_timezone_suffixed_timestamps_load_without_warnings(store: Store, stamp):
     _insert_stamp(store, stamp)

@@ -139,10 +139,6 @@ def test_ties_ordered_by_lower_id(store: Store):
     assert [r.memory.id for r in results] == ids
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: ranking.SpecProfile.relevance computes cosine with a float32 matrix-vector product whose "
-    "rounding depends on the row's position in the index, so identical memories get different scores "
-    "(1.0 vs 1.0000001) and later ids outrank earlier ones"))
 def test_identical_memories_tie_exactly_and_come_back_by_id(store: Store):
     ids = [store.save("cache invalidation strategy").id for _ in range(6)]
     results = store.recall("cache invalidation strategy", repo="global", limit=6)
@@ -150,9 +146,6 @@ def test_identical_memories_tie_exactly_and_come_back_by_id(store: Store):
     assert [r.memory.id for r in results] == ids
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: ranking.SpecProfile.relevance returns cosine 1.0000001192 (> 1) for a memory whose text equals "
-    "the query; spec Law 2 bounds cosine in [-1.0, 1.0] (no clipping, float32 rounding)"))
 def test_cosine_bounded_by_one(store: Store):
     for _ in range(3):
         store.save("cache invalidation strategy")
