@@ -1,0 +1,327 @@
+"""A generated demo workspace: a store with a few hundred realistic memories and a Legion folder.
+
+``build_demo_workspace(folder, now)`` writes everything under ``folder`` (never the user's database) and
+is deterministic given ``seed`` and ``now``: the same call writes the same rows and the same files.
+Used by ``mneme --demo``, the README screenshots, the TUI tests and the TUI bench. No Textual here.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.store import Store
+
+DEMO_REPO = "atlas-api"
+OTHER_REPOS = ("atlas-web", "billing-svc", "infra-live")
+GLOBAL = "global"
+DEFAULT_SEED = 7
+DEFAULT_COUNT = 320
+
+
+@dataclass(frozen=True)
+class DemoWorkspace:
+    db_path: Path
+    project_dir: Path
+    legion_dir: Path
+    repo: str
+    claude_home: Path | None = None  # a stand-in home holding Claude Code's MEMORY.md for the demo project
+
+
+# --------------------------------------------------------------------------- memory text
+MODULES = ("store.py", "ranking.py", "index.py", "api/routes.py", "billing/invoice.py", "auth/session.py",
+           "workers/queue.py", "db/migrations", "web/search.tsx", "cli.py", "sync/legion.py", "cache.py")
+THINGS = ("the SQLite WAL file", "the search index", "the session cookie", "the invoice PDF renderer",
+          "the retry queue", "the feature flag client", "the rate limiter", "the migration runner",
+          "the webhook signer", "the CSV exporter", "the connection pool", "the token cache")
+TOOLS = ("pytest", "ruff", "mypy", "alembic", "textual", "peewee", "numpy", "docker compose", "terraform", "gh")
+TOPICS = ("Caching", "Migrations", "Search", "Auth", "Billing", "Testing", "Deploys", "Performance",
+          "Observability", "TUI", "Sync", "Queues", "API design", "Security")
+
+TEMPLATES: dict[str, tuple[str, ...]] = {
+    "reflection": (
+        "Spent an hour on {thing}: the bug was in {module}, not where the stack trace pointed.",
+        "Profiling {module} showed {n}% of the time in JSON encoding; batching the writes fixed it.",
+        "Pairing on {thing} went faster once we wrote the failing test first.",
+        "Refactored {module} [Store.save, _flush] — the two code paths now share one transaction.",
+        "The flaky test in {module} was a clock problem; freezing MNEME_NOW made it deterministic.",
+    ),
+    "axiom": (
+        "Never swallow exceptions in {module}; log them with the request id and re-raise.",
+        "Every write goes through one transaction; readers never see half a change.",
+        "Time comes from one clock function; nothing else calls datetime.now().",
+        "Untrusted text is shown literally: `[/bold]` and `[@click=app.quit]` are data, not markup.",
+        "Prefer deleting code to adding configuration.",
+    ),
+    "decision": (
+        "Chose {tool} over a hand-written script for {thing}: fewer moving parts.",
+        "Decided to page the memory list ({n} rows per page) instead of loading everything.",
+        "Moved {thing} behind a feature flag until the load test passes.",
+        "Keep {module} synchronous; the async rewrite is not worth the complexity yet.",
+    ),
+    "fact": (
+        "{thing} lives in {module}; its config key is `{key}`.",
+        "The staging database is restored from production every Sunday at 03:00 UTC.",
+        "{tool} needs version pins here: the last upgrade broke {module}.",
+        "Rate limit on the public API is {n} requests per minute per token.",
+    ),
+    "preference": (
+        "The team prefers small PRs (< {n} lines) with the test in the same commit.",
+        "Use {tool} for formatting; do not mix styles in one file.",
+        "Error messages are one line, name the file, and say what to do next.",
+    ),
+    "architecture": (
+        "{module} owns {thing}; other modules call its public functions only.",
+        "Layers import downwards only: cli → tui → legion → memory → config.",
+        "{thing} is rebuilt lazily from the revision table instead of on every write.",
+    ),
+    "pitfall": (
+        "{tool} silently ignores `{key}` when the file has a BOM; strip it first.",
+        "Do not run migrations while {thing} holds a write lock: they time out after {n}s.",
+        "Timezones: {module} stores naive UTC; comparing with aware datetimes raises.",
+        "A `[/x]` in a commit message crashed the changelog renderer (markup!).",
+        "Cancelling a thread worker does not stop it; check for staleness before showing results.",
+        "peewee keeps one connection per thread: never share `:memory:` with workers.",
+    ),
+    "pattern": (
+        "Write a temp file in the same folder, fsync, rename: atomic updates for {thing}.",
+        "Keyed table rows updated in place keep the cursor where it was during refreshes.",
+        "Debounce search-as-you-type by ~{n} ms and drop results overtaken by a newer query.",
+        "Snapshot tests: fixed clock, fixed size, workers awaited, no cursor blink.",
+    ),
+    "task": (
+        "Implemented {thing} in {module}; tests green, {n} files changed.",
+        "Fixed the N+1 query in {module} ({n} queries → 2).",
+        "Upgraded {tool} and fixed the {n} deprecation warnings.",
+    ),
+    "commit": (
+        "fix({module}): handle empty {thing} [skip ci]",
+        "feat: add {thing} export (closes #{n})",
+    ),
+    "review": (
+        "Review of {module}: {n} blockers, all about error handling around {thing}.",
+        "Approved after one cycle; suggested extracting {thing} into its own module.",
+    ),
+    "release": (
+        "v1.{n}.0 shipped {thing}; rollback plan: revert the flag.",
+    ),
+}
+KIND_WEIGHTS = {
+    "reflection": 18, "pitfall": 16, "pattern": 10, "decision": 10, "fact": 9, "axiom": 6, "task": 10,
+    "architecture": 5, "preference": 5, "commit": 5, "review": 4, "release": 2,
+}
+KEYS = ("cache.ttl", "db.busy_timeout", "search.limit", "auth.secure_cookie", "queue.max_retries")
+
+
+def _fill(template: str, rng: random.Random) -> str:
+    return template.format(
+        module=rng.choice(MODULES), thing=rng.choice(THINGS), tool=rng.choice(TOOLS), n=rng.randint(2, 90),
+        key=rng.choice(KEYS),
+    )
+
+
+def memory_items(count: int, now: datetime, seed: int = DEFAULT_SEED) -> list[dict]:
+    """``count`` memory dicts for ``Store.mint_many`` (deterministic for a seed and ``now``)."""
+    rng = random.Random(seed)
+    kinds = list(KIND_WEIGHTS)
+    weights = [KIND_WEIGHTS[k] for k in kinds]
+    repos = (DEMO_REPO,) * 5 + OTHER_REPOS + (GLOBAL,) * 2
+    items = []
+    for index in range(count):
+        kind = rng.choices(kinds, weights)[0]
+        repo = GLOBAL if kind == "axiom" and rng.random() < 0.7 else rng.choice(repos)
+        content = _fill(rng.choice(TEMPLATES[kind]), rng)
+        if rng.random() < 0.25:
+            content += "\n\n" + _fill(rng.choice(TEMPLATES[rng.choice(kinds)]), rng)
+        age_days = rng.expovariate(1 / 60) if rng.random() < 0.9 else rng.uniform(120, 400)
+        created = now - timedelta(days=min(age_days, 420), minutes=rng.randint(0, 600))
+        roll = rng.random()
+        status = K.TOMBSTONED if roll < 0.06 else K.SUPERSEDED if roll < 0.10 else K.ACTIVE
+        items.append(
+            dict(
+                content=content,
+                kind=kind,
+                topic=rng.choice(TOPICS),
+                repo_id=repo,
+                task_id=f"T-{rng.randint(100, 999)}" if kind in ("task", "review", "commit") else "",
+                created_at=created.replace(microsecond=0),
+                status=status,
+                access_count=int(rng.expovariate(1 / 3)) if rng.random() < 0.6 else 0,
+                superseded_by=0,
+            )
+        )
+    items.sort(key=lambda item: item["created_at"])  # ids follow creation time, like a real store
+    for position, item in enumerate(items):
+        if item["status"] == K.SUPERSEDED:
+            item["superseded_by"] = min(len(items), position + 1 + rng.randint(1, 20))
+    return items
+
+
+# --------------------------------------------------------------------------- legion files
+AGENTS = (
+    "engineering-senior-developer", "engineering-backend-architect", "testing-qa-verification-specialist",
+    "engineering-rapid-prototyper", "design-ui-designer", "autonomous",
+)
+TASK_TYPES = ("backend", "frontend", "quality-review", "workflow", "ci-cd", "database")
+OUTCOME_SUMMARIES = {
+    "success": (
+        "Added pagination to the memory list endpoint",
+        "Review-loop approved the ranking change in 2 cycles",
+        "Search-as-you-type wired to the hybrid ranking",
+        "Fixed the flaky snapshot test (cursor blink)",
+        "Invoice export rewritten with streaming writes",
+        "CI pipeline split into lint, unit and e2e stages",
+        "Session cookie hardened (SameSite=strict)",
+    ),
+    "partial": (
+        "Prune preview landed; apply still manual",
+        "Review needed 2 cycles — edge case in [Store.save]",
+        "Dashboard charts done; export deferred",
+    ),
+    "failed": (
+        "Migration 0042 failed on the staging copy; rolled back",
+        "Escalated review after 3 cycles — flaky worker cancellation",
+        "Load test failed: p95 over budget on /search",
+    ),
+}
+
+
+def _outcome_rows(today: date, rng: random.Random) -> list[dict]:
+    rows = []
+    day = today - timedelta(days=160)
+    phase = 1
+    while day <= today:
+        for _ in range(rng.choice((0, 1, 1, 2))):
+            outcome = rng.choices(("success", "partial", "failed"), (70, 18, 12))[0]
+            if outcome == "success":
+                importance = 1 if rng.random() < 0.2 else 2 + (rng.random() < 0.15)
+            else:
+                importance = {"failed": 5, "partial": 3}[outcome]
+            agent = rng.choice(AGENTS)
+            rows.append(dict(
+                date=day.isoformat(), branch=rng.choice(("main", "main", "main", "feature/search")),
+                phase=str(phase), plan=f"{phase:02d}-{rng.randint(1, 4):02d}", agent=agent,
+                task_type=rng.choice(TASK_TYPES), outcome=outcome, importance=importance,
+                tags=[rng.choice(("search", "tui", "billing", "auth", "ci", "db")), agent.split("-")[0]],
+                summary=rng.choice(OUTCOME_SUMMARIES[outcome]),
+            ))
+        day += timedelta(days=rng.randint(1, 4))
+        if rng.random() < 0.06:
+            phase += 1
+    return rows
+
+
+def _write_legion(project: Path, legion: Path, today: date, seed: int) -> None:
+    from mneme_tui.legion.document import parse
+    from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord
+    from mneme_tui.legion.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+
+    rng = random.Random(seed + 1)
+    legion.mkdir(parents=True, exist_ok=True)
+
+    def write(schema, records) -> None:
+        document = parse(schema.template, schema.file_name)
+        for number, record in enumerate(records, start=1):
+            record.id = f"{schema.id_prefix}-{number:03d}"
+            document.append_row(record, schema)
+        (legion / schema.file_name).write_text(document.render(), encoding="utf-8")
+
+    outcomes = _outcome_rows(today, rng)
+    write(OUTCOMES, [OutcomeRecord(**row) for row in outcomes])
+    last_phase = max(int(row["phase"]) for row in outcomes)
+    write(PATTERNS, [
+        PatternRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", pattern=p, context=c,
+                      reuse_criteria=r, source=s, tags=t)
+        for d, p, c, r, s, t in (
+            (3, "Wave-parallel testing with a dedicated QA agent", "Phase 5 review found 3 issues",
+             "3+ plans in a wave with test-adjacent tasks", "O-012", ["testing", "wave-execution"]),
+            (20, "Page long lists; never build a 100k-row table", "Memories screen", "lists over 1,000 rows",
+             "O-020", ["tui", "performance"]),
+            (45, "Temp file + fsync + rename for every markdown write", "Legion sync", "any file rewrite",
+             "review", ["io", "durability"]),
+            (70, "Fixed clock (MNEME_NOW) in every snapshot test", "flaky SVG snapshots", "time-dependent output",
+             "O-031", ["testing"]),
+            (130, "Stream invoice rows instead of building the PDF in memory", "billing export", "exports > 10 MB",
+             "O-007", ["billing", "performance"]),
+        )
+    ])
+    write(ERRORS, [
+        ErrorRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", error_signature=e, fix=f,
+                    agent=a, resolved=r, tags=t)
+        for d, e, f, a, r, t in (
+            (2, "`MarkupError: closing tag '[/bold]' does not match any open tag`", "Pass rich Text, not str",
+             "engineering-senior-developer", True, ["textual", "markup"]),
+            (12, "`sqlite3.OperationalError: database is locked`", "WAL mode + busy_timeout 10s",
+             "engineering-backend-architect", True, ["sqlite"]),
+            (40, "`TypeError: can't compare offset-naive and offset-aware datetimes`",
+             "Normalise to naive UTC at the boundary", "autonomous", True, ["datetime"]),
+            (95, "`alembic.util.exc.CommandError: Can't locate revision`", "Re-stamp head after the squash",
+             "engineering-rapid-prototyper", False, ["migrations"]),
+        )
+    ])
+    write(PREFERENCES, [
+        PreferenceRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", decision_point=dp,
+                         context=c, proposed=p, user_choice=u, signal=s, agent=a, tags=t)
+        for d, dp, c, p, u, s, a, t in (
+            (1, "review-verdict", "Phase 7 review cycle 1", "2 blockers in the prune apply", "Accepted — fixed",
+             "positive", "testing-qa-verification-specialist", ["review"]),
+            (6, "agent-selection", "Plan 07-02", "engineering-rapid-prototyper", "Chose senior developer",
+             "corrective", "engineering-rapid-prototyper", ["agent-selection"]),
+            (15, "manual-edit", "Plan 06-03 build", "Generated migration", "Rewrote the down migration",
+             "corrective", "engineering-backend-architect", ["db"]),
+            (33, "review-override", "Phase 5 escalation", "Block the release", "Accepted as-is",
+             "negative", "testing-qa-verification-specialist", ["review"]),
+            (50, "fix-acceptance", "Plan 04-01", "Retry with backoff", "Accepted", "positive",
+             "engineering-senior-developer", ["queues"]),
+            (80, "review-verdict", "Phase 3 review", "1 blocker", "Accepted", "positive",
+             "engineering-senior-developer", ["review"]),
+        )
+    ])
+    planning = project / ".planning"
+    (planning / "STATE.md").write_text(f"# State\n\nCurrent Phase: {last_phase}\n", encoding="utf-8")
+    (planning / "settings.json").write_text(
+        json.dumps({"memory": {"auto_prune": False, "prune_threshold": 50, "prune_age_days": 90}}, indent=2) + "\n",
+        encoding="utf-8",
+    )
+
+
+def build_demo_workspace(
+    folder: Path, now: datetime, *, seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT
+) -> DemoWorkspace:
+    """Create ``folder/mneme.db`` and ``folder/<repo>/.planning/memory`` (``folder`` must be empty or new)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    project = folder / DEMO_REPO
+    legion = project / ".planning" / "memory"
+    db_path = folder / "mneme.db"
+    store = Store(db_path)
+    try:
+        store.mint_many(memory_items(count, now, seed))
+    finally:
+        store.close()
+    _write_legion(project, legion, now.date(), seed)
+    claude_home = folder / "home"
+    write_claude_memory(project, claude_home)
+    return DemoWorkspace(db_path=db_path, project_dir=project, legion_dir=legion, repo=DEMO_REPO,
+                         claude_home=claude_home)
+
+
+CLAUDE_MEMORY = """# atlas-api
+
+- The user prefers small, reviewable PRs and a failing test first.
+- Run `pytest -q` before proposing a commit; never skip the snapshot tests.
+- Migrations live in db/migrations; the staging copy is restored every Sunday.
+"""
+
+
+def write_claude_memory(project: Path, home: Path) -> None:
+    """Claude Code's MEMORY.md for the demo project, under a stand-in home (never the user's)."""
+    from mneme_tui.legion.claude_memory import project_folder_names
+
+    folder = home / ".claude" / "projects" / project_folder_names(project)[0] / "memory"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "MEMORY.md").write_text(CLAUDE_MEMORY, encoding="utf-8")

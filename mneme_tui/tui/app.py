@@ -1,0 +1,282 @@
+"""The mneme app: modes (one screen each), global keys, the command palette, change watching, sync.
+
+Modes come from ``modes.MODES`` (re-exported here as ``MODES``): each has a key, a title and a screen
+class; the app binds the key, shows it in the mode bar, the help screen and the command palette.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from mneme_tui import display
+from mneme_tui.errors import MnemeError
+from mneme_tui.tui.context import AppContext
+from mneme_tui.tui.modes import DEFAULT_MODE, MODES, Mode, registered_modes
+from mneme_tui.tui.styles import style_path
+
+__all__ = ["MODES", "MnemeApp", "Mode"]
+
+POLL_SECONDS = 1.0
+SYNC_MODULE = "mneme_tui.legion.sync"
+
+
+class MnemeApp(App[int]):
+    """Browse and manage memory. ``ctx`` says which store, repo and Legion folder."""
+
+    TITLE = "mneme"
+    DEFAULT_MODE = DEFAULT_MODE
+    BINDINGS = [
+        Binding("question_mark,f1", "help", "Help", tooltip="This help: every key of every screen"),
+        Binding("s", "sync", "Sync", tooltip="Legion sync: import and export the .planning/memory files"),
+        Binding("q", "quit", "Quit", show=False, tooltip="Quit (also ctrl+q)"),
+    ]
+
+    def __init__(self, ctx: AppContext, *, poll_interval: float | None = POLL_SECONDS, cursor_blink: bool = True) -> None:
+        # Every stylesheet is loaded once at start (not per screen): switching modes then costs no CSS
+        # parsing and no restyling of the screens already mounted.
+        super().__init__(css_path=[style_path(name) for name in stylesheets()])
+        self.ctx = ctx
+        self.cursor_blink = cursor_blink
+        self.poll_interval = poll_interval
+        self.mode_screens: dict[str, Screen] = {}
+        self.db_revision: int | None = None
+        self.legion_signature: tuple | None = None
+        self.sync_running = False
+        self._polling = False
+        self._watching = False
+        self._prewarmed = False
+        for mode in registered_modes():
+            self.add_mode(mode.name, mode.factory())
+            self.bind(mode.key, f"mode({mode.name!r})", description=mode.title, show=False)
+
+    # ------------------------------------------------------------------ basics
+    def on_mount(self) -> None:
+        # Watching starts once the first results are on screen (``first_results_shown``), so loading the
+        # search index at 100,000 memories never delays them; a fallback timer covers other start modes.
+        if self.poll_interval:
+            self.set_timer(1.0, self._start_watching)
+
+    def first_results_shown(self) -> None:
+        self._start_watching()
+
+    def _start_watching(self) -> None:
+        if self._watching or not self.poll_interval:
+            return
+        self._watching = True
+        self.poll_changes()
+        self.set_interval(self.poll_interval, self._poll_tick, name="watch")
+
+    def _prewarm_modes(self) -> None:
+        """Build the other mode screens in the background once the index is warm, so a mode key shows
+        its screen at once (each loads its data in its own worker)."""
+        if self._prewarmed:
+            return
+        self._prewarmed = True
+        init_mode = getattr(self, "_init_mode", None)  # Textual's own lazy mode set-up, done early
+        if init_mode is None:
+            return
+        for mode in registered_modes():
+            if mode.name not in self._screen_stacks:
+                init_mode(mode.name)
+
+    def say(self, message: str, severity: str = "information", timeout: float | None = None) -> None:
+        """A toast with ``message`` shown literally (memory text in it can't act as markup)."""
+        text = display.printable(str(message))
+        self.notify(text, severity=severity, markup=False,  # type: ignore[arg-type]
+                    timeout=timeout if timeout is not None else (8 if severity == "error" else 3))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that died of an unexpected error says so instead of failing silently."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            error = event.worker.error
+            self.say(f"Internal error in {event.worker.name or 'a worker'}: {type(error).__name__}: {error}", "error")
+
+    def action_mode(self, name: str) -> None:
+        if name in {mode.name for mode in registered_modes()}:
+            self.switch_mode(name)
+
+    def action_help(self) -> None:
+        from mneme_tui.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def register_mode_screen(self, name: str, screen: Screen) -> None:
+        self.mode_screens[name] = screen
+
+    # ------------------------------------------------------- watching changes
+    def _poll_tick(self) -> None:
+        if not self._polling:
+            self.poll_changes()
+
+    @work(thread=True, group="watch", exit_on_error=False)
+    def poll_changes(self) -> None:
+        """Notice writes by other processes: the store's revision and the Legion files' mtimes."""
+        self._polling = True
+        try:
+            try:
+                with self.ctx.session() as store:
+                    store.refresh_index()
+                    revision = int(store.index.seq)
+            except MnemeError:
+                revision = self.db_revision
+            signature = legion_signature(self.ctx.legion_dir)
+            db_changed = self.db_revision is not None and revision != self.db_revision
+            legion_changed = self.legion_signature is not None and signature != self.legion_signature
+            first_poll = self.db_revision is None
+            self.db_revision = revision
+            self.legion_signature = signature
+            if db_changed or legion_changed:
+                self.call_from_thread(self.data_changed, None, "database" if db_changed else "legion")
+            elif first_poll and not self._prewarmed:
+                self.call_from_thread(self._prewarm_modes)
+        finally:
+            self._polling = False
+
+    def own_write(self, revision: int | None = None, legion: bool = False) -> None:
+        """This app just wrote (and refreshes its screens itself): the watcher need not react to it."""
+        if revision is not None and self.db_revision is not None:
+            self.db_revision = revision
+        if legion and self.legion_signature is not None:
+            self.legion_signature = legion_signature(self.ctx.legion_dir)
+
+    def data_changed(self, source: Screen | None = None, what: str = "") -> None:
+        """Something changed: reload the visible mode screen now, the others when next shown."""
+        current = self._current_mode_screen()
+        for name, screen in self.mode_screens.items():
+            if screen is source:
+                continue
+            if screen is current:
+                screen.reload(what or "changed")  # type: ignore[attr-defined]
+            else:
+                screen.mark_stale()  # type: ignore[attr-defined]
+
+    def _current_mode_screen(self) -> Screen | None:
+        return self.mode_screens.get(self.current_mode)
+
+    # ------------------------------------------------------------------- sync
+    def action_sync(self) -> None:
+        sync = find_sync()
+        if sync is None:
+            self.say("Legion sync is not available in this version of mneme yet.")
+            return
+        if self.ctx.legion_dir is None:
+            self.say("No Legion folder (.planning/memory) for this project: nothing to sync.")
+            return
+        if self.sync_running:
+            self.say("A sync is already running.")
+            return
+        self.sync_running = True
+        self.say("Syncing with the Legion files…")
+        self.run_sync(sync)
+
+    @work(thread=True, group="sync", exit_on_error=False)
+    def run_sync(self, sync: Callable) -> None:
+        try:
+            with self.ctx.session() as store:
+                report = sync(store, self.ctx.legion(), repo=self.ctx.repo)
+            message = sync_summary(report)
+            self.call_from_thread(self._sync_done, message, "information")
+        except MnemeError as exc:
+            self.call_from_thread(self._sync_done, f"Sync failed: {exc}", "error")
+        except Exception as exc:  # a sync bug must not take the app down
+            self.call_from_thread(self._sync_done, f"Sync failed: {type(exc).__name__}: {exc}", "error")
+
+    def _sync_done(self, message: str, severity: str) -> None:
+        self.sync_running = False
+        self.say(message, severity)
+        self.data_changed(None, "sync")
+
+    # -------------------------------------------------------- command palette
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for mode in registered_modes():
+            yield SystemCommand(f"Go to {mode.title}", f"{mode.description} (key {mode.key})",
+                                partial(self.action_mode, mode.name))
+        yield SystemCommand("Help: every key", "Show all keys of every screen (? or F1)", self.action_help)
+        yield SystemCommand("Legion sync", "Import and export the .planning/memory files (key s)", self.action_sync)
+        base = self._current_mode_screen()
+        if base is not None:
+            title = next((m.title for m in registered_modes() if m.name == self.current_mode), "")
+            for binding in screen_bindings(type(base)):
+                if not binding.description:
+                    continue
+                yield SystemCommand(
+                    f"{title}: {binding.description}",
+                    f"{binding.tooltip or binding.description} (key {self.get_key_display(binding)})",
+                    partial(base.run_action, binding.action),
+                )
+
+
+def stylesheets() -> list[str]:
+    """The app's stylesheets: ``app.tcss``, one per registered mode, and ``dialogs.tcss``."""
+    names = ["app.tcss"] + [mode.stylesheet for mode in registered_modes() if mode.stylesheet]
+    return list(dict.fromkeys(names + ["dialogs.tcss"]))
+
+
+def screen_bindings(screen_class: type) -> list[Binding]:
+    """The Binding objects declared on a screen class (not inherited defaults)."""
+    found = []
+    for item in getattr(screen_class, "BINDINGS", []):
+        if isinstance(item, Binding):
+            found.append(item)
+        elif isinstance(item, tuple):
+            found.append(Binding(*item))
+    return found
+
+
+def legion_signature(folder: Path | None) -> tuple:
+    """``(name, mtime_ns, size)`` of every ``*.md`` in the Legion folder (empty when there is none)."""
+    if folder is None:
+        return ()
+    try:
+        entries = sorted(folder.glob("*.md"))
+    except OSError:
+        return ()
+    signature = []
+    for path in entries:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        signature.append((path.name, stat.st_mtime_ns, stat.st_size))
+    return tuple(signature)
+
+
+def find_sync() -> Callable | None:
+    """The Legion sync function when this build has one (``mneme_tui.legion.sync``), else None."""
+    if importlib.util.find_spec(SYNC_MODULE) is None:
+        return None
+    module = importlib.import_module(SYNC_MODULE)
+    for name in ("sync", "run_sync", "sync_all"):
+        function = getattr(module, name, None)
+        if callable(function):
+            return function
+    return None
+
+
+def sync_summary(report: object) -> str:
+    """One line about what a sync did (whatever shape its report has)."""
+    if report is None:
+        return "Legion sync done."
+    summary = getattr(report, "summary", None)
+    if callable(summary):
+        return str(summary())
+    if isinstance(summary, str):
+        return summary
+    if hasattr(report, "to_json"):
+        data = report.to_json()
+        if isinstance(data, dict):
+            numbers = ", ".join(f"{k} {v}" for k, v in data.items() if isinstance(v, int))
+            return f"Legion sync done: {numbers}." if numbers else "Legion sync done."
+    return "Legion sync done."

@@ -1,0 +1,57 @@
+"""``mneme`` with no command: open the app on the user's store, or on a throwaway demo workspace."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from mneme_tui import config
+
+
+def launch(args: argparse.Namespace) -> int:
+    """Run the TUI until the user quits; returns the exit status."""
+    from mneme_tui.memory.store import Store
+    from mneme_tui.tui.app import MnemeApp
+    from mneme_tui.tui.context import AppContext, resolve_legion_dir
+
+    profile = _profile(args)
+    if getattr(args, "demo", False):
+        from mneme_tui.demo import build_demo_workspace
+
+        with tempfile.TemporaryDirectory(prefix="mneme-demo-") as folder:
+            workspace = build_demo_workspace(Path(folder), config.now())
+            store = Store(workspace.db_path)
+            try:
+                ctx = AppContext(store=store, repo=workspace.repo, legion_dir=workspace.legion_dir, profile=profile,
+                                 demo=True, claude_home=workspace.claude_home)
+                return _run(MnemeApp(ctx))
+            finally:
+                store.close()
+    store = Store(config.resolve_db_path(getattr(args, "db", None)))
+    try:
+        ctx = AppContext(
+            store=store,
+            repo=config.resolve_repo(getattr(args, "project", None)),
+            legion_dir=resolve_legion_dir(getattr(args, "legion_dir", None)),
+            profile=profile,
+        )
+        return _run(MnemeApp(ctx))
+    finally:
+        store.close()
+
+
+def _profile(args: argparse.Namespace) -> str:
+    try:
+        from mneme_tui.cli.output import resolve_profile
+
+        return resolve_profile(args)
+    except Exception:  # the profile is a nicety; a broken config file is reported by the CLI commands
+        from mneme_tui.memory.ranking import DEFAULT_PROFILE
+
+        return DEFAULT_PROFILE
+
+
+def _run(app) -> int:
+    app.run()
+    return int(app.return_code or 0)

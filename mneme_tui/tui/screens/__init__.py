@@ -1,0 +1,1 @@
+"""One module per mode screen, plus the modal screens (help, confirm, choice, memory detail)."""

@@ -1,0 +1,303 @@
+"""Briefing: what an agent is told at session start — the Legion briefing, agent and archetype scores,
+success over time, preference signals, totals, the prune suggestion and Claude Code's MEMORY.md.
+
+Without Legion files it says so in one calm line and shows the store's own numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Vertical, VerticalScroll
+from textual.widgets import Sparkline, Static
+
+from mneme_tui import config
+from mneme_tui.errors import MnemeError
+from mneme_tui.memory import kinds as K
+from mneme_tui.tui.screens.base import ModeScreen
+from mneme_tui.tui.text import literal
+from mneme_tui.tui.widgets.charts import bar_chart, weekly_success
+from mneme_tui.tui.widgets.score_bars import bar
+
+SIGNALS = ("positive", "corrective", "negative")
+MAX_MEMORY_SCORE = 5.0
+WEEKS = 12
+
+
+@dataclass
+class BriefingData:
+    """Everything the screen shows, fetched in one worker."""
+
+    legion_present: bool = False
+    legion_dir: str = ""
+    briefing: Any = None
+    agent_scores: list = field(default_factory=list)
+    archetypes: list = field(default_factory=list)
+    weeks: list = field(default_factory=list)
+    preferences: list = field(default_factory=list)
+    file_counts: dict[str, int] = field(default_factory=dict)
+    settings: Any = None
+    warnings: list[str] = field(default_factory=list)
+    kind_status: dict[str, dict[str, int]] = field(default_factory=dict)
+    status_totals: dict[str, int] = field(default_factory=dict)
+
+
+def load_briefing(ctx) -> BriefingData:
+    """Read the store's numbers and (when present) the Legion folder: thread-safe, no Textual."""
+    data = BriefingData()
+    with ctx.session() as store:
+        data.kind_status = store.kind_status_counts()
+        data.status_totals = store.status_counts()
+    legion = ctx.legion()
+    if legion is None:
+        return data
+    data.legion_dir = str(ctx.legion_dir)
+    report = legion.read_all()
+    data.file_counts = {f.file: f.record_count for f in report.files if f.exists}
+    data.legion_present = bool(data.file_counts)
+    if not data.legion_present:
+        return data
+    from mneme_tui.legion.records import OutcomeRecord
+    from mneme_tui.legion.scoring import parse_record_date
+
+    data.briefing = legion.briefing()
+    data.agent_scores = legion.agent_scores()
+    data.archetypes = legion.archetype_scores()
+    data.settings = legion.settings
+    data.preferences = legion.recall_preferences(limit=None).records
+    outcomes_file = report.file("OUTCOMES.md")
+    outcomes = [r for r in (outcomes_file.records if outcomes_file else []) if isinstance(r, OutcomeRecord)]
+    data.weeks = weekly_success(
+        ((parse_record_date(r.date), r.outcome.strip().lower() == "success") for r in outcomes),
+        legion.today(), WEEKS,
+    )
+    data.warnings = list(dict.fromkeys(report.warnings + data.briefing.warnings + data.settings.warnings))
+    return data
+
+
+class BriefingScreen(ModeScreen):
+    MODE_NAME = "briefing"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    HELP = "The Legion session briefing and agent performance; the store's numbers when there is no Legion."
+    BINDINGS = [Binding("r", "refresh", "Refresh", tooltip="Read the Legion files and the store again")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: BriefingData | None = None
+        self.generation = 0
+
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll(id="briefing-body"):
+            yield Static(Text("Loading…", style="dim"), id="briefing-summary")
+            yield Static(id="briefing-suggestion")
+            with Container(id="briefing-columns"):
+                with Vertical(id="briefing-left", classes="column"):
+                    yield self._panel("recent", "Recent outcomes")
+                    yield self._panel("top", "Top agents")
+                    yield self._panel("scores", "Agent scores (memory score, 0–5)")
+                    yield self._panel("archetypes", "Archetype scores by task type")
+                with Vertical(id="briefing-right", classes="column"):
+                    with Vertical(id="panel-trend", classes="panel"):
+                        yield Static(Text("Success over time", style="bold"), classes="panel-title")
+                        yield Sparkline([], id="trend-sparkline")
+                        yield Static(id="body-trend", classes="panel-body")
+                    yield self._panel("preferences", "Preference signals")
+                    yield self._panel("claude", "Claude Code MEMORY.md")
+                    yield self._panel("store", "Store: memories by kind and status")
+
+    def _panel(self, name: str, title: str) -> Vertical:
+        return Vertical(
+            Static(Text(title, style="bold"), classes="panel-title"),
+            Static(id=f"body-{name}", classes="panel-body"),
+            id=f"panel-{name}",
+            classes="panel",
+        )
+
+    def on_mount(self) -> None:
+        self.reload("mount")
+
+    def action_refresh(self) -> None:
+        self.reload("key")
+
+    def reload(self, reason: str = "") -> None:
+        self.generation += 1
+        self.fetch(self.generation)
+
+    @work(thread=True, exclusive=True, group="briefing", exit_on_error=False)
+    def fetch(self, generation: int) -> None:
+        try:
+            data = load_briefing(self.ctx)
+        except MnemeError as exc:
+            self.app.call_from_thread(self.mneme.say, str(exc), "error")
+            return
+        if generation == self.generation:
+            self.app.call_from_thread(self._show, data)
+
+    # ---------------------------------------------------------------- render
+    def _body(self, name: str) -> Static:
+        return self.query_one(f"#body-{name}", Static)
+
+    def _show(self, data: BriefingData) -> None:
+        self.data = data
+        legion_panels = ("recent", "top", "scores", "archetypes", "trend", "preferences", "claude")
+        for name in legion_panels:
+            self.query_one(f"#panel-{name}").display = data.legion_present
+        self.query_one("#briefing-summary", Static).update(self._summary(data))
+        suggestion = self._suggestion(data)
+        self.query_one("#briefing-suggestion", Static).update(suggestion)
+        self.query_one("#briefing-suggestion", Static).display = bool(suggestion.plain)
+        self._body("store").update(self._store_table(data))
+        if not data.legion_present:
+            return
+        briefing = data.briefing
+        self._body("recent").update(self._recent_table(briefing.recent_outcomes))
+        self._body("top").update(self._top_table(briefing.top_agents))
+        scores = [(s.agent_id, s.memory_score) for s in data.agent_scores]
+        self._body("scores").update(
+            bar_chart(scores, maximum=MAX_MEMORY_SCORE, width=16, label_width=24) if scores
+            else Text("No agent has 2 or more recent outcomes yet.", style="dim")
+        )
+        self._body("archetypes").update(self._archetype_table(data.archetypes))
+        rates = [rate for _, _, rate in data.weeks if rate is not None]
+        sparkline = self.query_one("#trend-sparkline", Sparkline)
+        sparkline.data = rates or [0.0]
+        self._body("trend").update(self._trend_text(data.weeks))
+        self._body("preferences").update(self._preferences_text(data.preferences))
+        claude = briefing.claude_memory
+        self.query_one("#panel-claude").display = bool(claude)
+        self._body("claude").update(literal(claude, "italic") if claude else Text(""))
+
+    def _summary(self, data: BriefingData) -> Text:
+        totals = data.status_totals
+        store_line = (
+            f"store: {totals.get(K.ACTIVE, 0):,} active · {totals.get(K.SUPERSEDED, 0):,} superseded · "
+            f"{totals.get(K.TOMBSTONED, 0):,} tombstoned · {totals.get('all', 0):,} in all"
+        )
+        out = Text(end="")
+        if not data.legion_present:
+            out.append("No Legion memory for this project — showing the store's own numbers.\n", style="dim")
+            out.append(store_line)
+            return out
+        count = data.file_counts
+        out.append("Legion ", style="bold")
+        out.append(literal(data.legion_dir, "dim"))
+        out.append(f"  as of {config.now():%Y-%m-%d}\n", style="dim")
+        parts = [f"{count.get('OUTCOMES.md', 0)} outcomes", f"{count.get('PATTERNS.md', 0)} patterns",
+                 f"{count.get('ERRORS.md', 0)} errors", f"{count.get('PREFERENCES.md', 0)} preferences"]
+        if "ARCHIVE.md" in count:
+            parts.append(f"{count['ARCHIVE.md']} archived")
+        out.append(" · ".join(parts) + "\n")
+        out.append(store_line, style="dim")
+        for warning in data.warnings:
+            out.append("\n")
+            out.append(literal(warning, "yellow"))
+        return out
+
+    def _suggestion(self, data: BriefingData) -> Text:
+        if not data.legion_present or data.settings is None:
+            return Text("")
+        total = data.briefing.total_records
+        threshold = data.settings.prune_threshold
+        if data.briefing.note:
+            return literal(data.briefing.note, "bold yellow")
+        if total > threshold:
+            return Text(
+                f"OUTCOMES.md has {total} records, over the prune threshold of {threshold}: "
+                "press 4 to preview a prune.", style="bold yellow",
+            )
+        return Text("")
+
+    @staticmethod
+    def _table(*columns: tuple[str, str] | tuple[str, str, int], expand: bool = True) -> Table:
+        """A borderless table; a third item fixes a column's width (the others share what is left)."""
+        table = Table(box=None, show_edge=False, pad_edge=False, expand=expand, header_style="bold dim")
+        for name, justify, *width in columns:
+            fixed = width[0] if width else None
+            table.add_column(name, justify=justify, overflow="ellipsis", no_wrap=True,  # type: ignore[arg-type]
+                             width=fixed, min_width=fixed, ratio=None if fixed else 1)
+        return table
+
+    def _recent_table(self, records) -> Table | Text:
+        if not records:
+            return Text("No recent outcomes above the decay floor.", style="dim")
+        table = self._table(("id", "left", 5), ("date", "left", 10), ("agent", "left"), ("outcome", "left", 7),
+                            ("imp", "right", 3), ("summary", "left"))
+        styles = {"success": "green", "partial": "yellow", "failed": "red"}
+        for r in records:
+            table.add_row(literal(r.id), literal(r.date, "dim"), literal(r.agent), literal(r.outcome, styles.get(r.outcome, "")),
+                          Text(str(r.importance)), literal(r.summary))
+        return table
+
+    def _top_table(self, agents) -> Table | Text:
+        if not agents:
+            return Text("No agents yet.", style="dim")
+        table = self._table(("agent", "left"), ("tasks", "right", 5), ("success", "right", 7), ("avg imp", "right", 7))
+        for a in agents:
+            table.add_row(literal(a.agent_id), Text(str(a.total_tasks)), Text(f"{a.success_rate:.0%}"),
+                          Text(f"{a.avg_importance:.1f}"))
+        return table
+
+    def _archetype_table(self, archetypes) -> Table | Text:
+        if not archetypes:
+            return Text("No task types with recent outcomes.", style="dim")
+        table = self._table(("task type", "left", 14), ("n", "right", 3), ("success", "left", 13), ("imp", "right", 3),
+                            ("top agent", "left"))
+        for a in archetypes:
+            rate = Text(f"{a.success_rate:>4.0%} ", style="bold")
+            rate.append(bar(a.success_rate, 8), style="green on #303030")
+            table.add_row(literal(a.task_type), Text(str(a.total_outcomes)), rate, Text(f"{a.avg_importance:.1f}"),
+                          literal(a.top_agent or "—", "dim" if not a.top_agent else ""))
+        return table
+
+    def _trend_text(self, weeks) -> Text:
+        with_data = [(start, n, rate) for start, n, rate in weeks if rate is not None]
+        if not with_data:
+            return Text(f"No outcomes in the last {WEEKS} weeks.", style="dim")
+        first, last = weeks[0][0], weeks[-1][0]
+        total = sum(n for _, n, _ in weeks)
+        latest = with_data[-1]
+        out = Text(f"success rate per week, {first:%b %d} – {last:%b %d} ({total} outcomes); ", style="dim")
+        out.append(f"latest {latest[2]:.0%} ({latest[1]} outcome{'s' if latest[1] != 1 else ''})", style="bold")
+        return out
+
+    def _preferences_text(self, preferences) -> Text:
+        if not preferences:
+            return Text("No preference signals recorded.", style="dim")
+        counts = Counter(p.signal.strip().lower() for p in preferences)
+        out = Text(end="")
+        styles = {"positive": "green", "corrective": "yellow", "negative": "red"}
+        for signal in SIGNALS:
+            out.append(f"{signal} {counts.get(signal, 0)}", style=styles[signal])
+            out.append("   ")
+        out.append("\n")
+        per_agent: dict[str, Counter] = {}
+        for p in preferences:
+            per_agent.setdefault(p.agent or "system", Counter())[p.signal.strip().lower()] += 1
+        ranked = sorted(per_agent.items(), key=lambda item: (-sum(item[1].values()), item[0]))[:5]
+        out.append(f"{'agent':<30} {'pos':>4} {'corr':>5} {'neg':>4}\n", style="bold dim")
+        for agent, signals in ranked:
+            out.append(literal(f"{agent if len(agent) <= 30 else agent[:29] + '…':<30}"))
+            out.append(f" {signals.get('positive', 0):>4} {signals.get('corrective', 0):>5} {signals.get('negative', 0):>4}\n")
+        latest = preferences[0]
+        out.append("latest: ", style="dim")
+        out.append(literal(f"{latest.date} {latest.decision_point}: {latest.user_choice}"))
+        return out
+
+    def _store_table(self, data: BriefingData) -> Table | Text:
+        if not data.kind_status:
+            return Text("The store is empty.", style="dim")
+        table = self._table(("kind", "left", 12), *[(s, "right", 10) for s in K.STATUSES], ("all", "right", 7),
+                            expand=False)
+        ordered = [k for k in K.ALL_KINDS if k in data.kind_status] + sorted(set(data.kind_status) - set(K.ALL_KINDS))
+        for kind in ordered:
+            row = data.kind_status[kind]
+            table.add_row(literal(kind), *[Text(f"{row.get(s, 0):,}") for s in K.STATUSES],
+                          Text(f"{sum(row.values()):,}", style="bold"))
+        return table

@@ -1,0 +1,87 @@
+"""The help screen: every key of every mode, built from the bindings themselves so it stays complete."""
+
+from __future__ import annotations
+
+import importlib
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from mneme_tui.tui.modes import registered_modes
+from mneme_tui.tui.widgets.footer import KeyFooter
+
+COMMON_KEYS = [
+    ("↑ ↓ PgUp PgDn Home End", "move in lists and tables"),
+    ("enter", "open / select"),
+    ("tab / shift+tab", "move focus"),
+    ("^p", "command palette: every action by name"),
+    ("^q", "quit"),
+]
+DIALOG_KEYS = [
+    ("y / n", "confirm / cancel in a confirmation dialog"),
+    ("escape", "close a dialog, the help or a memory's detail"),
+]
+
+
+def _key_display(app, binding: Binding) -> str:
+    keys = [k.strip() for k in binding.key.split(",")]
+    shown = []
+    for key in keys:
+        shown.append(app.get_key_display(Binding(key, binding.action, binding.description)))
+    return " / ".join(shown)
+
+
+def help_table(app) -> Table:
+    """A two-column table (key, what it does) grouped by mode."""
+    from mneme_tui.tui.app import MnemeApp, screen_bindings
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+
+    def section(title: str) -> None:
+        if table.row_count:
+            table.add_row(Text(""), Text(""))
+        table.add_row(Text(title, style="bold underline"), Text(""))
+
+    section("Everywhere")
+    for mode in registered_modes():
+        table.add_row(Text(mode.key), Text(f"{mode.title}: {mode.description}"))
+    for binding in screen_bindings(MnemeApp):
+        table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
+    for key, text in COMMON_KEYS:
+        table.add_row(Text(key), Text(text))
+    for mode in registered_modes():
+        module_name, _, class_name = mode.screen.partition(":")
+        screen_class = getattr(importlib.import_module(module_name), class_name)
+        bindings = [b for b in screen_bindings(screen_class) if b.description]
+        if not bindings:
+            continue
+        section(f"{mode.title} ({mode.key})")
+        help_text = getattr(screen_class, "HELP", "")
+        if help_text:
+            table.add_row(Text(""), Text(help_text, style="italic dim"))
+        for binding in bindings:
+            table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
+    section("Dialogs")
+    for key, text in DIALOG_KEYS:
+        table.add_row(Text(key), Text(text))
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark,f1", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-dialog", classes="dialog"):
+            yield Static(Text("mneme — keys (escape closes)", style="bold"), classes="dialog-title")
+            yield Static(help_table(self.app), id="help-body")
+        yield KeyFooter()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,337 @@
+"""Memories: the list with status/scope/kind filters and sort orders; dismiss, undo and audit history.
+
+The list is paged (``PAGE_SIZE`` rows at a time, ``limit``/``offset`` in the store), so it opens and
+scrolls at the same speed with 100,000 memories as with 100. Moving past the last row loads the next
+page. A dismissal shows at once in the row (in place), is written in a worker, and can be undone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from mneme_tui import config
+from mneme_tui.errors import MnemeError
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.records import Memory, StatusChange
+from mneme_tui.memory.store import LIST_ORDERS
+from mneme_tui.tui.screens.base import ModeScreen
+from mneme_tui.tui.screens.dialogs import ChoiceScreen
+from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.text import age_cell, cell, kind_cell, one_line, status_cell, topic_content_cell
+from mneme_tui.tui.widgets.chips import Chip, ChipBar
+from mneme_tui.tui.widgets.paged_table import PagedTable
+
+PAGE_SIZE = 200
+STATUS_FILTERS = (K.ACTIVE, K.SUPERSEDED, K.TOMBSTONED, "all")
+DISMISS_REASON = "dismissed in the TUI"
+UNDO_REASON = "undo in the TUI"
+
+
+@dataclass(frozen=True)
+class ListFilter:
+    status: str = K.ACTIVE
+    all_repos: bool = False
+    kind: str | None = None
+    order: str = "newest"
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class ListPage:
+    filter: ListFilter
+    memories: tuple[Memory, ...]
+    total: int
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+class MemoriesScreen(ModeScreen):
+    MODE_NAME = "memories"
+    HELP = "Every memory, paged. Filter by status, repo and kind; dismiss stale ones with d, undo with u."
+    BINDINGS = [
+        Binding("d", "dismiss_selected", "Dismiss", tooltip="Dismiss (tombstone) the highlighted memory, or the marked ones"),
+        Binding("u", "undo", "Undo", tooltip="Undo the last dismissal (restores the previous status)"),
+        Binding("space", "mark", "Mark", tooltip="Mark or unmark the highlighted memory"),
+        Binding("f", "cycle_status", "Status", tooltip="Status filter: active, superseded, tombstoned, all"),
+        Binding("r", "toggle_scope", "Repo scope", tooltip="This repo (+global) or all repos"),
+        Binding("k", "pick_kind", "Kind", tooltip="Filter by kind"),
+        Binding("o", "cycle_order", "Sort", tooltip="Sort: newest, oldest, id, kind, topic, repo, access"),
+        Binding("right_square_bracket", "page(1)", "Next page", show=False, tooltip="Next page (or move past the last row)"),
+        Binding("left_square_bracket", "page(-1)", "Previous page", show=False, tooltip="Previous page"),
+        Binding("enter", "open_detail", "Detail", show=False, tooltip="Open the memory with its audit history"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.filter = ListFilter()
+        self.page: ListPage | None = None
+        self.marked: set[int] = set()
+        self.undo_stack: list[StatusChange] = []
+        self.generation = 0
+        self._rows: dict[str, Memory] = {}
+
+    # ----------------------------------------------------------------- layout
+    def compose_body(self) -> ComposeResult:
+        yield ChipBar(id="memories-filters")
+        yield PagedTable(id="memories-table")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#memories-table", PagedTable)
+        table.setup_columns(
+            [("id", "id", 7), ("status", "status", 10), ("kind", "kind", 10), ("repo", "repo", 9),
+             ("age", "age", 4), ("content", "topic · content", None)]
+        )
+        table.focus()
+        self._show_filters()
+        self.reload("mount")
+
+    # ------------------------------------------------------------------- data
+    def reload(self, reason: str = "", *, keep: str | None = None, fallback_row: int | None = None,
+               at_end: bool = False) -> None:
+        self.generation += 1
+        table = self.query_one("#memories-table", PagedTable)
+        if keep is None and reason != "filter":
+            keep = table.cursor_key
+        if fallback_row is None and reason != "filter":
+            fallback_row = table.cursor_row
+        self.load_page(self.generation, self.filter, keep, fallback_row, at_end)
+
+    @work(thread=True, exclusive=True, group="memories", exit_on_error=False)
+    def load_page(self, generation: int, wanted: ListFilter, keep: str | None, fallback_row: int | None,
+                  at_end: bool) -> None:
+        ctx = self.ctx
+        repo = None if wanted.all_repos else ctx.repo
+        try:
+            with ctx.session() as store:
+                counts = store.status_counts(repo_id=repo, kind=wanted.kind, include_global=not wanted.all_repos)
+                total = counts.get(wanted.status, 0)
+                offset = wanted.offset
+                if offset >= total > 0:
+                    offset = (total - 1) // PAGE_SIZE * PAGE_SIZE
+                memories = store.list(
+                    status=wanted.status, repo_id=repo, kind=wanted.kind, limit=PAGE_SIZE, offset=max(0, offset),
+                    order=wanted.order, include_global=not wanted.all_repos,
+                )
+        except MnemeError as exc:
+            self.app.call_from_thread(self.mneme.say, str(exc), "error")
+            return
+        if generation != self.generation:
+            return
+        page = ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts)
+        self.app.call_from_thread(self._show_page, generation, page, keep, fallback_row, at_end)
+
+    def _show_page(self, generation: int, page: ListPage, keep: str | None, fallback_row: int | None,
+                   at_end: bool) -> None:
+        if generation != self.generation:
+            return
+        self.page = page
+        self.filter = page.filter
+        now = config.now()
+        table = self.query_one("#memories-table", PagedTable)
+        self._rows = {str(m.id): m for m in page.memories}
+        rows = [(str(m.id), self._cells(m, now)) for m in page.memories]
+        if at_end:
+            fallback_row, keep = len(rows) - 1, None
+        table.show_rows(rows, keep=keep, fallback_row=fallback_row if fallback_row is not None else 0)
+        table.has_next = page.filter.offset + len(page.memories) < page.total
+        table.has_previous = page.filter.offset > 0
+        self._show_filters()
+
+    def _cells(self, memory: Memory, now) -> list[Text]:
+        return [
+            self._id_cell(memory.id),
+            status_cell(memory.status),
+            kind_cell(memory.kind),
+            cell(memory.repo_id, "dim"),
+            age_cell(memory.created_at, now),
+            topic_content_cell(memory.topic, memory.content),
+        ]
+
+    def _id_cell(self, memory_id: int) -> Text:
+        """The id, right-aligned, with a ● in front when the memory is marked."""
+        out = Text(justify="right", no_wrap=True, end="")
+        if memory_id in self.marked:
+            out.append("● ", style="bold yellow")
+        out.append(str(memory_id), style="bold yellow" if memory_id in self.marked else "dim")
+        return out
+
+    def _show_filters(self) -> None:
+        page = self.page
+        counts = page.counts if page is not None else {}
+        wanted = self.filter
+        status_chips: list[Chip | str] = [
+            Chip(f"{status} {counts.get(status, 0):,}" if page else status, active=wanted.status == status,
+                 action=f"screen.set_status({status!r})")
+            for status in STATUS_FILTERS
+        ]
+        scope = "all repos" if wanted.all_repos else f"{self.ctx.repo} +global"
+        if page is None:
+            position = "loading…"
+        elif page.total == 0:
+            position = "no rows"
+        else:
+            first = page.filter.offset + 1
+            last = page.filter.offset + len(page.memories)
+            position = f"rows {first:,}–{last:,} of {page.total:,}"
+        extra = f"  {len(self.marked)} marked" if self.marked else ""
+        self.query_one("#memories-filters", ChipBar).set_chips(
+            [*status_chips, "\n",
+             Chip(scope, action="screen.toggle_scope", prefix="scope"),
+             Chip(wanted.kind or "any", action="screen.pick_kind", prefix="kind"),
+             Chip(wanted.order, action="screen.cycle_order", prefix="sort"),
+             f"  {position}{extra}"]
+        )
+
+    def _filter_changed(self, **changes) -> None:
+        self.filter = replace(self.filter, offset=0, **changes)
+        self._show_filters()
+        self.reload("filter", fallback_row=0)
+
+    # ---------------------------------------------------------------- filters
+    def action_set_status(self, status: str) -> None:
+        self._filter_changed(status=status)
+
+    def action_cycle_status(self) -> None:
+        position = STATUS_FILTERS.index(self.filter.status)
+        self._filter_changed(status=STATUS_FILTERS[(position + 1) % len(STATUS_FILTERS)])
+
+    def action_toggle_scope(self) -> None:
+        self._filter_changed(all_repos=not self.filter.all_repos)
+
+    def action_cycle_order(self) -> None:
+        position = LIST_ORDERS.index(self.filter.order)
+        self._filter_changed(order=LIST_ORDERS[(position + 1) % len(LIST_ORDERS)])
+
+    def action_pick_kind(self) -> None:
+        choices = [("", "any kind")] + [(kind, kind) for kind in K.ALL_KINDS]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self._filter_changed(kind=value or None)
+
+        self.app.push_screen(ChoiceScreen("Kind filter", choices, self.filter.kind or ""), chosen)
+
+    def set_kind(self, kind: str | None) -> None:
+        self._filter_changed(kind=kind)
+
+    # ----------------------------------------------------------------- paging
+    def action_page(self, step: int) -> None:
+        page = self.page
+        if page is None:
+            return
+        offset = page.filter.offset + step * PAGE_SIZE
+        if offset < 0 or (step > 0 and offset >= page.total):
+            return
+        self.filter = replace(self.filter, offset=offset)
+        self.reload("page", keep=None, fallback_row=0, at_end=False)
+
+    @on(PagedTable.PageRequest, "#memories-table")
+    def _page_request(self, event: PagedTable.PageRequest) -> None:
+        event.stop()
+        page = self.page
+        if page is None:
+            return
+        offset = page.filter.offset + event.step * PAGE_SIZE
+        if offset < 0 or offset >= page.total:
+            return
+        self.filter = replace(self.filter, offset=offset)
+        self.generation += 1
+        self.load_page(self.generation, self.filter, None, 0, event.step < 0)
+
+    # ---------------------------------------------------------- mark / detail
+    def _cursor_memory(self) -> Memory | None:
+        key = self.query_one("#memories-table", PagedTable).cursor_key
+        return self._rows.get(key) if key is not None else None
+
+    def action_mark(self) -> None:
+        memory = self._cursor_memory()
+        if memory is None:
+            return
+        self.marked ^= {memory.id}
+        table = self.query_one("#memories-table", PagedTable)
+        table.set_cell(str(memory.id), "id", self._id_cell(memory.id))
+        table.action_cursor_down()
+        self._show_filters()
+
+    @on(DataTable.RowSelected, "#memories-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_detail()
+
+    def action_open_detail(self) -> None:
+        memory = self._cursor_memory()
+        if memory is not None:
+            self.app.push_screen(MemoryScreen(memory.id))
+
+    # ------------------------------------------------------- dismiss and undo
+    def action_dismiss_selected(self) -> None:
+        ids = sorted(self.marked) or ([m.id] if (m := self._cursor_memory()) else [])
+        if not ids:
+            return
+        table = self.query_one("#memories-table", PagedTable)
+        for memory_id in ids:  # show it at once; the write follows in a worker
+            memory = self._rows.get(str(memory_id))
+            if memory is not None and memory.status in (K.ACTIVE, K.SUPERSEDED):
+                table.set_cell(str(memory_id), "status", status_cell(K.TOMBSTONED))
+        self.write_status(ids, None)
+
+    def action_undo(self) -> None:
+        if not self.undo_stack:
+            self.mneme.say("Nothing to undo.")
+            return
+        change = self.undo_stack.pop()
+        table = self.query_one("#memories-table", PagedTable)
+        for memory_id, previous in change.changed:
+            if str(memory_id) in self._rows:
+                table.set_cell(str(memory_id), "status", status_cell(previous))
+        self.write_status([], change)
+
+    @work(thread=True, group="memories-write", exit_on_error=False)
+    def write_status(self, ids: list[int], undo: StatusChange | None) -> None:
+        try:
+            with self.ctx.session() as store:
+                if undo is None:
+                    change = store.dismiss(ids, reason=DISMISS_REASON)
+                else:
+                    change = store.restore(undo, reason=UNDO_REASON)
+                store.refresh_index()
+                revision = store.index.seq
+        except MnemeError as exc:
+            self.app.call_from_thread(self._write_failed, str(exc), undo)
+            return
+        self.app.call_from_thread(self._written, change, undo, revision)
+
+    def _written(self, change: StatusChange, undo: StatusChange | None, revision: int | None = None) -> None:
+        self.mneme.own_write(revision)
+        ids = change.ids
+        if undo is None:
+            self.marked.clear()
+            if ids:
+                self.undo_stack.append(change)
+                self.mneme.say(f"Dismissed {self._describe(ids)} — press u to undo.")
+            else:
+                self.mneme.say("Nothing to dismiss: already tombstoned.")
+            self.reload("dismiss")
+        else:
+            restored = [memory_id for memory_id, _ in undo.changed]
+            self.mneme.say(f"Restored {self._describe(restored)}.")
+            self.reload("undo", keep=str(restored[0]) if restored else None)
+        self.mneme.data_changed(source=self)
+
+    def _write_failed(self, message: str, undo: StatusChange | None) -> None:
+        if undo is not None:
+            self.undo_stack.append(undo)
+        self.mneme.say(message, "error")
+        self.reload("failed")
+
+    def _describe(self, ids: list[int]) -> str:
+        if len(ids) == 1:
+            memory = self._rows.get(str(ids[0]))
+            topic = f" ({one_line(memory.topic, 40)})" if memory is not None else ""
+            return f"#{ids[0]}{topic}"
+        return f"{len(ids)} memories"

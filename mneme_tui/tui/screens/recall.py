@@ -1,0 +1,305 @@
+"""Recall: search-as-you-type over the hybrid ranking, with a detail pane that explains each score."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from time import perf_counter
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Vertical
+from textual.timer import Timer
+from textual.widgets import Input
+from textual.worker import get_current_worker
+
+from mneme_tui import config
+from mneme_tui.errors import MnemeError
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.ranking import PROFILES
+from mneme_tui.memory.records import Memory, ScoredMemory
+from mneme_tui.tui.screens.base import ModeScreen
+from mneme_tui.tui.screens.dialogs import ChoiceScreen
+from mneme_tui.tui.text import age_cell, cell, kind_cell, topic_content_cell
+from mneme_tui.tui.widgets.chips import Chip, ChipBar
+from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
+from mneme_tui.tui.widgets.results_table import ResultsTable
+
+LIMITS = (5, 10, 20, 50)
+DEBOUNCE_SECONDS = 0.02
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    cross_repo: bool
+    kind: str | None
+    limit: int
+    profile: str
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    request: SearchRequest
+    items: tuple[ScoredMemory | Memory, ...]
+    seconds: float
+    keep_cursor: bool = False
+
+
+class RecallScreen(ModeScreen):
+    MODE_NAME = "recall"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    HELP = "Type to search; results are ranked by the hybrid score. The detail pane explains each score."
+    BINDINGS = [
+        Binding("ctrl+g", "toggle_cross_repo", "All repos", tooltip="Search every repo (-A) or this repo plus global"),
+        Binding("ctrl+t", "pick_kind", "Kind", tooltip="Filter results by kind"),
+        Binding("ctrl+l", "cycle_limit", "Limit", tooltip="How many results: 5, 10, 20 or 50"),
+        Binding("ctrl+o", "cycle_profile", "Profile", tooltip="Cycle the ranking profile"),
+        Binding("slash", "focus_query", "Search", show=False, tooltip="Jump to the query"),
+        Binding("escape", "toggle_focus", "Query/results", show=False, tooltip="Switch between the query and the results"),
+        Binding("down", "focus_results", "Results", show=False, tooltip="From the query: move into the results (enter too)"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.request = SearchRequest(query="", cross_repo=False, kind=None, limit=10, profile="spec")
+        self.generation = 0
+        self.shown_generation = -1
+        self.last_result: SearchResult | None = None
+        self._items: dict[str, ScoredMemory | Memory] = {}
+        self._debounce: Timer | None = None
+        self._searching = False
+        self._pending = False
+        self._last_key = 0.0
+
+    # ----------------------------------------------------------------- layout
+    def compose_body(self) -> ComposeResult:
+        with Vertical(id="recall-top"):
+            yield Input(placeholder="Type to search memories…", id="query", compact=True)
+            yield ChipBar(id="recall-options")
+        with Container(id="recall-body"):
+            yield ResultsTable(id="results")
+            yield MemoryDetail("Select a result to see it in full.", id="recall-detail")
+
+    def on_mount(self) -> None:
+        profile = self.ctx.profile if self.ctx.profile in PROFILES else next(iter(PROFILES))
+        self.request = replace(self.request, profile=profile)
+        table = self.query_one("#results", ResultsTable)
+        table.setup_columns(
+            [("rank", "#", 2), ("score", "score", 5), ("kind", "kind", 10), ("repo", "repo", 9),
+             ("age", "age", 4), ("content", "topic · content", None)]
+        )
+        self._show_options()
+        query = self.query_one("#query", Input)
+        query.cursor_blink = self.mneme.cursor_blink
+        query.focus()
+        self._search_now()
+
+    # ----------------------------------------------------------------- search
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        """Debounce: the first key after a pause searches at once; keys typed while a search runs (or
+        within ``DEBOUNCE_SECONDS`` of the last one) are coalesced into one search for the latest text."""
+        self.request = replace(self.request, query=event.value)
+        self.generation += 1
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        if self._searching:
+            self._pending = True
+        elif perf_counter() - self._last_key < DEBOUNCE_SECONDS:
+            self._debounce = self.set_timer(DEBOUNCE_SECONDS, self._search_now)
+        else:
+            self._search_now()
+        self._last_key = perf_counter()
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self) -> None:
+        self.query_one("#results", ResultsTable).focus()
+
+    def _search_now(self, *, keep_cursor: bool = False) -> None:
+        self._debounce = None
+        self._pending = False
+        self._searching = True
+        self.run_search(self.generation, self.request, keep_cursor)
+
+    def _search_finished(self) -> None:
+        """A search ended (shown, dropped as stale, or failed): run the coalesced one, if any."""
+        self._searching = False
+        if self._pending:
+            self._search_now(keep_cursor=False)
+
+    def reload(self, reason: str = "") -> None:
+        self.generation += 1
+        self._search_now(keep_cursor=True)
+
+    @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
+    def run_search(self, generation: int, request: SearchRequest, keep_cursor: bool = False) -> None:
+        """Rank in a thread; a search overtaken by a newer one is dropped, before and after the work."""
+        try:
+            self._search(generation, request, keep_cursor)
+        finally:
+            try:
+                self.app.call_from_thread(self._search_finished)
+            except RuntimeError:  # the app is closing
+                pass
+
+    def _search(self, generation: int, request: SearchRequest, keep_cursor: bool) -> None:
+        if generation != self.generation:
+            return
+        worker = get_current_worker()
+        started = perf_counter()
+        ctx = self.ctx
+        try:
+            with ctx.session() as store:
+                items: tuple[ScoredMemory | Memory, ...]
+                if request.query.strip():
+                    items = tuple(
+                        store.recall(
+                            request.query, repo=ctx.repo, cross_repo=request.cross_repo, kind=request.kind,
+                            limit=request.limit, profile=request.profile,
+                        )
+                    )
+                else:
+                    items = tuple(
+                        store.list(
+                            status=K.ACTIVE, repo_id=None if request.cross_repo else ctx.repo,
+                            include_global=not request.cross_repo, kind=request.kind, limit=request.limit,
+                        )
+                    )
+        except MnemeError as exc:
+            if generation == self.generation and not worker.is_cancelled:
+                self.app.call_from_thread(self.mneme.say, str(exc), "error")
+            return
+        if generation != self.generation or worker.is_cancelled:
+            return
+        result = SearchResult(request, items, perf_counter() - started, keep_cursor)
+        self.app.call_from_thread(self._show_result, generation, result)
+
+    def _show_result(self, generation: int, result: SearchResult) -> None:
+        if generation != self.generation:
+            return  # a newer search is on its way: never show a stale one
+        table = self.query_one("#results", ResultsTable)
+        keep = table.cursor_key if result.keep_cursor else None
+        self._items = {}
+        rows = []
+        now = config.now()
+        for rank, item in enumerate(result.items, start=1):
+            memory = item.memory if isinstance(item, ScoredMemory) else item
+            key = str(memory.id)
+            self._items[key] = item
+            score = Text(f"{item.score:.3f}", justify="right") if isinstance(item, ScoredMemory) else Text("")
+            rows.append(
+                (key, [Text(str(rank), style="dim", justify="right"), score, kind_cell(memory.kind),
+                       cell(memory.repo_id, "dim"), age_cell(memory.created_at, now),
+                       topic_content_cell(memory.topic, memory.content)])
+            )
+        table.show_rows(rows, keep=keep, fallback_row=0 if keep is None else None)
+        first = self.last_result is None
+        self.shown_generation = generation
+        self.last_result = result
+        self._show_options()
+        self._show_detail()
+        if first:
+            self.mneme.first_results_shown()
+
+    # ----------------------------------------------------------------- detail
+    @on(ResultsTable.Highlighted, "#results")
+    def _row_highlighted(self) -> None:
+        self._show_detail()
+
+    @on(ResultsTable.Selected, "#results")
+    def _row_selected(self, event: ResultsTable.Selected) -> None:
+        from mneme_tui.tui.screens.memory_detail import MemoryScreen
+
+        if event.key is not None:
+            self.app.push_screen(MemoryScreen(int(event.key)))
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#recall-detail", MemoryDetail)
+        key = self.query_one("#results", ResultsTable).cursor_key
+        item = self._items.get(key) if key is not None else None
+        if item is None:
+            detail.clear(self._empty_message())
+            return
+        if isinstance(item, ScoredMemory):
+            body = memory_text(item.memory, config.now(), scored=item)
+            detail.show(body, item.memory.id)
+        else:
+            detail.show(memory_text(item, config.now()), item.id)
+
+    def _empty_message(self) -> str:
+        if self.last_result is None:
+            return "Searching…"
+        if self.request.query.strip():
+            return "No memory matches this query in this scope. Try ^g for all repos, or another kind."
+        return "No memories yet in this scope. Save one with `mneme save`, or open the demo: `mneme --demo`."
+
+    # ---------------------------------------------------------------- options
+    def _show_options(self) -> None:
+        request = self.request
+        scope = "all repos" if request.cross_repo else f"{self.ctx.repo} +global"
+        if self.last_result is None:
+            summary = "searching…"
+        elif self.last_result.request.query.strip():
+            count = len(self.last_result.items)
+            summary = f"{count} result{'s' if count != 1 else ''}"
+        elif self.last_result.items:
+            summary = f"newest {len(self.last_result.items)} (type to search)"
+        else:
+            summary = "no memories in this scope"
+        self.query_one("#recall-options", ChipBar).set_chips(
+            [
+                Chip(scope, action="screen.toggle_cross_repo", prefix="scope"),
+                Chip(request.kind or "any", action="screen.pick_kind", prefix="kind"),
+                Chip(str(request.limit), action="screen.cycle_limit", prefix="limit"),
+                Chip(request.profile, action="screen.cycle_profile", prefix="profile"),
+                f"  {summary}",
+            ]
+        )
+
+    def _changed_options(self, **changes) -> None:
+        self.request = replace(self.request, **changes)
+        self.generation += 1
+        self._show_options()
+        self._search_now()
+
+    def action_toggle_cross_repo(self) -> None:
+        self._changed_options(cross_repo=not self.request.cross_repo)
+
+    def action_cycle_limit(self) -> None:
+        position = LIMITS.index(self.request.limit) if self.request.limit in LIMITS else -1
+        self._changed_options(limit=LIMITS[(position + 1) % len(LIMITS)])
+
+    def action_cycle_profile(self) -> None:
+        names = list(PROFILES)
+        position = names.index(self.request.profile) if self.request.profile in names else -1
+        self._changed_options(profile=names[(position + 1) % len(names)])
+
+    def action_pick_kind(self) -> None:
+        choices = [("", "any kind")] + [(kind, kind) for kind in K.ALL_KINDS]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self._changed_options(kind=value or None)
+
+        self.app.push_screen(ChoiceScreen("Kind filter", choices, self.request.kind or ""), chosen)
+
+    def set_kind(self, kind: str | None) -> None:
+        self._changed_options(kind=kind)
+
+    # ------------------------------------------------------------------ focus
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_focus_results(self) -> None:
+        self.query_one("#results", ResultsTable).focus()
+
+    def action_toggle_focus(self) -> None:
+        query = self.query_one("#query", Input)
+        if query.has_focus:
+            self.query_one("#results", ResultsTable).focus()
+        else:
+            query.focus()
+

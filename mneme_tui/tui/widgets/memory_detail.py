@@ -1,0 +1,102 @@
+"""One memory in full: every field, why it was recalled, the score factors, its content and history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from mneme_tui import display
+from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory
+from mneme_tui.tui.text import KIND_STYLES, STATUS_STYLES, literal, stamp
+from mneme_tui.tui.widgets.score_bars import score_breakdown
+
+
+def _field(out: Text, name: str, value: Text | str) -> None:
+    out.append(f"{name:<11}", style="dim")
+    out.append(value if isinstance(value, Text) else literal(value))
+    out.append("\n")
+
+
+def memory_text(
+    memory: Memory,
+    now: datetime,
+    *,
+    scored: ScoredMemory | None = None,
+    history: Sequence[AuditEntry] | None = None,
+    tasks: Sequence[str] | None = None,
+    bar_width: int = 14,
+) -> Text:
+    """The detail of ``memory`` as one literal Text (memory text is never parsed as markup)."""
+    out = Text(end="")
+    out.append(f"#{memory.id}", style="bold")
+    out.append("  ")
+    out.append(literal(memory.kind, KIND_STYLES.get(memory.kind, "") or "bold"))
+    out.append("  ")
+    out.append(literal(memory.status, STATUS_STYLES.get(memory.status, "")))
+    if memory.superseded_by:
+        out.append(f" by #{memory.superseded_by}", style="yellow")
+    out.append("\n")
+    _field(out, "topic", memory.topic)
+    out.append("\n")
+    out.append(literal(memory.content))
+    out.append("\n\n")
+    _field(out, "repo", memory.repo_id or "(none)")
+    _field(out, "created", f"{stamp(memory.created_at)} ({display.age(memory.created_at, now)} ago)")
+    _field(out, "accessed", f"{memory.access_count}×")
+    if memory.task_id:
+        _field(out, "task", memory.task_id)
+    if tasks:
+        _field(out, "used by", ", ".join(tasks))
+    if scored is not None:
+        out.append("\n")
+        out.append("why  ", style="dim")
+        out.append(literal("; ".join(scored.reasons) or "ranked by the hybrid score", "italic"))
+        out.append(f"   (profile {scored.profile})\n", style="dim")
+        out.append(score_breakdown(scored.components, scored.score, width=bar_width))
+        out.append("\n")
+    if history is not None:
+        out.append("\n")
+        out.append("history\n", style="bold")
+        if not history:
+            out.append("no status changes recorded\n", style="dim")
+        for entry in history:
+            out.append(f"{stamp(entry.at)}  ", style="dim")
+            out.append(literal(entry.from_status, STATUS_STYLES.get(entry.from_status, "")))
+            out.append(" → ")
+            out.append(literal(entry.to_status, STATUS_STYLES.get(entry.to_status, "")))
+            if entry.reason:
+                out.append("  ")
+                out.append(literal(entry.reason, "italic"))
+            out.append("\n")
+    return out
+
+
+class MemoryDetail(VerticalScroll):
+    """A scrollable pane showing one memory (or a calm placeholder)."""
+
+    DEFAULT_CSS = """
+    MemoryDetail { height: 1fr; padding: 0 1; }
+    MemoryDetail > Static { width: 1fr; }
+    """
+
+    def __init__(self, placeholder: str = "Nothing selected.", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._placeholder = placeholder
+        self.shown_id: int | None = None
+
+    def compose(self):
+        yield Static(Text(self._placeholder, style="dim"), classes="detail-body")
+
+    def show(self, body: Text, memory_id: int | None) -> None:
+        if memory_id != self.shown_id:
+            self.scroll_home(animate=False)
+        self.shown_id = memory_id
+        self.query_one(".detail-body", Static).update(body)
+
+    def clear(self, message: str | None = None) -> None:
+        self.shown_id = None
+        self.query_one(".detail-body", Static).update(Text(message or self._placeholder, style="dim"))

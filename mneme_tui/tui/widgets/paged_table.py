@@ -1,0 +1,166 @@
+"""A row-cursor DataTable over one page of a long list; moving past either end asks for the next page.
+
+Only a page of rows (a few hundred) is ever in the table, so 100,000 memories cost the same as 200.
+Rows are keyed by memory id: a refresh of the same page updates changed cells in place and keeps the
+cursor on the same memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import DataTable
+from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
+
+Row = Sequence[Text]
+
+
+class PagedTable(DataTable):
+    """DataTable with ``PageRequest`` messages at the page edges and keyed in-place refreshes."""
+
+    class PageRequest(Message):
+        def __init__(self, table: "PagedTable", step: int) -> None:
+            super().__init__()
+            self.table = table
+            self.step = step
+
+        @property
+        def control(self) -> "PagedTable":
+            return self.table
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("cursor_type", "row")
+        kwargs.setdefault("zebra_stripes", False)
+        super().__init__(**kwargs)
+        self.has_next = False
+        self.has_previous = False
+        self._keys: list[str] = []
+        self._columns_keys: list[str] = []
+
+    def setup_columns(self, columns: Sequence[tuple[str, str, int | None]]) -> None:
+        """``(key, label, width)`` per column; ``width=None`` lets the column size to its content."""
+        self._columns_keys = [key for key, _, _ in columns]
+        for key, label, width in columns:
+            self.add_column(label, key=key, width=width)
+
+    # --------------------------------------------------------------- paging
+    def action_cursor_down(self) -> None:
+        if self.row_count and self.cursor_row >= self.row_count - 1 and self.has_next:
+            self.post_message(self.PageRequest(self, +1))
+            return
+        super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        if self.cursor_row <= 0 and self.has_previous:
+            self.post_message(self.PageRequest(self, -1))
+            return
+        super().action_cursor_up()
+
+    def action_page_down(self) -> None:
+        if self.row_count and self.cursor_row >= self.row_count - 1 and self.has_next:
+            self.post_message(self.PageRequest(self, +1))
+            return
+        super().action_page_down()
+
+    def action_page_up(self) -> None:
+        if self.cursor_row <= 0 and self.has_previous:
+            self.post_message(self.PageRequest(self, -1))
+            return
+        super().action_page_up()
+
+    def action_scroll_end(self) -> None:
+        """End: the cursor to the last row of the page (DataTable only scrolls)."""
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)
+
+    def action_scroll_home(self) -> None:
+        """Home: the cursor to the first row of the page."""
+        if self.row_count:
+            self.move_cursor(row=0, animate=False)
+
+    # ------------------------------------------------------------- contents
+    def set_cell(self, row_key: str, column_key: str, value: Text) -> None:
+        """Change one cell and repaint only its row.
+
+        ``DataTable.update_cell`` invalidates every cached row, so the whole visible table is rendered
+        again (tens of milliseconds for a screenful); this drops only the caches of the changed row.
+        It relies on DataTable's caches (Textual is pinned to 8.2.x); anything unexpected falls back to
+        ``update_cell``.
+        """
+        try:
+            row, column = RowKey(row_key), ColumnKey(column_key)
+            if row not in self._row_locations or column not in self._column_locations:
+                raise CellDoesNotExist(f"no cell {row_key!r}/{column_key!r}")
+            index = self._row_locations.get(row)
+            self._data[row][column] = value
+            for key in [k for k in self._cell_render_cache.keys() if k[0] == row]:
+                self._cell_render_cache.discard(key)
+            for key in [k for k in self._row_render_cache.keys() if k[0] == row]:
+                self._row_render_cache.discard(key)
+            self._row_renderable_cache.discard((self._update_count, index))
+            self._line_cache.clear()
+            self.refresh_row(index)
+        except CellDoesNotExist:
+            raise
+        except Exception:  # internals changed: take the slow, always-correct path
+            self.update_cell(row_key, column_key, value)
+
+    @property
+    def row_keys(self) -> list[str]:
+        return list(self._keys)
+
+    @property
+    def cursor_key(self) -> str | None:
+        if not self._keys or self.cursor_row < 0 or self.cursor_row >= len(self._keys):
+            return None
+        return self._keys[self.cursor_row]
+
+    def show_rows(
+        self,
+        rows: Sequence[tuple[str, Row]],
+        *,
+        keep: str | None = None,
+        fallback_row: int | None = None,
+        same: Callable[[Text, Text], bool] | None = None,
+    ) -> None:
+        """Show ``rows`` (``(key, cells)``), keeping the cursor on ``keep`` (or at ``fallback_row``).
+
+        When the keys are the same as before, only changed cells are updated (no rebuild, no flicker);
+        otherwise the rows are replaced.
+        """
+        keys = [key for key, _ in rows]
+        previous_row = self.cursor_row
+        wanted = set(keys)
+        kept = [key for key in self._keys if key in wanted]
+        if kept and self.row_count == len(self._keys) and kept == keys[: len(kept)]:
+            # Same order, some rows gone, maybe new ones at the end: update in place (no rebuild).
+            for key in self._keys:
+                if key not in wanted:
+                    self.remove_row(key)
+            cells_by_key = dict(rows)
+            equal = same or (lambda a, b: a == b)
+            for key in kept:
+                current = self.get_row(key)
+                for column, (old, new) in enumerate(zip(current, cells_by_key[key])):
+                    if not equal(old, new):
+                        self.update_cell(key, self._columns_keys[column], new)
+            for key, cells in rows[len(kept):]:
+                self.add_row(*cells, key=key)
+        else:
+            self.clear(columns=False)
+            for key, cells in rows:
+                self.add_row(*cells, key=key)
+        self._keys = keys
+        if not keys:
+            return
+        if keep is not None and keep in keys:
+            target = keys.index(keep)
+        elif fallback_row is not None:
+            target = fallback_row
+        else:
+            target = previous_row
+        target = min(max(0, target), len(keys) - 1)
+        if target != self.cursor_row:
+            self.move_cursor(row=target, animate=False, scroll=True)

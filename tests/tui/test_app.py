@@ -1,0 +1,172 @@
+"""App-wide behaviour: help, command palette, sync, watching the database, launch and the demo."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mneme_tui.memory.store import Store
+from mneme_tui.tui import app as app_module
+from mneme_tui.tui.app import MnemeApp, screen_bindings
+from mneme_tui.tui.modes import registered_modes
+from mneme_tui.tui.screens.help import HelpScreen
+from mneme_tui.tui.screens.memories import MemoriesScreen
+from mneme_tui.tui.widgets.paged_table import PagedTable
+
+from .conftest import SIZE, settle
+
+
+def _screen_classes():
+    import importlib
+
+    for mode in registered_modes():
+        module_name, _, class_name = mode.screen.partition(":")
+        yield mode, getattr(importlib.import_module(module_name), class_name)
+
+
+async def test_help_lists_every_key(demo_app):
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(demo_app.screen, HelpScreen)
+        table = demo_app.screen.query_one("#help-body").content
+        keys = " ".join(str(cell) for cell in table.columns[0]._cells)
+        texts = " ".join(str(cell) for cell in table.columns[1]._cells)
+        for mode, screen_class in _screen_classes():
+            assert mode.key in keys and mode.title in texts
+            for binding in screen_bindings(screen_class):
+                assert (binding.tooltip or binding.description) in texts
+        for binding in screen_bindings(MnemeApp):
+            assert (binding.tooltip or binding.description) in texts
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(demo_app.screen, HelpScreen)
+
+
+async def test_command_palette_lists_every_action(demo_app):
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "2")
+        await settle(pilot)
+        titles = [command.title for command in demo_app.get_system_commands(demo_app.screen)]
+        for mode in registered_modes():
+            assert f"Go to {mode.title}" in titles
+        assert "Legion sync" in titles and "Help: every key" in titles
+        for binding in screen_bindings(MemoriesScreen):
+            assert f"Memories: {binding.description}" in titles
+        command = next(c for c in demo_app.get_system_commands(demo_app.screen) if c.title == "Memories: Status")
+        await command.callback()
+        await settle(pilot)
+        assert demo_app.screen.filter.status == "superseded"
+
+
+async def test_mode_keys_and_mouse_switch_screens(demo_app):
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for mode in registered_modes():
+            await pilot.press("escape") if mode.name == "recall" else None
+            await pilot.press(mode.key)
+            await settle(pilot)
+            assert demo_app.current_mode == mode.name
+        await pilot.click("ModeBar", offset=(2, 0))  # "1 Recall"
+        await settle(pilot)
+        assert demo_app.current_mode == "recall"
+
+
+async def test_sync_key_without_sync_says_so_calmly(demo_app, monkeypatch):
+    monkeypatch.setattr(app_module, "find_sync", lambda: None)
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "s")
+        await settle(pilot)
+        messages = [n.message for n in demo_app._notifications]
+        assert any("sync is not available" in m for m in messages)
+
+
+async def test_sync_key_runs_the_sync_in_a_worker(demo_app, monkeypatch):
+    seen = []
+
+    def fake_sync(store, legion, repo):
+        seen.append((legion.memory_dir, repo))
+        return None
+
+    monkeypatch.setattr(app_module, "find_sync", lambda: fake_sync)
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "s")
+        await settle(pilot)
+        assert seen == [(demo_app.ctx.legion_dir, "atlas-api")]
+        assert any("sync done" in n.message for n in demo_app._notifications)
+
+
+async def test_writes_by_another_process_refresh_the_list_and_keep_the_cursor(make_app):
+    store = Store(Path("watched.db"))
+    store.mint_many([dict(content=f"memory {i}", kind="reflection", repo_id="atlas-api") for i in range(30)])
+    app = make_app(store, poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "2")
+        await settle(pilot)
+        table = app.screen.query_one("#memories-table", PagedTable)
+        await pilot.press("down", "down", "down")
+        key = table.cursor_key
+        other = Store(Path("watched.db"))  # another connection, as another process would have
+        try:
+            other.mint("written elsewhere", kind="pitfall", repo_id="atlas-api")
+            other.dismiss([1])
+        finally:
+            other.close()
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if table.row_count and "written elsewhere" in table.get_row(table.row_keys[0])[-1].plain:
+                break
+        await settle(pilot)
+        assert "written elsewhere" in table.get_row(table.row_keys[0])[-1].plain
+        assert "1" not in table.row_keys
+        assert table.cursor_key == key
+
+
+async def test_sync_key_mirrors_the_legion_files_into_the_store(demo_app):
+    if app_module.find_sync() is None:
+        import pytest
+
+        pytest.skip("this build has no Legion sync")
+    store = demo_app.ctx.store
+    before = store.count(repo_id="atlas-api")
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "s")
+        for _ in range(50):
+            await settle(pilot)
+            if not demo_app.sync_running:
+                break
+        messages = [n.message for n in demo_app._notifications]
+        assert any(m.startswith("Legion sync:") for m in messages), messages
+    assert store.count(repo_id="atlas-api") > before
+
+
+def test_launch_demo_never_touches_the_users_database(monkeypatch, tmp_path):
+    from mneme_tui.tui import launch as launch_module
+
+    seen = {}
+
+    def fake_run(self):
+        seen["db"] = self.ctx.db_path
+        seen["legion"] = self.ctx.legion_dir
+        seen["demo"] = self.ctx.demo
+        seen["count"] = self.ctx.store.count()
+
+    monkeypatch.setattr(MnemeApp, "run", fake_run)
+    user_db = Path(__import__("os").environ["MNEME_DB"])
+    assert launch_module.launch(argparse.Namespace(db=None, demo=True)) == 0
+    assert seen["demo"] and seen["count"] > 100
+    assert not user_db.exists()
+    assert not seen["db"].exists()  # the temporary workspace is gone afterwards
+    assert seen["legion"].name == "memory"
+
+
+def test_launch_opens_the_given_database(monkeypatch, tmp_path):
+    from mneme_tui.tui import launch as launch_module
+
+    seen = {}
+    monkeypatch.setattr(MnemeApp, "run", lambda self: seen.setdefault("ctx", self.ctx))
+    monkeypatch.setenv("MNEME_LEGION_DIR", str(tmp_path / "legion"))
+    launch_module.launch(argparse.Namespace(db=str(tmp_path / "chosen.db"), demo=False))
+    assert seen["ctx"].db_path == tmp_path / "chosen.db"
+    assert seen["ctx"].legion_dir == tmp_path / "legion"

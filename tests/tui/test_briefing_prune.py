@@ -1,0 +1,140 @@
+"""Briefing and Prune behaviour: Legion numbers, the store fallback, prune apply and a failed apply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mneme_tui.legion import LegionMemory
+from mneme_tui.memory.store import Store
+from mneme_tui.tui.screens.briefing import BriefingScreen
+from mneme_tui.tui.screens.prune import PruneScreen
+
+from .conftest import SIZE, plain, settle
+
+
+def _rows(path: Path) -> int:
+    return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("| O-"))
+
+
+async def test_briefing_shows_the_legion_briefing(demo_app, demo):
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        screen = demo_app.screen
+        assert isinstance(screen, BriefingScreen)
+        data = screen.data
+        expected = LegionMemory(demo.legion_dir, claude_home=demo.claude_home)
+        assert data.legion_present
+        assert data.briefing.total_records == expected.briefing().total_records
+        assert [s.agent_id for s in data.agent_scores] == [s.agent_id for s in expected.agent_scores()]
+        summary = plain(screen.query_one("#briefing-summary"))
+        assert f"{data.file_counts['OUTCOMES.md']} outcomes" in summary
+        suggestion = plain(screen.query_one("#briefing-suggestion"))
+        assert "prune" in suggestion  # the demo is over its threshold of 50
+        claude = plain(screen.query_one("#body-claude"))
+        assert "small, reviewable PRs" in claude
+
+
+async def test_briefing_without_legion_shows_the_store_numbers(make_app, demo):
+    store = Store(demo.db_path)
+    app = make_app(store, legion_dir=Path("missing/.planning/memory"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        screen = app.screen
+        assert not screen.data.legion_present
+        summary = plain(screen.query_one("#briefing-summary"))
+        assert summary.startswith("No Legion memory for this project")
+        assert not screen.query_one("#panel-recent").display
+        assert "reflection" in plain(screen.query_one("#body-store"))
+
+
+async def test_prune_apply_moves_rows_to_the_archive(demo_app, demo):
+    outcomes = demo.legion_dir / "OUTCOMES.md"
+    archive = demo.legion_dir / "ARCHIVE.md"
+    before = _rows(outcomes)
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        screen = demo_app.screen
+        assert isinstance(screen, PruneScreen)
+        candidates = len(screen.data.plan.candidates)
+        assert candidates > 0
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("n")  # cancelled: nothing changes
+        await settle(pilot)
+        assert _rows(outcomes) == before and not archive.exists()
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert _rows(outcomes) == before - candidates
+        assert _rows(archive) == candidates
+        result = screen.last_result
+        assert result.ok and result.archived == candidates and result.remaining == before - candidates
+        panel = plain(screen.query_one("#prune-result"))
+        assert f"{candidates} archived" in panel and f"{before - candidates} remaining" in panel
+        assert screen.data.plan.candidates == []  # the screen refreshed
+
+
+async def test_a_failed_prune_shows_the_error_and_restores_the_files(demo_app, demo, monkeypatch):
+    import mneme_tui.legion.prune as prune_module
+
+    outcomes = demo.legion_dir / "OUTCOMES.md"
+    original = outcomes.read_bytes()
+    real_write = prune_module.atomic_write
+    calls = []
+
+    def failing_write(path, text):
+        calls.append(path.name)
+        if path.name == "OUTCOMES.md":
+            raise OSError(28, "No space left on device")
+        real_write(path, text)
+
+    monkeypatch.setattr(prune_module, "atomic_write", failing_write)
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        screen = demo_app.screen
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert "OUTCOMES.md" in calls
+        assert outcomes.read_bytes() == original
+        assert not screen.last_result.ok
+        panel = plain(screen.query_one("#prune-result"))
+        assert panel.startswith("Prune failed") and "as they were before" in panel
+        assert len(screen.data.plan.candidates) > 0  # the restored state is shown again
+
+
+async def test_prune_without_legion_is_calm(empty_app):
+    async with empty_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert "nothing to prune" in plain(empty_app.screen.query_one("#prune-settings"))
+        assert empty_app.is_running
+
+
+@pytest.mark.parametrize("mode", ["3", "4"])
+async def test_legion_file_changes_refresh_the_screen(make_app, demo, mode):
+    app = make_app(Store(demo.db_path), legion_dir=demo.legion_dir, claude_home=demo.claude_home, poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", mode)
+        await settle(pilot)
+        screen = app.screen
+        first = screen.data
+        legion = LegionMemory(demo.legion_dir, claude_home=demo.claude_home)
+        legion.record_outcome(agent="engineering-senior-developer", outcome="success", summary="new row",
+                              task_type="backend", branch="main")
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if screen.data is not first:
+                break
+        await settle(pilot)
+        assert screen.data is not first

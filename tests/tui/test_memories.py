@@ -1,0 +1,179 @@
+"""Memories behaviour: dismiss/undo in the database, marks, filters, paging, detail, literal toasts."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from mneme_tui.memory.store import Store
+from mneme_tui.tui.screens.memories import PAGE_SIZE, MemoriesScreen
+from mneme_tui.tui.widgets.paged_table import PagedTable
+
+from .conftest import SIZE, plain, settle
+
+
+def _screen_text(app) -> str:
+    """The text of the table area as painted (from the SVG screenshot)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    return html.unescape(" ".join(re.findall(r">([^<>]+)</text>", svg))).replace("\xa0", " ")
+
+
+def _table(app) -> PagedTable:
+    return app.screen.query_one("#memories-table", PagedTable)
+
+
+async def _open(pilot) -> MemoriesScreen:
+    await pilot.press("escape", "2")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, MemoriesScreen)
+    return pilot.app.screen
+
+
+def _many(count: int, path: str = "many.db", other_every: int = 0) -> Store:
+    store = Store(Path(path))
+    store.mint_many([dict(content=f"memory number {i}", kind="reflection", topic=f"T{i % 7}",
+                          repo_id="other" if other_every and i % other_every == 0 else "atlas-api")
+                     for i in range(count)])
+    return store
+
+
+async def test_dismiss_then_undo_changes_the_database_and_back(demo, make_app, monkeypatch):
+    store = Store(demo.db_path)
+    app = make_app(store, legion_dir=demo.legion_dir)
+    written = threading.Event()
+    original = Store.dismiss
+
+    def held_dismiss(self, ids, reason="dismissed"):
+        written.wait(5)  # hold the write so the optimistic in-place change can be seen
+        return original(self, ids, reason=reason)
+
+    monkeypatch.setattr(Store, "dismiss", held_dismiss)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(pilot)
+        key = _table(app).cursor_key
+        memory_id = int(key)
+        assert store.get(memory_id).status == "active"
+        shown_before = _screen_text(app).count("tombstoned")  # the filter chip says it once
+        await pilot.press("d")
+        assert _table(app).get_row(key)[1].plain == "tombstoned"  # shown at once, in place
+        await pilot.pause()
+        assert _screen_text(app).count("tombstoned") == shown_before + 1  # and painted (only that row redrawn)
+        assert store.get(memory_id).status == "active"
+        written.set()
+        await settle(pilot)
+        assert store.get(memory_id).status == "tombstoned"
+        assert key not in _table(app).row_keys  # the active list no longer holds it
+        await pilot.press("u")
+        await settle(pilot)
+        assert store.get(memory_id).status == "active"
+        assert _table(app).cursor_key == key  # back, with the cursor on it
+        history = store.history(memory_id)
+        assert [(h.from_status, h.to_status) for h in history] == [("active", "tombstoned"), ("tombstoned", "active")]
+
+
+async def test_marked_memories_are_dismissed_together(make_app):
+    store = _many(10)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        first, second = _table(app).row_keys[:2]
+        await pilot.press("space", "space")
+        assert screen.marked == {int(first), int(second)}
+        await pilot.press("d")
+        await settle(pilot)
+        assert {store.get(int(first)).status, store.get(int(second)).status} == {"tombstoned"}
+        assert screen.marked == set()
+        await pilot.press("u")
+        await settle(pilot)
+        assert {store.get(int(first)).status, store.get(int(second)).status} == {"active"}
+
+
+async def test_filters_change_the_rows(demo, make_app):
+    store = Store(demo.db_path)
+    app = make_app(store, legion_dir=demo.legion_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        scoped = store.status_counts(repo_id="atlas-api", include_global=True)
+        assert screen.page.total == scoped["active"]
+        await pilot.press("f")  # superseded
+        await settle(pilot)
+        assert screen.filter.status == "superseded"
+        rows = [_table(app).get_row(k) for k in _table(app).row_keys]
+        assert rows and {r[1].plain for r in rows} == {"superseded"}
+        await pilot.press("r")  # all repos
+        await settle(pilot)
+        assert screen.page.total == store.status_counts()["superseded"]
+        screen.set_kind("pitfall")
+        await settle(pilot)
+        assert {_table(app).get_row(k)[2].plain for k in _table(app).row_keys} <= {"pitfall"}
+        assert screen.page.total == store.count(status="superseded", kind="pitfall")
+        await pilot.press("o")  # oldest first
+        await settle(pilot)
+        assert screen.filter.order == "oldest"
+
+
+async def test_paging_through_a_long_list(make_app):
+    store = _many(PAGE_SIZE * 2 + 50)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        total = screen.page.total
+        assert len(_table(app).row_keys) == PAGE_SIZE
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert screen.page.filter.offset == PAGE_SIZE
+        await pilot.press("end")
+        await settle(pilot)
+        await pilot.press("down")  # past the last row: the next page
+        await settle(pilot)
+        assert screen.page.filter.offset == PAGE_SIZE * 2
+        assert len(_table(app).row_keys) == total - PAGE_SIZE * 2
+        await pilot.press("up")  # past the first row: the previous page, cursor on its last row
+        await settle(pilot)
+        assert screen.page.filter.offset == PAGE_SIZE
+        assert _table(app).cursor_row == PAGE_SIZE - 1
+
+
+async def test_enter_opens_the_detail_with_history(make_app):
+    store = _many(3)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        from mneme_tui.tui.screens.memory_detail import MemoryScreen
+
+        assert isinstance(app.screen, MemoryScreen)
+        body = plain(app.screen.query_one(".detail-body"))
+        assert "history" in body and "no status changes recorded" in body
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoriesScreen)
+
+
+async def test_toast_and_cells_show_markup_literally(make_app):
+    store = Store(Path("markup.db"))
+    store.mint("x [@click=app.quit] y", kind="pitfall", topic="[/b] [@click=app.quit]", repo_id="atlas-api")
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(pilot)
+        row = _table(app).get_row(_table(app).row_keys[0])
+        assert row[-1].plain == "[/b] [@click=app.quit] · x [@click=app.quit] y"
+        await pilot.press("d")
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("[/b] [@click=app.quit]" in m for m in messages)
+        assert all(not n.markup for n in app._notifications)
+        assert app.is_running
+
+
+async def test_empty_store_says_so(empty_app):
+    async with empty_app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        assert screen.page.total == 0
+        await pilot.press("d", "u", "enter", "space")
+        await settle(pilot)
+        assert empty_app.is_running

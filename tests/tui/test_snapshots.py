@@ -1,0 +1,223 @@
+"""SVG snapshots of every screen and its main states (fixed clock, size, data; workers awaited).
+
+Update only after reading the report: ``pytest tests/tui --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mneme_tui.memory.store import Store
+
+from .conftest import SIZE, settle, type_text
+
+MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"
+
+
+def test_recall_empty_store(snap_compare, empty_app):
+    """An empty store: the calm hint, no results."""
+    assert snap_compare(empty_app, terminal_size=SIZE, run_before=settle)
+
+
+def test_recall_results(snap_compare, demo_app):
+    """A query typed: ranked results and the score breakdown of the top one."""
+
+    async def run_before(pilot):
+        await type_text(pilot, "sqlite lock")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_recall_filtered(snap_compare, demo_app):
+    """Kind filter (pitfall), all repos and limit 20."""
+
+    async def run_before(pilot):
+        await type_text(pilot, "worker thread")
+        await settle(pilot)
+        pilot.app.screen.set_kind("pitfall")
+        await pilot.press("ctrl+g", "ctrl+l", "ctrl+l")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_recall_kind_picker_open(snap_compare, demo_app):
+    """The kind filter modal."""
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_recall_small_terminal(snap_compare, demo_app):
+    """80×24 still shows query, results and detail."""
+
+    async def run_before(pilot):
+        await type_text(pilot, "timezones")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_recall_wide_terminal(snap_compare, demo_app):
+    """Wide terminals put the detail beside the results."""
+
+    async def run_before(pilot):
+        await type_text(pilot, "migration lock")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=(140, 36), run_before=run_before)
+
+
+def test_markup_is_literal(snap_compare, make_app):
+    """Memory text that looks like markup or holds escapes is shown exactly as stored."""
+    store = Store(Path("markup.db"))
+    store.mint(MARKUP_CONTENT, kind="pitfall", topic="[bold]Topic[/bold]", repo_id="atlas-api")
+    app = make_app(store)
+
+    async def run_before(pilot):
+        await type_text(pilot, "refactored")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_memories_list(snap_compare, demo_app):
+    async def run_before(pilot):
+        await pilot.press("escape", "2")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_memories_filtered(snap_compare, demo_app):
+    """Tombstoned memories of every repo, sorted by kind."""
+
+    async def run_before(pilot):
+        await pilot.press("escape", "2")
+        await settle(pilot)
+        await pilot.press("f", "f", "r", "o", "o", "o")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_memories_marked_and_dismissed(snap_compare, demo_app):
+    """Two rows marked, a third dismissed (toast with undo hint)."""
+
+    async def run_before(pilot):
+        await pilot.press("escape", "2")
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        await pilot.press("space", "space")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_memory_detail_with_history(snap_compare, demo_app):
+    """enter opens the detail with the audit history (dismissed, then undone)."""
+
+    async def run_before(pilot):
+        await pilot.press("escape", "2")
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        pilot.app.clear_notifications()
+        await pilot.press("enter")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_memories_empty(snap_compare, empty_app):
+    async def run_before(pilot):
+        await pilot.press("escape", "2")
+        await settle(pilot)
+
+    assert snap_compare(empty_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_briefing(snap_compare, demo_app):
+    async def run_before(pilot):
+        await pilot.press("escape", "3")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_briefing_wide(snap_compare, demo_app):
+    """Two columns of panels when the terminal is wide."""
+
+    async def run_before(pilot):
+        await pilot.press("escape", "3")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=(140, 48), run_before=run_before)
+
+
+def test_briefing_without_legion(snap_compare, make_app, demo):
+    """No Legion files: one calm line and the store's own numbers."""
+    app = make_app(Store(demo.db_path), legion_dir=Path("nowhere/.planning/memory"))
+
+    async def run_before(pilot):
+        await pilot.press("escape", "3")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_prune_preview(snap_compare, demo_app):
+    async def run_before(pilot):
+        await pilot.press("escape", "4")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_prune_confirm_modal(snap_compare, demo_app):
+    async def run_before(pilot):
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_prune_applied(snap_compare, demo_app):
+    async def run_before(pilot):
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        pilot.app.clear_notifications()
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_prune_without_legion(snap_compare, empty_app):
+    async def run_before(pilot):
+        await pilot.press("escape", "4")
+        await settle(pilot)
+
+    assert snap_compare(empty_app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_help_screen(snap_compare, demo_app):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
