@@ -107,10 +107,15 @@ def cache_dir() -> Path:
 def resolve_legion_dir(cli_dir: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path:
     """A project's Legion memory folder: ``--dir`` > ``MNEME_LEGION_DIR`` > ``.planning/memory`` under the
     enclosing git work tree (or the current folder outside one)."""
+    return project_legion_dir(cli_dir, start) or (start or Path.cwd()).resolve() / ".planning" / "memory"
+
+
+def project_legion_dir(cli_dir: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path | None:
+    """Like ``resolve_legion_dir`` but None outside a git work tree when nothing names a folder."""
     if cli_dir:
         return Path(cli_dir).expanduser()
     env = os.environ.get("MNEME_LEGION_DIR", "").strip()
     if env:
         return Path(env).expanduser()
-    root = find_git_root(start) or (start or Path.cwd()).resolve()
-    return root / ".planning" / "memory"
+    root = find_git_root(start)
+    return root / ".planning" / "memory" if root is not None else None

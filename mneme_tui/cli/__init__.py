@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mneme {__version__}")
     output.add_common_options(parser, suppress_defaults=False)
     parser.add_argument("--demo", action="store_true", help="open the TUI on a generated demo workspace")
+    parser.add_argument("-p", "--project", metavar="REPO", help="the TUI's active repository (default: $MNEME_REPO or the git work tree's name)")
+    parser.add_argument("--legion-dir", metavar="DIR", help="the TUI's Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)")
+    parser.add_argument("--profile", help="the TUI's starting ranking profile")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=output.Parser)
     for name in COMMAND_MODULES:
         try:

@@ -301,7 +301,8 @@ class Store:
         }
         if order not in orders:
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown order {order!r} (valid: {', '.join(LIST_ORDERS)})")
-        query = query.order_by(*orders[order])
+        # order and page narrow (id, sort key) rows first, then fetch just the page's memories
+        query = query.select(table.id).order_by(*orders[order])
         if limit is not None:
             if limit < 0:
                 raise MnemeError(ERR_VALIDATION_FAILED, "limit cannot be negative")
@@ -309,7 +310,9 @@ class Store:
         if offset:
             query = query.offset(offset)
         with self.sqlite_errors():
-            return [self._memory(row) for row in query]
+            ids = [row[0] for row in query.tuples()]
+        found = self.get_many(ids)
+        return [found[memory_id] for memory_id in ids if memory_id in found]
 
     def count(
         self, *, status: str = "all", repo_id: str | None = None, kind: str | None = None, include_global: bool = False
@@ -342,6 +345,11 @@ class Store:
             for row in query.group_by(table.kind, table.status).dicts():
                 result.setdefault(row["kind"], dict.fromkeys(K.STATUSES, 0))[row["status"]] = row["n"]
         return result
+
+    def revision(self) -> int:
+        """A number that grows whenever any process inserts or updates a memory (cheap to poll)."""
+        with self.sqlite_errors():
+            return self.db.execute_sql("SELECT COALESCE(MAX(seq), 0) FROM memory_revision").fetchone()[0]
 
     def repos(self) -> list[str]:
         """Every repo_id in the store, sorted."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -12,19 +11,8 @@ from mneme_tui import config
 from mneme_tui.memory.ranking import DEFAULT_PROFILE
 from mneme_tui.memory.store import Store
 
-LEGION_ENV = "MNEME_LEGION_DIR"
-LEGION_SUBDIR = Path(".planning") / "memory"
-
-
-def resolve_legion_dir(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path | None:
-    """``explicit`` > ``MNEME_LEGION_DIR`` > ``<git work tree>/.planning/memory`` > None (no Legion)."""
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get(LEGION_ENV, "").strip()
-    if env:
-        return Path(env).expanduser()
-    root = config.find_git_root(start)
-    return root / LEGION_SUBDIR if root is not None else None
+resolve_legion_dir = config.project_legion_dir
+"""``explicit`` > ``MNEME_LEGION_DIR`` > ``<git work tree>/.planning/memory`` > None (no Legion)."""
 
 
 @dataclass
