@@ -16,6 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+DATASET = str(Path(__file__).parent / "data" / "recall_eval.json")
+
 from mneme_tui.memory import evaluation as ev
 from mneme_tui.memory import index_snapshot, ranking
 from mneme_tui.memory.analysis import STOP_WORDS, Analyzer, light_stem, porter_stem
@@ -306,7 +308,7 @@ def test_spec_profile_equals_the_naive_per_row_implementation(store: Store) -> N
 
 @pytest.fixture(scope="module")
 def shipped_report() -> tuple[ev.EvalReport, ev.EvalReport]:
-    return ev.run(ev.default_dataset_path(), held_out_from=ev.DEFAULT_HELD_OUT, ablation=True)
+    return ev.run(Path(DATASET), held_out_from=ev.DEFAULT_HELD_OUT, ablation=True)
 
 
 def test_bm25_profile_meets_the_quality_target(shipped_report) -> None:
@@ -362,7 +364,6 @@ def mneme(capsys: pytest.CaptureFixture[str]):
     return run
 
 
-DATASET = str(Path(__file__).parent / "data" / "recall_eval.json")
 
 
 def test_eval_command_plain_table(mneme) -> None:
