@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-DATASET = str(Path(__file__).parent / "data" / "recall_eval.json")
-
 from mneme_tui.memory import evaluation as ev
 from mneme_tui.memory import index_snapshot, ranking
 from mneme_tui.memory.analysis import STOP_WORDS, Analyzer, light_stem, porter_stem
 from mneme_tui.memory.index import MemoryIndex, days_since_epoch
 from mneme_tui.memory.store import Store
+
+DATASET = str(Path(__file__).parent / "data" / "recall_eval.json")
 
 NOW = datetime(2026, 11, 29, 12, 0, 0)  # tests/conftest.py fixes MNEME_NOW to this
 BM25_COMPONENTS = {"relevance", "bm25", "matched", "decay", "reinforcement", "locality"}
