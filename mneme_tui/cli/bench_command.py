@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     bench = output.add_command(sub, "bench", "benchmark recall, loads and saves on synthetic stores")
     bench.add_argument("--sizes", type=_sizes, default=[10_000, 100_000], help="comma-separated store sizes (default: 10000,100000)")
     bench.add_argument("--tui", action="store_true", help="also drive the TUI with Pilot at 100,000 memories")
+    bench.epilog = "--json prints one object keyed by size, plus 'targets', 'legion_import' and (with --tui) 'tui'."
     bench.set_defaults(func=cmd_bench)
 
 
@@ -46,7 +47,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _print_report(report: dict[str, Any]) -> None:
-    for size, figures in report["sizes"].items():
+    for size, figures in report.items():
+        if not size.isdigit():
+            continue
         print(f"== {int(size):,} memories (built in {figures['build_s']} s, peak RSS {figures['peak_rss_mb']} MB)")
         print(f"  index load: {figures['index_load_sqlite_ms']} ms from SQLite, {figures['index_load_snapshot_ms']} ms from snapshot")
         for profile, recall in figures["recall"].items():

@@ -152,9 +152,9 @@ def _child(size: int, workdir: str, queue) -> None:
 
 
 def run(sizes: list[int]) -> dict[str, Any]:
-    """Measure every size in its own child process; returns ``{"sizes": {size: figures}, "targets": ...}``."""
+    """Measure every size in its own child process; returns ``{"<size>": figures, ..., "targets": [...]}``."""
     context = multiprocessing.get_context("spawn")
-    report: dict[str, Any] = {"now": config.now().isoformat(), "sizes": {}}
+    measured: dict[str, Any] = {}
     for size in sizes:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as workdir:
             queue = context.Queue()
@@ -164,9 +164,8 @@ def run(sizes: list[int]) -> dict[str, Any]:
             child.join()
         if status != "ok":
             raise RuntimeError(f"bench at {size} failed: {figures}")
-        report["sizes"][str(size)] = figures
-    report["targets"] = check_targets(report["sizes"])
-    return report
+        measured[str(size)] = figures
+    return {**measured, "targets": check_targets(measured)}
 
 
 def check_targets(sizes: dict[str, Any]) -> list[dict[str, Any]]:
