@@ -41,6 +41,8 @@ MODES: list[Mode] = [
          "briefing.tcss"),
     Mode("prune", "4", "Prune", "Preview and apply the Legion outcome prune", "mneme_tui.tui.screens.prune:PruneScreen",
          "prune.tcss"),
+    Mode("graduation", "5", "Graduation", "Pitfalls ready to codify as policy rules",
+         "mneme_tui.tui.screens.graduation:GraduationScreen", "graduation.tcss"),
 ]
 DEFAULT_MODE = "recall"
 

@@ -66,6 +66,10 @@ def _scenes() -> list[tuple[str, Callable[..., Awaitable[None]]]]:
         await pilot.press("a")
         await _settle(pilot)
 
+    async def graduation(pilot):
+        await pilot.press("escape", "5")
+        await _settle(pilot)
+
     async def help_screen(pilot):
         await _settle(pilot)
         await pilot.press("f1")
@@ -73,7 +77,7 @@ def _scenes() -> list[tuple[str, Callable[..., Awaitable[None]]]]:
 
     return [
         ("recall", recall), ("memories", memories), ("memory-detail", memory_detail), ("briefing", briefing),
-        ("prune", prune), ("prune-confirm", prune_confirm), ("help", help_screen),
+        ("prune", prune), ("prune-confirm", prune_confirm), ("graduation", graduation), ("help", help_screen),
     ]
 
 
