@@ -99,3 +99,18 @@ def test_rule_text_is_a_block_or_a_quoted_scalar(store, repo_root, make_report):
     assert "\n    ok: fine\n      indented\n    # not a comment\n" in text
     assert block.to_json()["rule_text"] == text
     assert '  guidance: "Refactored setup.py [main]\\n\\ntrailing  \\n\\u001b[31mred' in quoted.rule_text()
+
+
+def test_rule_text_comment_cannot_be_broken_out_of_by_a_newline_in_the_topic(tmp_path):
+    """A gate name with a newline must not inject a YAML line into the pasted rule."""
+    from mneme_tui.memory.learning import graduation_candidates
+    from mneme_tui.memory.store import Store
+
+    store = Store(tmp_path / "m.db")
+    for task in ("T-1", "T-2"):
+        store.mint("Refactored a.py [f]", kind="pitfall", topic="Bad\ngate: evil @ src", repo_id="r", task_id=task)
+    (candidate,) = graduation_candidates(store, "r")
+    text = candidate.rule_text()
+    top_level = [line for line in text.splitlines() if line and not line.startswith((" ", "#", "- "))]
+    assert top_level == []
+    assert text.splitlines()[0].startswith("# graduated")

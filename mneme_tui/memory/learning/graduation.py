@@ -24,6 +24,7 @@ from typing import Any
 
 import peewee
 
+from mneme_tui.display import one_line
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.scope import is_structural, split_topic
 from mneme_tui.memory.models import database_error
@@ -92,7 +93,8 @@ class GraduationCandidate:
     def rule_text(self) -> str:
         """A YAML list item for a ``nomos.yaml``-style policy file (paste it under ``rules:``)."""
         lines = [
-            f"# graduated from mneme pitfall {', '.join(f'#{i}' for i in self.related_ids)}: {self.reason}",
+            # one_line: a reason built from a topic with a newline must not start a YAML line of its own
+            f"# graduated from mneme pitfall {', '.join(f'#{i}' for i in self.related_ids)}: {one_line(self.reason)}",
             f"- id: {_yaml(f'mneme-{self.memory.repo_id}-{self.memory.id}')}",
             f"  gate: {_yaml(self.gate)}",
             f"  scope: {_yaml(self.scope or '.')}",
