@@ -124,9 +124,31 @@ def _fill(template: str, rng: random.Random) -> str:
     )
 
 
+GATES = ("Cognitive Complexity", "Function Length", "Statement Coverage", "No bare except", "Type Check")
+SCOPES = {
+    "src/store": ("store.py", "Store, Store.save, Store._flush"),
+    "src/api": ("handlers.py", "create_invoice, list_invoices"),
+    "src/sync": ("legion.py", "LegionSync, LegionSync.run"),
+    "billing": ("invoice.py", "Invoice, Invoice.total"),
+}
+SYNC_TASKS = tuple(f"INT-{number}" for number in range(701, 713))
+
+
+def _as_synced_pitfall(item: dict, rng: random.Random) -> None:
+    """Shape a demo pitfall like one ``mneme task sync`` mints: a gate @ scope topic, the refactored file
+    and its symbols first, and a task id from a small pool, so some of them recur and graduate."""
+    gate = rng.choice(GATES)
+    scope = rng.choice(tuple(SCOPES))
+    file_name, symbols = SCOPES[scope]
+    item["topic"] = f"{gate} @ {scope}"
+    item["content"] = f"Refactored {scope}/{file_name} [{symbols}]\n\n{item['content']}"
+    item["task_id"] = rng.choice(SYNC_TASKS)
+
+
 def memory_items(count: int, now: datetime, seed: int = DEFAULT_SEED) -> list[dict]:
     """``count`` memory dicts for ``Store.mint_many`` (deterministic for a seed and ``now``)."""
     rng = random.Random(seed)
+    pitfall_rng = random.Random(seed + 1)  # separate, so the other memories stay as they were
     kinds = list(KIND_WEIGHTS)
     weights = [KIND_WEIGHTS[k] for k in kinds]
     repos = (DEMO_REPO,) * 5 + OTHER_REPOS + (GLOBAL,) * 2
@@ -154,6 +176,9 @@ def memory_items(count: int, now: datetime, seed: int = DEFAULT_SEED) -> list[di
                 superseded_by=0,
             )
         )
+    for item in items:
+        if item["kind"] == "pitfall" and item["repo_id"] != GLOBAL:
+            _as_synced_pitfall(item, pitfall_rng)
     items.sort(key=lambda item: item["created_at"])  # ids follow creation time, like a real store
     for position, item in enumerate(items):
         if item["status"] == K.SUPERSEDED:

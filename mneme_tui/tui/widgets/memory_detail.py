@@ -56,7 +56,7 @@ def memory_text(
         out.append("why  ", style="dim")
         out.append(literal("; ".join(scored.reasons) or "ranked by the hybrid score", "italic"))
         out.append(f"   (profile {scored.profile})\n", style="dim")
-        out.append(score_breakdown(scored.components, scored.score, width=bar_width))
+        out.append(score_breakdown(scored.components, scored.score, profile=scored.profile, width=bar_width))
         out.append("\n")
     if history is not None:
         out.append("\n")

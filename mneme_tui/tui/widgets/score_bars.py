@@ -1,17 +1,11 @@
-"""The score of a recall result broken into its factors, each with a small bar."""
+"""The score of a recall result broken into its factors, each with a small bar and what it means."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
-# (name, low, high): the range each factor can take, so its bar is full at ``high``.
-FACTORS: tuple[tuple[str, float, float], ...] = (
-    ("cosine", 0.0, 1.0),
-    ("lexical", 0.0, 1.0),
-    ("decay", 0.0, 1.0),
-    ("reinforcement", 1.0, 1.5),
-    ("locality", 1.0, 1.25),
-)
+from mneme_tui.memory.ranking import COMPONENT_DESCRIPTIONS, COMPONENT_RANGES, PROFILE_COMPONENTS
+
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
@@ -24,22 +18,28 @@ def bar(fraction: float, width: int) -> str:
     return text.ljust(width)
 
 
-def score_breakdown(components: dict[str, float], score: float, *, width: int = 14) -> Text:
-    """Lines ``name  value  bar`` for the five factors (plus any extra a profile adds) and the total."""
+def score_breakdown(components: dict[str, float], score: float, *, profile: str = "spec", width: int = 14) -> Text:
+    """Lines ``name  value  bar`` for the profile's components in reading order (plus any extra one),
+    the total, then one dim line per component saying what it means.
+
+    A bar is full at the top of the component's range (``ranking.COMPONENT_RANGES``); an unbounded
+    component (bm25) shows its value without a bar.
+    """
     out = Text(end="")
-    names = [name for name, _, _ in FACTORS]
-    extra = [name for name in components if name not in names]
-    ranges = {name: (low, high) for name, low, high in FACTORS}
-    for name in names + extra:
-        if name not in components:
-            continue
+    order = list(PROFILE_COMPONENTS.get(profile, ()))
+    names = [name for name in order if name in components] + [name for name in components if name not in order]
+    for name in names:
         value = components[name]
-        low, high = ranges.get(name, (0.0, 1.0))
-        fraction = (value - low) / (high - low) if high > low else 0.0
+        low, high = COMPONENT_RANGES.get(name, (0.0, 1.0))
         out.append(f"{name:<14}", style="dim")
         out.append(f"{value:>7.3f} ")
-        out.append(bar(fraction, width), style="green" if value > low else "dim")
+        if high is not None and high > low:
+            out.append(bar((value - low) / (high - low), width), style="green" if value > low else "dim")
         out.append("\n")
     out.append(f"{'score':<14}", style="bold")
-    out.append(f"{score:>7.4f}", style="bold")
+    out.append(f"{score:>7.4f}\n", style="bold")
+    for name in names:
+        if name in COMPONENT_DESCRIPTIONS:
+            out.append(f"{name}: ", style="dim bold")
+            out.append(f"{COMPONENT_DESCRIPTIONS[name]}\n", style="dim")
     return out
