@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual.app import ComposeResult
 from textual.screen import Screen
 
+from mneme_tui.errors import MnemeError
 from mneme_tui.tui.widgets.footer import KeyFooter
 from mneme_tui.tui.widgets.header import AppHeader, ModeBar
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from mneme_tui.tui.app import MnemeApp
@@ -28,6 +32,7 @@ class ModeScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._stale = False
+        self.generation = 0
 
     @property
     def mneme(self) -> "MnemeApp":
@@ -51,6 +56,23 @@ class ModeScreen(Screen):
 
     def reload(self, reason: str = "") -> None:
         """Fetch this screen's data again (override)."""
+
+    def fetch_in_worker(self, load: Callable[[], T], show: Callable[[T], None]) -> None:
+        """Run ``load`` in a thread worker (one at a time per screen) and ``show`` its result on the UI
+        thread, unless a newer fetch started meanwhile; a MnemeError becomes a toast."""
+        self.generation += 1
+        generation = self.generation
+
+        def work() -> None:
+            try:
+                data = load()
+            except MnemeError as exc:
+                self.app.call_from_thread(self.mneme.say, str(exc), "error")
+                return
+            if generation == self.generation:
+                self.app.call_from_thread(show, data)
+
+        self.run_worker(work, thread=True, exclusive=True, group=self.MODE_NAME, exit_on_error=False)
 
     def mark_stale(self) -> None:
         """The data changed while this screen was not shown: reload when it is shown again."""

@@ -12,14 +12,12 @@ from typing import Any
 
 from rich.table import Table
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical, VerticalScroll
 from textual.widgets import Sparkline, Static
 
 from mneme_tui import config
-from mneme_tui.errors import MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.text import literal
@@ -91,7 +89,6 @@ class BriefingScreen(ModeScreen):
     def __init__(self) -> None:
         super().__init__()
         self.data: BriefingData | None = None
-        self.generation = 0
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="briefing-body"):
@@ -127,18 +124,7 @@ class BriefingScreen(ModeScreen):
         self.reload("key")
 
     def reload(self, reason: str = "") -> None:
-        self.generation += 1
-        self.fetch(self.generation)
-
-    @work(thread=True, exclusive=True, group="briefing", exit_on_error=False)
-    def fetch(self, generation: int) -> None:
-        try:
-            data = load_briefing(self.ctx)
-        except MnemeError as exc:
-            self.app.call_from_thread(self.mneme.say, str(exc), "error")
-            return
-        if generation == self.generation:
-            self.app.call_from_thread(self._show, data)
+        self.fetch_in_worker(lambda: load_briefing(self.ctx), self._show)
 
     # ---------------------------------------------------------------- render
     def _body(self, name: str) -> Static:

@@ -71,7 +71,6 @@ class GraduationScreen(ModeScreen):
         self.all_repos = False
         self.shown: CandidateList | None = None
         self.undo_stack: list[Dismissal] = []
-        self.generation = 0
         self._rows: dict[str, GraduationCandidate] = {}
 
     # ----------------------------------------------------------------- layout

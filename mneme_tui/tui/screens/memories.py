@@ -72,7 +72,6 @@ class MemoriesScreen(ModeScreen):
         self.page: ListPage | None = None
         self.marked: set[int] = set()
         self.undo_stack: list[StatusChange] = []
-        self.generation = 0
         self._rows: dict[str, Memory] = {}
 
     # ----------------------------------------------------------------- layout

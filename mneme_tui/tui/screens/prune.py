@@ -51,7 +51,6 @@ class PruneScreen(ModeScreen):
         super().__init__()
         self.data: PruneData | None = None
         self.last_result: Any = None
-        self.generation = 0
         self.applying = False
 
     def compose_body(self) -> ComposeResult:
@@ -80,18 +79,7 @@ class PruneScreen(ModeScreen):
         self.reload("key")
 
     def reload(self, reason: str = "") -> None:
-        self.generation += 1
-        self.fetch(self.generation)
-
-    @work(thread=True, exclusive=True, group="prune", exit_on_error=False)
-    def fetch(self, generation: int) -> None:
-        try:
-            data = load_plan(self.ctx)
-        except MnemeError as exc:
-            self.app.call_from_thread(self.mneme.say, str(exc), "error")
-            return
-        if generation == self.generation:
-            self.app.call_from_thread(self._show, data)
+        self.fetch_in_worker(lambda: load_plan(self.ctx), self._show)
 
     # ----------------------------------------------------------------- render
     def _show(self, data: PruneData) -> None:
