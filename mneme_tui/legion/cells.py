@@ -19,6 +19,9 @@ import re
 _SIMPLE = {"|": "\\|", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _UNSIMPLE = {"|": "|", "\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
 _SEPARATOR_CHARS = frozenset("|-: \t")
+_SEPARATOR_TEXT = "".join(sorted(_SEPARATOR_CHARS))
+_ESCAPED_CELL = re.compile(r"((?:\\.|[^\\|])*)\|", re.DOTALL)
+"""One cell and the pipe closing it: a backslash and the character after it always belong to the cell."""
 _HEX_ESCAPE = re.compile(r"u\{([0-9a-fA-F]{1,6})\}")
 
 
@@ -90,24 +93,13 @@ def split_raw_cells(line: str) -> list[str] | None:
         parts = text.split("|")
         if parts[-1].strip():
             return None
-        return [part.strip() for part in parts[1:-1]]
+        return list(map(str.strip, parts[1:-1]))
     cells: list[str] = []
-    current: list[str] = []
-    index = 1
-    length = len(text)
-    while index < length:
-        char = text[index]
-        if char == "\\" and index + 1 < length:
-            current.append(text[index : index + 2])
-            index += 2
-            continue
-        if char == "|":
-            cells.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-        index += 1
-    if "".join(current).strip():
+    position = 1
+    while match := _ESCAPED_CELL.match(text, position):
+        cells.append(match.group(1).strip())
+        position = match.end()
+    if text[position:].strip():
         return None  # text after the last pipe: not a table row
     return cells
 
@@ -123,7 +115,7 @@ def split_row(line: str) -> list[str] | None:
 def is_separator_line(line: str) -> bool:
     """True for a header separator such as ``|----|:---:|``."""
     text = line.strip()
-    if not text.startswith("|") or "-" not in text or set(text) - _SEPARATOR_CHARS:
+    if not text.startswith("|") or "-" not in text or text.strip(_SEPARATOR_TEXT):  # another character
         return False
     cells = split_raw_cells(line)
     if not cells:

@@ -289,12 +289,13 @@ class _Parser:
             return end
         table = self.table
         if table is not None:
-            values = [unescape_cell(c) for c in raw_cells]
+            values = [unescape_cell(c) for c in raw_cells] if "\\" in self.lines[index] else raw_cells
             if len(values) == len(table.fields):
                 record, complaints = record_from_values(
                     table.schema.kind, table.fields, values, default_branch=self.default_branch
                 )
-                self.warnings.extend(f"{self.file_name} line {index + 1}: {c}" for c in complaints)
+                if complaints:
+                    self.warnings.extend(f"{self.file_name} line {index + 1}: {c}" for c in complaints)
                 self._add(Segment("row", [self.lines[index]], index + 1, record=record, table=table))
                 return index + 1
             if self.last_kind in {"header", "row"} or _ID_CELL.match(values[0]):

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, time
 from typing import Any
 
@@ -62,9 +64,18 @@ _NOT_COLUMNS = frozenset({"source_file", "line", "occurrence", "recency_weight",
 # ------------------------------------------------------------------------ record -> memory
 def is_review(record: Record) -> bool:
     """A quality-review outcome: its Task Type lists ``quality-review`` (or ``review``)."""
-    return isinstance(record, OutcomeRecord) and bool(
-        {item.lower() for item in split_tags(record.task_type)} & REVIEW_TASK_TYPES
-    )
+    return isinstance(record, OutcomeRecord) and _lists_review(record.task_type)
+
+
+@lru_cache(maxsize=4096)
+def _lists_review(task_type: str) -> bool:
+    return bool({item.lower() for item in split_tags(task_type)} & REVIEW_TASK_TYPES)
+
+
+@lru_cache(maxsize=4096)
+def _first_task_type(task_type: str) -> str | None:
+    types = split_tags(task_type)
+    return _clean(types[0]) if types else None
 
 
 def memory_kind(record: Record) -> str:
@@ -73,9 +84,9 @@ def memory_kind(record: Record) -> str:
 
 def memory_topic(record: Record) -> str:
     if isinstance(record, OutcomeRecord):
-        types = split_tags(record.task_type)
-        if types:
-            return _clean(types[0])
+        first = _first_task_type(record.task_type)
+        if first is not None:
+            return first
     if record.tags:
         return _clean(record.tags[0])
     return "General"
@@ -124,7 +135,7 @@ def memory_content(record: Record) -> str:
     body = record.body.strip()
     if body and body != head:
         parts += ["", body]
-    lines = [f"{label}: {value.strip()}" for label, value in _details(record) if value and value.strip()]
+    lines = [f"{label}: {text}" for label, value in _details(record) if value and (text := value.strip())]
     if lines:
         parts += ["", *lines]
     text = _clean("\n".join(parts))
@@ -133,15 +144,20 @@ def memory_content(record: Record) -> str:
 
 def record_columns(record: Record) -> dict[str, Any]:
     """The record's Legion columns (spec field names; positions and recall-time scores left out)."""
-    columns = {name: value for name, value in vars(record).items() if name not in _NOT_COLUMNS}
+    columns = dict(vars(record))  # a copy, in field order
+    for name in _NOT_COLUMNS:
+        columns.pop(name, None)
     columns["tags"] = list(record.tags)
     columns["extra"] = dict(sorted(record.extra.items()))
     return columns
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False)  # what json.dumps(..., ensure_ascii=False) uses, built once
+
+
 def columns_json(columns: dict[str, Any]) -> str:
     """The columns as stored in ``legion_records.columns`` (field order of the record class)."""
-    return json.dumps(columns, ensure_ascii=False)
+    return _JSON.encode(columns)
 
 
 def content_hash(kind: str, columns_text: str) -> str:
@@ -173,7 +189,13 @@ def _clean(text: str) -> str:
 
 
 def created_at(record: Record) -> datetime | None:
-    when = parse_record_date(record.date)
+    return _midnight(record.date)
+
+
+@lru_cache(maxsize=4096)
+def _midnight(date_text: str) -> datetime | None:
+    """Midnight of a record Date (dates repeat across rows, so parsing each once is enough)."""
+    when = parse_record_date(date_text)
     return datetime.combine(when, time()) if when else None
 
 
@@ -285,12 +307,10 @@ def load_rows(db: peewee.Database, project: str) -> list[MirrorRow]:
         "FROM legion_records l LEFT JOIN memories m ON m.id = l.memory_id WHERE l.project = ?",
         (project,),
     )
-    rows = []
-    for values in cursor.fetchall():
-        row = MirrorRow(*values[: len(_COLUMNS)], memory_kind=values[-3], memory_status=values[-2],
-                        memory_superseded_by=int(values[-1] or 0))
+    rows = [MirrorRow(*values) for values in cursor.fetchall()]  # _COLUMNS, then the memory's three
+    for row in rows:
         row.archived = bool(row.archived)
-        rows.append(row)
+        row.memory_superseded_by = int(row.memory_superseded_by or 0)
     return rows
 
 
@@ -314,8 +334,12 @@ def insert_rows(db: peewee.Database, rows: list[MirrorRow]) -> None:
     placeholders = ", ".join("?" for _ in _COLUMNS)
     db.cursor().executemany(
         f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) VALUES ({placeholders})",
-        [tuple(_value(getattr(row, name)) for name in _COLUMNS) for row in rows],
+        map(_row_values, rows),
     )
+
+
+_row_values = operator.attrgetter(*_COLUMNS)
+"""A row's values in ``_COLUMNS`` order (sqlite3 binds the bool ``archived`` as the integer 0 / 1)."""
 
 
 def update_row(db: peewee.Database, memory_id: int, **fields: Any) -> None:

@@ -9,6 +9,7 @@ left two rows with one ID.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from mneme_tui.legion.schemas import DEFAULT_BRANCH, ERROR, OUTCOME, PATTERN, PREFERENCE
@@ -146,9 +147,14 @@ def record_from_values(
     cls = RECORD_TYPES[kind]
     record = cls()
     complaints: list[str] = []
-    own = _OWN_FIELDS.setdefault(cls, frozenset(cls.__dataclass_fields__))  # type: ignore[attr-defined]
+    own = _OWN_FIELDS.get(cls)
+    if own is None:
+        own = _OWN_FIELDS[cls] = frozenset(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    plain = _plain_fields(cls)
     for name, value in zip(fields, values):
-        if name == "tags":
+        if name in plain:  # the common case, decided below too: a text column of the record
+            setattr(record, name, value)
+        elif name == "tags":
             record.tags = split_tags(value)
         elif name == "branch":
             record.branch = value if value != "" else default_branch
@@ -165,6 +171,12 @@ def record_from_values(
     if "branch" not in fields:
         record.branch = default_branch
     return record, complaints
+
+
+@lru_cache(maxsize=None)
+def _plain_fields(cls: type[Record]) -> frozenset[str]:
+    """Fields that ``record_from_values`` sets from the cell text as is."""
+    return frozenset(cls.__dataclass_fields__) - _NOT_COLUMNS - {"tags", "branch"}  # type: ignore[attr-defined]
 
 
 def values_for_fields(record: Record, fields: list[str]) -> list[str]:

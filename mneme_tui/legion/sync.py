@@ -47,8 +47,11 @@ folder's ``settings.json`` says ``memory.enabled: false``.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -260,6 +263,8 @@ def _plan(report: MemoryReport, rows: list[mt.MirrorRow]) -> _Plan:
     for row in rows:
         if row.memory_status is not None and row.state == mt.LINKED and row.source_file not in broken_files:
             existing[row.key].append(row)
+    if not existing:  # nothing to pair with (a first sync): every record is new
+        return _Plan(incoming, [], dangling)
     groups: dict[tuple[str, str, str], list[_Incoming]] = defaultdict(list)
     for item in incoming:
         groups[item.key].append(item)
@@ -427,7 +432,7 @@ def sync(
     if not legion.memory_dir.is_dir():
         report.message = f"No Legion memory folder at {legion.memory_dir}; nothing to sync."
         return report
-    with store.sqlite_errors(), store.db.atomic("IMMEDIATE"):
+    with _gc_paused(), store.sqlite_errors(), store.db.atomic("IMMEDIATE"):
         mt.ensure_table(store.db)
         rows = mt.load_rows(store.db, project)
         files, plan, exports = _export(store, legion, project, rows, report)
@@ -453,6 +458,22 @@ def sync(
         f"{totals['removed']} removed, {totals['exported']} exported"
     )
     return report
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector off while a sync builds thousands of short-lived objects.
+
+    They form no reference cycles (reference counting frees them), so the collection passes their
+    allocations trigger only walk them: about 0.2 s of a 10,000-record first sync.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], report: SyncReport) -> None:

@@ -24,7 +24,7 @@ from mneme_tui.memory.index import MemoryIndex, days_since_epoch
 from mneme_tui.memory.models import bind_tables, database_error, open_database
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
 from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory, StatusChange
-from mneme_tui.memory.vectors import embed, to_blob
+from mneme_tui.memory.vectors import embed, embed_blobs, to_blob
 
 MAX_CONTENT_CHARS = 100_000
 MAX_ID = 2**63 - 1
@@ -107,7 +107,9 @@ class Store:
 
     def mint_many(self, items: Sequence[dict]) -> list[Memory]:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields."""
-        rows = [self._validated_row(item) for item in items]
+        rows = [self._validated_row(item, embedding=False) for item in items]
+        for row, blob in zip(rows, embed_blobs([row["content"] for row in rows])):  # batched: same bytes
+            row["embedding"] = blob
         statement = f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})"
         with self.sqlite_errors(), self.db.atomic("IMMEDIATE"):
             cursor = self.db.cursor()
@@ -120,7 +122,7 @@ class Store:
                     row["id"] = last_id - len(chunk) + 1 + offset
         return [self._memory_from_dict(row) for row in rows]
 
-    def _validated_row(self, item: dict) -> dict:
+    def _validated_row(self, item: dict, *, embedding: bool = True) -> dict:
         content = item.get("content")
         if not isinstance(content, str) or not content.strip():
             raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot be empty")
@@ -141,7 +143,7 @@ class Store:
             "topic": topic,
             "content": content,
             "task_id": str(item.get("task_id") or ""),
-            "embedding": to_blob(embed(content)),
+            "embedding": to_blob(embed(content)) if embedding else b"",
             "created_at": item.get("created_at") or config.now(),
             "status": status,
             "superseded_by": int(item.get("superseded_by") or 0),
