@@ -110,13 +110,22 @@ class _SpecWordIds(dict):
         return token_id
 
 
+def database_revision(db: peewee.Database) -> tuple[int, int]:
+    """(highest memory id, highest update seq): together they change whenever any process writes."""
+    max_id, update_seq = db.execute_sql(
+        "SELECT (SELECT COALESCE(MAX(id), 0) FROM memories), (SELECT COALESCE(MAX(seq), 0) FROM memory_revision)"
+    ).fetchone()
+    return int(max_id), int(update_seq)
+
+
 class MemoryIndex:
     """Column arrays over all rows of ``memories``; positions are stable and ordered by id."""
 
     def __init__(self, analyzer: Analyzer | None = None, topic_weight: float = 0.0) -> None:
         self.lock = threading.RLock()
         self.size = 0
-        self.seq = -1
+        self.seq = -1  # the database revision this index reflects (MAX(id) + update_seq); -1: never loaded
+        self.update_seq = 0  # MAX(seq) of memory_revision at the last refresh
         self.ids = np.zeros(0, dtype=np.int64)
         self.vectors = np.zeros((0, DIMENSIONS), dtype=np.float32)
         self.repo_codes = np.zeros(0, dtype=np.int32)
@@ -141,29 +150,32 @@ class MemoryIndex:
 
     # ----------------------------------------------------------------- loading
     def refresh(self, db: peewee.Database) -> bool:
-        """Bring the index up to date with the database; True when anything changed."""
+        """Bring the index up to date with the database; True when anything changed.
+
+        New rows are those above the highest id loaded; changed rows are those the update trigger logged
+        in ``memory_revision`` after ``update_seq``. ``seq`` (their sum) grows with every write.
+        """
         with self.lock:
-            latest = db.execute_sql("SELECT COALESCE(MAX(seq), 0) FROM memory_revision").fetchone()[0]
-            if latest == self.seq:
+            max_id, update_seq = database_revision(db)
+            if max_id + update_seq == self.seq:
                 return False
-            if self.seq < 0 or latest < self.seq:
+            last_id = int(self.ids[-1]) if self.size else 0
+            if self.seq < 0 or update_seq < self.update_seq or max_id < last_id:
                 rows = db.execute_sql(_SELECT_ROWS + " ORDER BY id").fetchall()
                 self._reset()
                 self._append(rows)
             else:
                 changed = db.execute_sql(
-                    _SELECT_ROWS + " WHERE id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
-                    (self.seq,),
+                    _SELECT_ROWS + " WHERE id > ? OR id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
+                    (last_id, self.update_seq),
                 ).fetchall()
                 self._apply_changes(changed)
-            self.seq = latest
+            self.seq, self.update_seq = max_id + update_seq, update_seq
             self._candidates.clear()
             return True
 
     def _reset(self) -> None:
-        seq_keep = self.seq
         self.__init__(self.terms.analyzer, self.terms.topic_weight)  # type: ignore[misc]
-        self.seq = seq_keep
 
     def _apply_changes(self, rows: list[tuple]) -> None:
         last_id = int(self.ids[-1]) if self.size else 0

@@ -23,7 +23,7 @@ import numpy as np
 from mneme_tui import config
 from mneme_tui.memory.index import MemoryIndex
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 MIN_ROWS = 5_000
 """Smaller stores load from SQLite fast enough; no snapshot is written for them."""
 
@@ -42,7 +42,7 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
         terms = index.terms
         term_vocab = sorted(terms.vocab, key=terms.vocab.__getitem__)
         arrays = {
-            "meta": np.array([FORMAT_VERSION, index.seq, index.size], dtype=np.int64),
+            "meta": np.array([FORMAT_VERSION, index.seq, index.size, index.update_seq], dtype=np.int64),
             "db_uuid": np.array(db_uuid),
             "ids": index.ids,
             "vectors": index.vectors,
@@ -78,11 +78,12 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
     """The index stored at ``path`` for this database, or None when there is no usable snapshot."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            version, seq, size = (int(v) for v in data["meta"])
-            if version != FORMAT_VERSION or str(data["db_uuid"]) != db_uuid:
+            meta = [int(v) for v in data["meta"]]
+            if meta[0] != FORMAT_VERSION or str(data["db_uuid"]) != db_uuid:
                 return None
+            _, seq, size, update_seq = meta
             index = MemoryIndex()
-            index.seq, index.size = seq, size
+            index.seq, index.size, index.update_seq = seq, size, update_seq
             for name in ("ids", "vectors", "repo_codes", "kind_codes", "status_codes", "created_days", "access"):
                 setattr(index, name, np.array(data[name]))
             index.repos = {str(name): code for code, name in enumerate(data["repos"])}

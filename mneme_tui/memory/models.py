@@ -5,8 +5,9 @@ tables that point at ``memories.id``:
 - ``memory_audit``: every status change (memory id, from, to, when, why).
 - ``task_access``: which (task_id, memory_id) pairs already reinforced ``access_count``.
 - ``mneme_meta``: this database's identity (``db_uuid``), which keys the on-disk index snapshot.
-- ``memory_revision``: filled by triggers on every insert/update of ``memories``, so an in-memory index in
-  any process can tell which rows changed since it last looked.
+- ``memory_revision``: filled by a trigger on every update of ``memories``. With ``MAX(id)`` (ids only
+  grow: AUTOINCREMENT, nothing is deleted) it tells an in-memory index in any process which rows are new
+  and which changed since it last looked. (Schema 1 also logged inserts; schema 2 drops that trigger.)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import peewee
 
 from mneme_tui.errors import ERR_DATABASE, MnemeError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 MEMORIES_DDL = """
 CREATE TABLE IF NOT EXISTS memories (
@@ -74,10 +75,7 @@ CREATE TABLE IF NOT EXISTS memory_revision (
 );
 CREATE INDEX IF NOT EXISTS idx_memory_revision_seq ON memory_revision(seq);
 
-CREATE TRIGGER IF NOT EXISTS memories_revision_insert AFTER INSERT ON memories BEGIN
-    INSERT OR REPLACE INTO memory_revision(memory_id, seq)
-    VALUES (NEW.id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM memory_revision));
-END;
+DROP TRIGGER IF EXISTS memories_revision_insert;
 CREATE TRIGGER IF NOT EXISTS memories_revision_update AFTER UPDATE ON memories BEGIN
     INSERT OR REPLACE INTO memory_revision(memory_id, seq)
     VALUES (NEW.id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM memory_revision));

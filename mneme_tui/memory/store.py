@@ -20,7 +20,7 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.index import MemoryIndex, days_since_epoch
+from mneme_tui.memory.index import MemoryIndex, database_revision, days_since_epoch
 from mneme_tui.memory.models import bind_tables, database_error, open_database
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
 from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory, StatusChange
@@ -351,7 +351,7 @@ class Store:
     def revision(self) -> int:
         """A number that grows whenever any process inserts or updates a memory (cheap to poll)."""
         with self.sqlite_errors():
-            return self.db.execute_sql("SELECT COALESCE(MAX(seq), 0) FROM memory_revision").fetchone()[0]
+            return sum(database_revision(self.db))
 
     def repos(self) -> list[str]:
         """Every repo_id in the store, sorted."""
@@ -411,8 +411,9 @@ class Store:
     def _load_snapshot(self) -> None:
         loaded = index_snapshot.load(index_snapshot.snapshot_path(self.path), self._db_uuid())
         if loaded is not None:
-            latest = self.db.execute_sql("SELECT COALESCE(MAX(seq), 0) FROM memory_revision").fetchone()[0]
-            if loaded.seq <= latest:
+            max_id, update_seq = database_revision(self.db)
+            last_id = int(loaded.ids[-1]) if loaded.size else 0
+            if loaded.update_seq <= update_seq and last_id <= max_id:
                 self.index = loaded
                 self._snapshot_seq = loaded.seq
 

@@ -25,7 +25,7 @@ P = "proj"
 
 
 def revision(store: Store) -> int:
-    return store.db.execute_sql("SELECT COALESCE(MAX(seq), 0) FROM memory_revision").fetchone()[0]
+    return store.revision()
 
 
 def mirrored(store: Store, project: str = P) -> dict[tuple[str, str, int], tuple[Memory, mt.MirrorRow]]:
