@@ -188,7 +188,7 @@ class SyncReport:
 
 
 # ----------------------------------------------------------------------------- planning
-@dataclass
+@dataclass(slots=True)
 class _Incoming:
     """One record read from a file, with its identity and (once planned) what it pairs with."""
 
@@ -234,14 +234,16 @@ def _incoming(report: MemoryReport) -> list[_Incoming]:
     for file_report in _file_order(report):
         if not file_report.parseable:
             continue
+        file = file_report.file
         for record in file_report.records:
-            family = family_of(file_report.file, record.kind)
+            kind = record.kind
+            family = family_of(file, kind)
             identity = record_identity(record)
-            key = (family, record.kind, identity)
+            key = (family, kind, identity)
+            occurrence = seen[key]
+            seen[key] = occurrence + 1
             text = columns_json(record_columns(record))
-            out.append(_Incoming(record, file_report.file, family, identity, seen[key], text,
-                                 content_hash(record.kind, text)))
-            seen[key] += 1
+            out.append(_Incoming(record, file, family, identity, occurrence, text, content_hash(kind, text)))
     return out
 
 
