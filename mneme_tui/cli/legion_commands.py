@@ -27,7 +27,6 @@ from mneme_tui.legion.store import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 BRANCH_PROVIDER: BranchProvider | None = None
 """Replaces ``git branch --show-current`` (tests set it; None = ask git)."""
 
-RECORD_KINDS = ("outcome", "pattern", "error", "preference")
 
 
 # ------------------------------------------------------------------------------ parser

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from mneme_tui import display
-from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.errors import MnemeError
 
 
 class Parser(argparse.ArgumentParser):
@@ -120,12 +120,6 @@ def print_table(grid) -> None:
     from rich.console import Console
 
     Console(markup=False, emoji=False, highlight=False, soft_wrap=False).print(grid)
-
-
-def require(condition: bool, message: str) -> None:
-    """Raise ERR_VALIDATION_FAILED with ``message`` unless ``condition`` holds."""
-    if not condition:
-        raise MnemeError(ERR_VALIDATION_FAILED, message)
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -159,16 +159,6 @@ def _read_summary(path: Path, number: str) -> _Summary:
     return summary
 
 
-def _bullets(lines: list[str]) -> list[str]:
-    out = []
-    for line in lines:
-        stripped = line.strip()
-        if re.fullmatch(r"\|?\s*:?-{2,}.*", stripped):
-            continue
-        out.append(line if stripped.startswith(("-", "*", "|")) or line.startswith("  ") else f"- {stripped}")
-    return out
-
-
 def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionResult:
     """Write ``{NN}-COMPACTED.md`` for one phase folder (see module doc); originals stay untouched."""
     phase_dir = Path(phase_dir)

@@ -135,11 +135,6 @@ PREFERENCES = TableSchema(
 #: Schemas in the order headers are tried (each required set is distinct).
 TABLE_SCHEMAS: tuple[TableSchema, ...] = (OUTCOMES, PATTERNS, ERRORS, PREFERENCES)
 
-#: The files the library reads and writes, by name.
-FILE_SCHEMAS: dict[str, TableSchema] = {
-    schema.file_name: schema for schema in (OUTCOMES, PATTERNS, ERRORS, PREFERENCES, ARCHIVE)
-}
-
 #: Heading-block prefixes written by ``/legion:learn`` and the record kind each becomes.
 BLOCK_KINDS: dict[str, str] = {"PAT": PATTERN, "PIT": ERROR, "PRF": PREFERENCE}
 

@@ -22,7 +22,7 @@ import peewee
 from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, TermFeatures, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
-from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize, tokenize_lowered
+from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
 
 _SPEC_MEMO_LIMIT = 500_000  # distinct words remembered by ``_SpecWordIds``; later ones are looked up each time
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")

@@ -58,10 +58,3 @@ def register_mode(mode: Mode) -> None:
             MODES[position] = mode
             return
     MODES.append(mode)
-
-
-def mode_named(name: str) -> Mode:
-    for mode in MODES:
-        if mode.name == name:
-            return mode
-    raise KeyError(name)

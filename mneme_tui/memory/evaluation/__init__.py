@@ -59,7 +59,6 @@ from mneme_tui.memory.evaluation.store_rankers import (
     LoadedStore,
     check_profiles,
     load_into_store,
-    store_available,
     store_profiles,
     store_ranker,
 )
@@ -72,7 +71,7 @@ __all__ = [
     "Dataset", "EvalReport", "LoadedStore", "Memory", "Metrics", "Question", "QuestionResult", "Ranker",
     "RankerResult", "TermIndex", "baseline_rankers", "bm25_ranker", "bm25_scores", "check_profiles",
     "default_dataset_path", "evaluate", "first_hit_rank", "held_out_ids", "load_dataset", "load_into_store",
-    "main", "overlap_ranker", "overlap_scores", "parse_dataset", "render_table", "run", "store_available",
+    "main", "overlap_ranker", "overlap_scores", "parse_dataset", "render_table", "run",
     "store_profiles", "store_ranker", "summarize", "tokenize",
 ]
 

@@ -22,15 +22,6 @@ class LoadedStore:
         self.store.close()
 
 
-def store_available() -> bool:
-    """True when ``mneme_tui.memory.store`` can be imported."""
-    try:
-        from mneme_tui.memory import store  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def load_into_store(dataset: Dataset, db_path: str | os.PathLike[str]) -> LoadedStore:
     """Mint every dataset memory (created_at = now - age_days, access_count, status) into ``db_path``.
 
