@@ -225,7 +225,7 @@ class RecallScreen(ModeScreen):
             return
         if isinstance(item, ScoredMemory):
             body = memory_text(item.memory, config.now(), scored=item)
-            detail.show(body, item.memory.id)
+            detail.show(body, item.memory.id, legend_profile=item.profile)
         else:
             detail.show(memory_text(item, config.now()), item.id)
 

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from mneme_tui import display
 from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory
 from mneme_tui.tui.text import KIND_STYLES, STATUS_STYLES, literal, stamp
-from mneme_tui.tui.widgets.score_bars import score_breakdown
+from mneme_tui.tui.widgets.score_bars import component_legend, score_breakdown
 
 
 def _field(out: Text, name: str, value: Text | str) -> None:
@@ -87,16 +87,29 @@ class MemoryDetail(VerticalScroll):
         super().__init__(**kwargs)
         self._placeholder = placeholder
         self.shown_id: int | None = None
+        self._legend_profile: str | None = ""  # "" = not drawn yet
 
     def compose(self):
         yield Static(Text(self._placeholder, style="dim"), classes="detail-body")
+        yield Static(classes="detail-legend")
 
-    def show(self, body: Text, memory_id: int | None) -> None:
+    def show(self, body: Text, memory_id: int | None, *, legend_profile: str | None = None) -> None:
+        """Show ``body``; with ``legend_profile``, also what that profile's score components mean."""
         if memory_id != self.shown_id:
             self.scroll_home(animate=False)
         self.shown_id = memory_id
         self.query_one(".detail-body", Static).update(body)
+        self._legend(legend_profile)
 
     def clear(self, message: str | None = None) -> None:
         self.shown_id = None
         self.query_one(".detail-body", Static).update(Text(message or self._placeholder, style="dim"))
+        self._legend(None)
+
+    def _legend(self, profile: str | None) -> None:
+        if profile == self._legend_profile:
+            return  # unchanged: no re-render on every keystroke
+        self._legend_profile = profile
+        legend = self.query_one(".detail-legend", Static)
+        legend.update(component_legend(profile) if profile else "")
+        legend.display = profile is not None

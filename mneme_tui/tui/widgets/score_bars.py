@@ -18,16 +18,19 @@ def bar(fraction: float, width: int) -> str:
     return text.ljust(width)
 
 
-def score_breakdown(components: dict[str, float], score: float, *, profile: str = "spec", width: int = 14) -> Text:
-    """Lines ``name  value  bar`` for the profile's components in reading order (plus any extra one),
-    the total, then one dim line per component saying what it means.
-
-    A bar is full at the top of the component's range (``ranking.COMPONENT_RANGES``); an unbounded
-    component (bm25) shows its value without a bar.
-    """
-    out = Text(end="")
+def _names(components: dict[str, float] | None, profile: str) -> list[str]:
     order = list(PROFILE_COMPONENTS.get(profile, ()))
-    names = [name for name in order if name in components] + [name for name in components if name not in order]
+    if components is None:
+        return order
+    return [name for name in order if name in components] + [name for name in components if name not in order]
+
+
+def score_breakdown(components: dict[str, float], score: float, *, profile: str = "spec", width: int = 14) -> Text:
+    """Lines ``name  value  bar`` for the profile's components in reading order (plus any extra one)
+    and the total. A bar is full at the top of the component's range (``ranking.COMPONENT_RANGES``); an
+    unbounded component (bm25) shows its value without a bar."""
+    out = Text(end="")
+    names = _names(components, profile)
     for name in names:
         value = components[name]
         low, high = COMPONENT_RANGES.get(name, (0.0, 1.0))
@@ -37,8 +40,15 @@ def score_breakdown(components: dict[str, float], score: float, *, profile: str 
             out.append(bar((value - low) / (high - low), width), style="green" if value > low else "dim")
         out.append("\n")
     out.append(f"{'score':<14}", style="bold")
-    out.append(f"{score:>7.4f}\n", style="bold")
-    for name in names:
+    out.append(f"{score:>7.4f}", style="bold")
+    return out
+
+
+def component_legend(profile: str) -> Text:
+    """One dim line per component of ``profile`` saying what it means (static per profile, so the
+    Recall pane renders it once, not on every keystroke)."""
+    out = Text(end="")
+    for name in _names(None, profile):
         if name in COMPONENT_DESCRIPTIONS:
             out.append(f"{name}: ", style="dim bold")
             out.append(f"{COMPONENT_DESCRIPTIONS[name]}\n", style="dim")
