@@ -486,15 +486,5 @@ class Store:
         )
 
     def _memory_from_dict(self, row: dict) -> Memory:
-        return Memory(
-            id=row["id"],
-            repo_id=row["repo_id"],
-            kind=row["kind"],
-            topic=row["topic"],
-            content=row["content"],
-            task_id=row["task_id"],
-            created_at=row["created_at"],
-            status=row["status"],
-            superseded_by=row["superseded_by"],
-            access_count=row["access_count"],
-        )
+        """The Memory of a just-inserted row dict (same normalisation as rows read back)."""
+        return self._memory(_Row(*(row[column] for column in _MEMORY_COLUMNS)))
