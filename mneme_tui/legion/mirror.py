@@ -33,8 +33,8 @@ from __future__ import annotations
 import hashlib
 import json
 import json.encoder
-import operator
-from dataclasses import dataclass
+from collections import namedtuple
+from dataclasses import dataclass, fields as dataclass_fields
 from functools import lru_cache
 from datetime import datetime, time
 from typing import Any
@@ -166,6 +166,31 @@ _ENCODE = (
 def columns_json(columns: dict[str, Any]) -> str:
     """The columns as stored in ``legion_records.columns`` (field order of the record class)."""
     return "".join(_ENCODE(columns, 0)) if _ENCODE is not None else _JSON.encode(columns)
+
+
+def record_json(record: Record) -> str:
+    """``columns_json(record_columns(record))``, the same text built without the intermediate dict
+    (a first sync makes one per record)."""
+    values = vars(record)
+    parts = []
+    for name in _column_names(type(record)):
+        value = values[name]
+        if value.__class__ is str:
+            parts.append(f'"{name}": {_encode_string(value)}')
+        else:
+            if name == "extra":
+                value = dict(sorted(value.items()))
+            parts.append(f'"{name}": {columns_json(value)}')
+    return "{" + ", ".join(parts) + "}"
+
+
+_encode_string = json.encoder.encode_basestring  # the encoder's own string function (ensure_ascii=False)
+
+
+@lru_cache(maxsize=None)
+def _column_names(cls: type[Record]) -> tuple[str, ...]:
+    """The JSON keys of a record class: its fields in order, less the ones that are not columns."""
+    return tuple(spec.name for spec in dataclass_fields(cls) if spec.name not in _NOT_COLUMNS)
 
 
 def content_hash(kind: str, columns_text: str) -> str:
@@ -336,18 +361,14 @@ def row_for_memory(db: peewee.Database, memory_id: int) -> MirrorRow | None:
     return row
 
 
-def insert_rows(db: peewee.Database, rows: list[MirrorRow]) -> None:
-    if not rows:
-        return
-    placeholders = ", ".join("?" for _ in _COLUMNS)
-    db.cursor().executemany(
-        f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) VALUES ({placeholders})",
-        map(_row_values, rows),
-    )
+NewRow = namedtuple("NewRow", _COLUMNS)
+"""A row to insert: the table's columns in order (``archived`` as 0 / 1)."""
+_INSERT = f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
 
 
-_row_values = operator.attrgetter(*_COLUMNS)
-"""A row's values in ``_COLUMNS`` order (sqlite3 binds the bool ``archived`` as the integer 0 / 1)."""
+def insert_rows(db: peewee.Database, rows: list[NewRow]) -> None:
+    if rows:  # plain tuples: sqlite3 reads a tuple subclass item by item through __getitem__
+        db.cursor().executemany(_INSERT, map(tuple, rows))
 
 
 def update_row(db: peewee.Database, memory_id: int, **fields: Any) -> None:

@@ -122,7 +122,12 @@ _NOT_COLUMNS = {
 
 def split_tags(text: str) -> list[str]:
     """``"a, b ,c"`` -> ``["a", "b", "c"]`` (empty items dropped)."""
-    return [tag.strip() for tag in text.split(",") if tag.strip()]
+    return list(_split_tags(text))
+
+
+@lru_cache(maxsize=4096)
+def _split_tags(text: str) -> tuple[str, ...]:  # tag lists repeat from row to row
+    return tuple(tag for item in text.split(",") if (tag := item.strip()))
 
 
 def parse_bool(text: str) -> bool:

@@ -63,7 +63,6 @@ from mneme_tui.legion import mirror as mt
 from mneme_tui.legion.api import FileReport, LegionMemory, MemoryReport
 from mneme_tui.legion.mirror import (
     OUTCOMES_FAMILY,
-    columns_json,
     content_hash,
     created_at,
     family_of,
@@ -72,8 +71,8 @@ from mneme_tui.legion.mirror import (
     memory_kind,
     memory_task_id,
     memory_topic,
-    record_columns,
     record_identity,
+    record_json,
 )
 from mneme_tui.legion.records import Record
 from mneme_tui.legion.schemas import ARCHIVE, ERROR, ERRORS, OUTCOMES, PATTERN, PATTERNS, PREFERENCE, PREFERENCES
@@ -242,7 +241,7 @@ def _incoming(report: MemoryReport) -> list[_Incoming]:
             key = (family, kind, identity)
             occurrence = seen[key]
             seen[key] = occurrence + 1
-            text = columns_json(record_columns(record))
+            text = record_json(record)
             out.append(_Incoming(record, file, family, identity, occurrence, text, content_hash(kind, text)))
     return out
 
@@ -485,7 +484,7 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
         mt.delete_rows(db, [row.memory_id for row in plan.dangling])
 
     # store-side memories that now have a record: link them (no new memory)
-    merged_rows: list[mt.MirrorRow] = []
+    merged_rows: list[mt.NewRow] = []
     for spec in exports:
         if spec.outcome is not None:  # failed: offered again next sync
             report.exports.append(spec.outcome)
@@ -509,26 +508,26 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
         else:
             message = f"{spec.file} already knows this error signature"
         report.exports.append(ExportedMemory(spec.memory.id, spec.memory.kind, spec.file, "merged", stored.id, message))
-        merged_rows.append(mt.MirrorRow(
+        merged_rows.append(mt.NewRow(
             spec.memory.id, project, spec.file, spec.file, spec.kind, f"merged:{spec.memory.id}", 0, stored.id, "",
-            columns_json(record_columns(stored)), False, mt.STORE_ORIGIN, mt.MERGED,
+            record_json(stored), 0, mt.STORE_ORIGIN, mt.MERGED,
             spec.memory.status, spec.memory.superseded_by, now,
         ))
     mt.insert_rows(db, merged_rows)
 
     counts = {name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")}
     fresh = [i for i in plan.incoming if i.match is None and i.link is None]
-    minted = store.mint_many([
+    minted = store.mint_ids([
         dict(content=memory_content(i.record), kind=memory_kind(i.record), topic=memory_topic(i.record),
              repo_id=project, task_id=memory_task_id(i.record), created_at=created_at(i.record))
         for i in fresh
     ]) if fresh else []
-    new_rows: list[mt.MirrorRow] = []
-    for item, memory in zip(fresh, minted):
-        item.memory_id = memory.id
+    new_rows: list[mt.NewRow] = []
+    for item, memory_id in zip(fresh, minted):
+        item.memory_id = memory_id
         item.counted = "added"
         counts["added"][item.file] += 1
-        new_rows.append(_new_row(item, project, memory.id, mt.FILE_ORIGIN, (K.ACTIVE, 0), now))
+        new_rows.append(_new_row(item, project, memory_id, mt.FILE_ORIGIN, (K.ACTIVE, 0), now))
     for item in plan.incoming:
         if item.link is not None:
             item.memory_id = item.link.id
@@ -547,10 +546,10 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
 
 
 def _new_row(item: _Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str
-             ) -> mt.MirrorRow:
-    return mt.MirrorRow(
+             ) -> mt.NewRow:
+    return mt.NewRow(
         memory_id, project, item.family, item.file, item.record.kind, item.identity, item.occurrence,
-        item.record.id, item.hash, item.columns, item.archived, origin, mt.LINKED,
+        item.record.id, item.hash, item.columns, int(item.archived), origin, mt.LINKED,
         status[0], status[1], now,
     )
 
@@ -597,12 +596,16 @@ def _update_matched(store: Store, project: str, item: _Incoming, now: str, count
 
 
 def _marker(item: _Incoming) -> str:
-    marker = (item.record.superseded_by or item.record.extra.get("superseded_by", "")).strip()
-    return "" if marker.upper() == item.record.id.strip().upper() else marker
+    record = item.record
+    marker = record.superseded_by or (record.extra.get("superseded_by", "") if record.extra else "")
+    if not marker:
+        return ""
+    marker = marker.strip()
+    return "" if marker.upper() == record.id.strip().upper() else marker
 
 
-def _reconcile_statuses(store: Store, plan: _Plan, now: str, counts: dict) -> None:
-    """Give each record's memory the status its file implies, where the sync still owns that status."""
+def _marker_targets(plan: _Plan) -> tuple[dict[tuple[str, str, str], int], dict[str, int]]:
+    """Memory ids by ``(family, kind, RECORD-ID)`` and by ``RECORD-ID``, for ``(SUPERSEDED by X)`` markers."""
     by_family: dict[tuple[str, str, str], int] = {}
     by_id: dict[str, int] = {}
     for item in plan.incoming:
@@ -613,7 +616,12 @@ def _reconcile_statuses(store: Store, plan: _Plan, now: str, counts: dict) -> No
     for row in plan.vanished:
         if row.record_id.strip():
             by_id.setdefault(row.record_id.strip().upper(), row.memory_id)
+    return by_family, by_id
 
+
+def _reconcile_statuses(store: Store, plan: _Plan, now: str, counts: dict) -> None:
+    """Give each record's memory the status its file implies, where the sync still owns that status."""
+    targets = None  # built at the first marker (most files have none)
     wanted: dict[tuple[str, int, str], list[int]] = defaultdict(list)
     touched: dict[int, tuple[str, int]] = {}
     for item in plan.incoming:
@@ -621,17 +629,18 @@ def _reconcile_statuses(store: Store, plan: _Plan, now: str, counts: dict) -> No
             continue
         marker = _marker(item)
         if marker:
+            by_family, by_id = targets = targets or _marker_targets(plan)
             key = marker.upper()
             target = by_family.get((item.family, item.record.kind, key)) or by_id.get(key, 0)
-            target = 0 if target == item.memory_id else target
-            desired = (K.SUPERSEDED, target, f"marked (SUPERSEDED by {marker}) in {item.file}")
+            status = (K.SUPERSEDED, 0 if target == item.memory_id else target)
+            reason = f"marked (SUPERSEDED by {marker}) in {item.file}"
         elif item.archived:
-            desired = (K.SUPERSEDED, 0, ARCHIVED_REASON)
+            status, reason = (K.SUPERSEDED, 0), ARCHIVED_REASON
         else:
-            desired = (K.ACTIVE, 0, f"back in {item.file}")
-        if (desired[0], desired[1]) != item.status:
-            wanted[desired].append(item.memory_id)
-            touched[item.memory_id] = (desired[0], desired[1])
+            status, reason = (K.ACTIVE, 0), ""
+        if status != item.status:
+            wanted[(*status, reason or f"back in {item.file}")].append(item.memory_id)
+            touched[item.memory_id] = status
             if item.counted == "unchanged":
                 item.counted = "updated"
                 counts["unchanged"][item.file] -= 1

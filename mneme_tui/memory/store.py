@@ -41,12 +41,10 @@ _Row = namedtuple("_Row", _MEMORY_COLUMNS)
 _INSERT_COLUMNS = (
     "repo_id", "kind", "topic", "content", "task_id", "embedding", "created_at", "status", "superseded_by", "access_count",
 )
-
-
-def _insert_values(row: dict) -> tuple:
-    """Column values of a validated row, ``created_at`` as the text peewee itself would store."""
-    values = dict(row, created_at=row["created_at"].isoformat(sep=" "))
-    return tuple(values[column] for column in _INSERT_COLUMNS)
+_INSERT = f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})"
+_NewRow = namedtuple("_NewRow", [c for c in _INSERT_COLUMNS if c != "embedding"])
+"""A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
+_INSERT_CHUNK = 5_000
 
 
 class Store:
@@ -107,22 +105,36 @@ class Store:
 
     def mint_many(self, items: Sequence[dict]) -> list[Memory]:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields."""
-        rows = [self._validated_row(item, embedding=False) for item in items]
-        for row, blob in zip(rows, embed_blobs([row["content"] for row in rows])):  # batched: same bytes
-            row["embedding"] = blob
-        statement = f"INSERT INTO memories ({', '.join(_INSERT_COLUMNS)}) VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})"
+        rows = [self._validated_row(item) for item in items]
+        ids = self._insert(rows)
+        return [self._memory(_Row(memory_id, *row)) for memory_id, row in zip(ids, rows)]
+
+    def mint_ids(self, items: Sequence[dict]) -> list[int]:
+        """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
+        return self._insert([self._validated_row(item) for item in items])
+
+    def _insert(self, rows: list[_NewRow]) -> list[int]:
+        """Insert validated rows in one ``BEGIN IMMEDIATE`` transaction; their new ids, in order."""
+        blobs = embed_blobs([row.content for row in rows])  # batched: the same bytes as embed() per row
+        stamps: dict[datetime, str] = {}  # created_at as the text peewee itself stores (dates repeat)
+        values = [
+            (row.repo_id, row.kind, row.topic, row.content, row.task_id, blob,
+             stamps.get(row.created_at) or stamps.setdefault(row.created_at, row.created_at.isoformat(sep=" ")),
+             row.status, row.superseded_by, row.access_count)
+            for row, blob in zip(rows, blobs)
+        ]
+        ids: list[int] = []
         with self.sqlite_errors(), self.db.atomic("IMMEDIATE"):
             cursor = self.db.cursor()
-            for start in range(0, len(rows), 5_000):
-                chunk = rows[start : start + 5_000]
-                cursor.executemany(statement, [_insert_values(row) for row in chunk])
+            for start in range(0, len(values), _INSERT_CHUNK):
+                chunk = values[start : start + _INSERT_CHUNK]
+                cursor.executemany(_INSERT, chunk)
                 last_id = self.db.execute_sql("SELECT last_insert_rowid()").fetchone()[0]
                 # one exclusive transaction: AUTOINCREMENT ids of consecutive inserts are consecutive
-                for offset, row in enumerate(chunk):
-                    row["id"] = last_id - len(chunk) + 1 + offset
-        return [self._memory_from_dict(row) for row in rows]
+                ids.extend(range(last_id - len(chunk) + 1, last_id + 1))
+        return ids
 
-    def _validated_row(self, item: dict, *, embedding: bool = True) -> dict:
+    def _validated_row(self, item: dict) -> _NewRow:
         content = item.get("content")
         if not isinstance(content, str) or not content.strip():
             raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot be empty")
@@ -137,18 +149,17 @@ class Store:
         access = int(item.get("access_count") or 0)
         if access < 0:
             raise MnemeError(ERR_VALIDATION_FAILED, "access_count cannot be negative")
-        return {
-            "repo_id": repo_id,
-            "kind": kind,
-            "topic": topic,
-            "content": content,
-            "task_id": str(item.get("task_id") or ""),
-            "embedding": to_blob(embed(content)) if embedding else b"",
-            "created_at": item.get("created_at") or config.now(),
-            "status": status,
-            "superseded_by": int(item.get("superseded_by") or 0),
-            "access_count": access,
-        }
+        return _NewRow(
+            repo_id=repo_id,
+            kind=kind,
+            topic=topic,
+            content=content,
+            task_id=str(item.get("task_id") or ""),
+            created_at=item.get("created_at") or config.now(),
+            status=status,
+            superseded_by=int(item.get("superseded_by") or 0),
+            access_count=access,
+        )
 
     def dismiss(self, ids: Iterable[int], reason: str = "dismissed") -> StatusChange:
         """Tombstone active or superseded memories (spec 5.4); all ids are checked before anything changes."""
@@ -221,7 +232,7 @@ class Store:
     def update_content(self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None) -> Memory:
         """Replace a memory's text (re-embedding it); used when a mirrored source row was edited."""
         row = self._validated_row({"content": content, "kind": self._row(memory_id).kind})
-        fields = {"content": row["content"], "embedding": row["embedding"]}
+        fields = {"content": row.content, "embedding": to_blob(embed(row.content))}
         if topic is not None:
             fields["topic"] = topic.strip() or "General"
         if task_id is not None:
@@ -484,7 +495,3 @@ class Store:
             superseded_by=row.superseded_by or 0,
             access_count=row.access_count,
         )
-
-    def _memory_from_dict(self, row: dict) -> Memory:
-        """The Memory of a just-inserted row dict (same normalisation as rows read back)."""
-        return self._memory(_Row(*(row[column] for column in _MEMORY_COLUMNS)))

@@ -207,7 +207,7 @@ def test_tc_mem_10_reinforce_api(store: Store):
 
 
 def test_reinforcement_is_seen_by_the_next_recall(store: Store):
-    memory = store.save("reinforced memory text", repo_id="nomos")
+    store.save("reinforced memory text", repo_id="nomos")
     first = store.recall("reinforced memory", repo="nomos", task_id="T-1")[0]
     assert first.components["reinforcement"] == 1.0
     second = store.recall("reinforced memory", repo="nomos")[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import random
@@ -13,8 +14,11 @@ from mneme_tui.legion import cells
 from mneme_tui.legion import mirror as mirror_module
 from mneme_tui.legion.bench import bench_import, synthetic_outcomes
 from mneme_tui.legion.document import parse
-from mneme_tui.legion.mirror import columns_json, memory_content, record_columns
-from mneme_tui.legion.records import ErrorRecord, PatternRecord, PreferenceRecord
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mneme_tui.legion.mirror import columns_json, memory_content, record_columns, record_json
+from mneme_tui.legion.records import RECORD_TYPES, ErrorRecord, PatternRecord, PreferenceRecord, Record
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory import vectors
 from mneme_tui.memory.store import Store
@@ -65,6 +69,9 @@ def test_batched_embeddings_are_bit_identical() -> None:
     texts += [memory_content(record) for record in document.records]
     assert vectors.embed_blobs(texts) == [vectors.to_blob(vectors.embed(text)) for text in texts]
     assert vectors.embed_blobs([]) == []
+    # long texts (summed one by one), many lines, shared lines, empty lines and texts side by side
+    odd = ["a\n" * 700, "alpha beta\n" * 3 + "gamma", "", "\n\n", "x " * 600 + "\ny", "Σ\nσ ς\nΣΣ"]
+    assert vectors.embed_blobs(odd) == [vectors.to_blob(vectors.embed(text)) for text in odd]
     assert vectors.embed_blobs(["", "..."]) == [vectors.to_blob(np.zeros(64, dtype=np.float32))] * 2
 
 
@@ -131,3 +138,37 @@ def test_record_columns_keep_field_order_and_values() -> None:
         expected["tags"] = list(record.tags)
         expected["extra"] = dict(sorted(record.extra.items()))
         assert list(record_columns(record).items()) == list(expected.items())
+
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@st.composite
+def _records(draw) -> Record:
+    """Any record of any kind: arbitrary unicode in every text field, tags, extra columns, numbers."""
+    cls = draw(st.sampled_from(sorted(RECORD_TYPES.values(), key=lambda c: c.kind)))
+    record = cls(tags=draw(st.lists(_TEXT, max_size=3)), extra=draw(st.dictionaries(_TEXT, _TEXT, max_size=3)))
+    for spec in dataclasses.fields(cls):
+        if spec.type == "str":
+            setattr(record, spec.name, draw(_TEXT))
+    if isinstance(record, ErrorRecord):
+        record.resolved = draw(st.booleans())
+    if hasattr(record, "importance"):
+        record.importance = draw(st.integers(-3, 9))
+    return record
+
+
+@settings(max_examples=300, deadline=None)
+@given(_records())
+def test_record_json_is_json_dumps_of_record_columns(record: Record) -> None:
+    assert record_json(record) == json.dumps(record_columns(record), ensure_ascii=False)
+
+
+def test_mint_ids_returns_the_ids_mint_many_would(tmp_path: Path) -> None:
+    store = Store(tmp_path / "m.db")
+    first = store.mint_many([dict(content="one", kind="task", repo_id="r")])
+    ids = store.mint_ids([dict(content=f"text {n}", kind="pitfall", repo_id="r", topic="T") for n in range(7)])
+    assert ids == list(range(first[0].id + 1, first[0].id + 8))
+    found = store.get_many(ids)
+    assert [found[i].content for i in ids] == [f"text {n}" for n in range(7)]
+    assert store.mint_ids([]) == []

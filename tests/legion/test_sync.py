@@ -14,7 +14,7 @@ from mneme_tui.legion import sync as sync_module
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.bench import synthetic_outcomes
 from mneme_tui.legion.document import parse
-from mneme_tui.legion.schemas import ARCHIVE, ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+from mneme_tui.legion.schemas import ARCHIVE, ERRORS, PATTERNS, PREFERENCES
 from mneme_tui.legion.sync import SyncReport, resolve_memory_dir, sync
 from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
