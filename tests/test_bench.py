@@ -20,6 +20,10 @@ def test_bench_json_is_keyed_by_size_and_reports_every_figure(capsys):
     assert set(figures["cold_recall_ms"]) == {"with_snapshot", "without_snapshot"}
     assert figures["save_per_s"] > 0 and figures["peak_rss_mb"] > 0
     assert "targets" in report and "legion_import" in report
+    legion = report["legion_import"]
+    assert legion["runs"] == 3 and legion["records"] == legion["rows"] == 10_000
+    assert legion["first_sync_fastest_seconds"] <= legion["first_sync_seconds"]
+    assert any(check["target"].startswith("Legion:") for check in report["targets"])
 
 
 def test_bench_rejects_bad_sizes(capsys):
