@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import json
 import json.encoder
-from collections import namedtuple
 from dataclasses import dataclass, fields as dataclass_fields
 from functools import lru_cache
 from datetime import datetime, time
@@ -143,16 +142,6 @@ def memory_content(record: Record) -> str:
     return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
 
 
-def record_columns(record: Record) -> dict[str, Any]:
-    """The record's Legion columns (spec field names; positions and recall-time scores left out)."""
-    columns = dict(vars(record))  # a copy, in field order
-    for name in _NOT_COLUMNS:
-        columns.pop(name, None)
-    columns["tags"] = list(record.tags)
-    columns["extra"] = dict(sorted(record.extra.items()))
-    return columns
-
-
 _JSON = json.JSONEncoder(ensure_ascii=False)  # what json.dumps(..., ensure_ascii=False) uses, built once
 _ENCODE = (
     json.encoder.c_make_encoder(  # what _JSON.encode builds on every call: its C encoder, built once
@@ -169,8 +158,9 @@ def columns_json(columns: dict[str, Any]) -> str:
 
 
 def record_json(record: Record) -> str:
-    """``columns_json(record_columns(record))``, the same text built without the intermediate dict
-    (a first sync makes one per record)."""
+    """The record's Legion columns as stored in ``legion_records.columns``: its fields in class order
+    (spec names; positions and recall-time scores left out), ``extra`` sorted by name, written exactly as
+    ``json.dumps(..., ensure_ascii=False)`` writes that dict, but without building it."""
     values = vars(record)
     parts = []
     for name in _column_names(type(record)):
@@ -361,14 +351,15 @@ def row_for_memory(db: peewee.Database, memory_id: int) -> MirrorRow | None:
     return row
 
 
-NewRow = namedtuple("NewRow", _COLUMNS)
-"""A row to insert: the table's columns in order (``archived`` as 0 / 1)."""
 _INSERT = f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
 
 
-def insert_rows(db: peewee.Database, rows: list[NewRow]) -> None:
-    if rows:  # plain tuples: sqlite3 reads a tuple subclass item by item through __getitem__
-        db.cursor().executemany(_INSERT, map(tuple, rows))
+def insert_rows(db: peewee.Database, rows: list[tuple]) -> None:
+    """Insert rows, each a plain tuple of the table's columns in ``_COLUMNS`` order (``archived`` as 0 / 1).
+
+    Plain tuples, not namedtuples: sqlite3 reads a tuple subclass item by item through ``__getitem__``."""
+    if rows:
+        db.cursor().executemany(_INSERT, rows)
 
 
 def update_row(db: peewee.Database, memory_id: int, **fields: Any) -> None:

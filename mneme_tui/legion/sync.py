@@ -484,7 +484,7 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
         mt.delete_rows(db, [row.memory_id for row in plan.dangling])
 
     # store-side memories that now have a record: link them (no new memory)
-    merged_rows: list[mt.NewRow] = []
+    merged_rows: list[tuple] = []
     for spec in exports:
         if spec.outcome is not None:  # failed: offered again next sync
             report.exports.append(spec.outcome)
@@ -508,7 +508,7 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
         else:
             message = f"{spec.file} already knows this error signature"
         report.exports.append(ExportedMemory(spec.memory.id, spec.memory.kind, spec.file, "merged", stored.id, message))
-        merged_rows.append(mt.NewRow(
+        merged_rows.append((
             spec.memory.id, project, spec.file, spec.file, spec.kind, f"merged:{spec.memory.id}", 0, stored.id, "",
             record_json(stored), 0, mt.STORE_ORIGIN, mt.MERGED,
             spec.memory.status, spec.memory.superseded_by, now,
@@ -522,7 +522,7 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
              repo_id=project, task_id=memory_task_id(i.record), created_at=created_at(i.record))
         for i in fresh
     ]) if fresh else []
-    new_rows: list[mt.NewRow] = []
+    new_rows: list[tuple] = []
     for item, memory_id in zip(fresh, minted):
         item.memory_id = memory_id
         item.counted = "added"
@@ -546,8 +546,9 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
 
 
 def _new_row(item: _Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str
-             ) -> mt.NewRow:
-    return mt.NewRow(
+             ) -> tuple:
+    """A ``legion_records`` row for ``item`` (columns in ``mt.insert_rows`` order)."""
+    return (
         memory_id, project, item.family, item.file, item.record.kind, item.identity, item.occurrence,
         item.record.id, item.hash, item.columns, int(item.archived), origin, mt.LINKED,
         status[0], status[1], now,

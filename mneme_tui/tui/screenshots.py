@@ -1,7 +1,8 @@
 """Make the README screenshots: ``python -m mneme_tui.tui.screenshots [FOLDER]`` (default ``screenshots/``).
 
 Each screen is driven headless on the generated demo workspace with a fixed clock and fixed data, and
-saved as an SVG; running it again writes byte-identical files. The workspace lives in a temporary
+saved as an SVG; running it again writes byte-identical files. The snapshot tests replay the same scenes
+(with ``settle`` and ``press``), so a screenshot shows what a snapshot checks. The workspace lives in a temporary
 folder that is the working directory while the app runs, so the header shows relative paths only.
 """
 
@@ -20,65 +21,67 @@ SCREENSHOT_NOW = datetime(2026, 3, 1, 12, 0, 0)
 SIZE = (120, 36)
 
 
-async def _settle(pilot) -> None:
+async def settle(pilot, delay: float = 0.0) -> None:
+    """Let debounce timers fire, then wait for every worker and the resulting repaint."""
     for _ in range(3):
-        await pilot.pause(0.05)
+        await pilot.pause(delay or 0.05)
         await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
 
-async def _type(pilot, text: str) -> None:
-    pilot.app.screen.query_one("#query").value = text
-    await _settle(pilot)
+async def press(pilot, *keys: str) -> None:
+    """Press ``keys``, then :func:`settle`."""
+    await pilot.press(*keys)
+    await settle(pilot)
 
 
-def _scenes() -> list[tuple[str, Callable[..., Awaitable[None]]]]:
-    async def recall(pilot):
-        await _type(pilot, "sqlite lock timeout")
+# ------------------------------------------------------------------ scenes (the snapshot tests use them too)
+async def recall_scene(pilot) -> None:
+    pilot.app.screen.query_one("#query").value = "sqlite lock timeout"
+    await settle(pilot)
 
-    async def memories(pilot):
-        await pilot.press("escape", "2")
-        await _settle(pilot)
-        await pilot.press("down", "down", "space", "down", "space")
-        await _settle(pilot)
 
-    async def memory_detail(pilot):
-        await pilot.press("escape", "2")
-        await _settle(pilot)
-        await pilot.press("d")
-        await _settle(pilot)
-        await pilot.press("u")
-        await _settle(pilot)
-        pilot.app.clear_notifications()
-        await pilot.press("enter")
-        await _settle(pilot)
+async def memories_scene(pilot) -> None:
+    await press(pilot, "escape", "2")
+    await press(pilot, "down", "down", "space", "down", "space")
 
-    async def briefing(pilot):
-        await pilot.press("escape", "3")
-        await _settle(pilot)
 
-    async def prune(pilot):
-        await pilot.press("escape", "4")
-        await _settle(pilot)
+async def memory_detail_scene(pilot) -> None:
+    """Memories: dismiss the first row, undo, then open its detail (the audit history shows both)."""
+    await press(pilot, "escape", "2")
+    await press(pilot, "d")
+    await press(pilot, "u")
+    pilot.app.clear_notifications()
+    await press(pilot, "enter")
 
-    async def prune_confirm(pilot):
-        await prune(pilot)
-        await pilot.press("a")
-        await _settle(pilot)
 
-    async def graduation(pilot):
-        await pilot.press("escape", "5")
-        await _settle(pilot)
+async def briefing_scene(pilot) -> None:
+    await press(pilot, "escape", "3")
 
-    async def help_screen(pilot):
-        await _settle(pilot)
-        await pilot.press("f1")
-        await _settle(pilot)
 
-    return [
-        ("recall", recall), ("memories", memories), ("memory-detail", memory_detail), ("briefing", briefing),
-        ("prune", prune), ("prune-confirm", prune_confirm), ("graduation", graduation), ("help", help_screen),
-    ]
+async def prune_scene(pilot) -> None:
+    await press(pilot, "escape", "4")
+
+
+async def prune_confirm_scene(pilot) -> None:
+    await prune_scene(pilot)
+    await press(pilot, "a")
+
+
+async def graduation_scene(pilot) -> None:
+    await press(pilot, "escape", "5")
+
+
+async def help_scene(pilot) -> None:
+    await settle(pilot)
+    await press(pilot, "f1")
+
+
+SCENES: list[tuple[str, Callable[..., Awaitable[None]]]] = [
+    ("recall", recall_scene), ("memories", memories_scene), ("memory-detail", memory_detail_scene),
+    ("briefing", briefing_scene), ("prune", prune_scene), ("prune-confirm", prune_confirm_scene),
+    ("graduation", graduation_scene), ("help", help_scene),
+]
 
 
 async def _shoot(name: str, scene, workspace, out: Path) -> Path:
@@ -92,9 +95,9 @@ async def _shoot(name: str, scene, workspace, out: Path) -> Path:
                          claude_home=workspace.claude_home, demo=True)
         app = MnemeApp(ctx, poll_interval=None, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
-            await _settle(pilot)
+            await settle(pilot)
             await scene(pilot)
-            await _settle(pilot)
+            await settle(pilot)
             svg = app.export_screenshot(title=f"mneme — {name}")
     finally:
         store.close()
@@ -117,7 +120,7 @@ def make_screenshots(out: Path) -> list[Path]:
         os.environ["HOME"] = temp
         try:
             os.chdir(temp)
-            for name, scene in _scenes():
+            for name, scene in SCENES:
                 folder = Path("demo")  # a fresh workspace per scene: scenes that write never affect others
                 workspace = build_demo_workspace(folder, SCREENSHOT_NOW)
                 written.append(asyncio.run(_shoot(name, scene, workspace, out)))

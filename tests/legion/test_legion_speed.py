@@ -17,7 +17,7 @@ from mneme_tui.legion.document import parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mneme_tui.legion.mirror import columns_json, memory_content, record_columns, record_json
+from mneme_tui.legion.mirror import columns_json, memory_content, record_json
 from mneme_tui.legion.records import RECORD_TYPES, ErrorRecord, PatternRecord, PreferenceRecord, Record
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory import vectors
@@ -94,6 +94,16 @@ def test_split_raw_cells_matches_the_character_loop() -> None:
         assert bool(line.strip().strip(cells._SEPARATOR_TEXT)) == bool(set(line.strip()) - cells._SEPARATOR_CHARS)
 
 
+def record_columns(record: Record) -> dict:
+    """The record's Legion columns as a dict, the way the mirror defined them before ``record_json``: the reference."""
+    columns = dict(vars(record))
+    for name in mirror_module._NOT_COLUMNS:
+        columns.pop(name, None)
+    columns["tags"] = list(record.tags)
+    columns["extra"] = dict(sorted(record.extra.items()))
+    return columns
+
+
 def test_columns_json_is_json_dumps() -> None:
     for record in parse(synthetic_outcomes(200), "OUTCOMES.md").records:
         columns = record_columns(record)
@@ -128,7 +138,7 @@ def test_bench_reports_sync_timings() -> None:
     assert result["within_target"] is within
 
 
-def test_record_columns_keep_field_order_and_values() -> None:
+def test_record_json_keeps_field_order_and_values() -> None:
     records: list = list(parse(synthetic_outcomes(50), "OUTCOMES.md").records)
     records += [PatternRecord(id="PAT-1", pattern="p", tags=["a"], extra={"z": "1", "b": "2"}),
                 ErrorRecord(id="PIT-1", error_signature="e", resolved=True, line=4, occurrence=2),
@@ -138,6 +148,7 @@ def test_record_columns_keep_field_order_and_values() -> None:
         expected["tags"] = list(record.tags)
         expected["extra"] = dict(sorted(record.extra.items()))
         assert list(record_columns(record).items()) == list(expected.items())
+        assert list(json.loads(record_json(record)).items()) == list(expected.items())
 
 
 _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)

@@ -100,15 +100,6 @@ def empty_app(make_app):
     return make_app(Store(Path("empty.db")), repo="atlas-api", legion_dir=None)
 
 
-async def settle(pilot, delay: float = 0.0) -> None:
-    """Let debounce timers fire, then wait for every worker and the resulting repaint."""
-    app = pilot.app
-    for _ in range(3):
-        await pilot.pause(delay or 0.05)
-        await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def type_text(pilot, text: str) -> None:
     await pilot.press(*[KEY_NAMES.get(ch, ch) for ch in text])
 

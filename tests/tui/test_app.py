@@ -11,9 +11,10 @@ from mneme_tui.tui.app import MnemeApp, screen_bindings
 from mneme_tui.tui.modes import registered_modes
 from mneme_tui.tui.screens.help import HelpScreen
 from mneme_tui.tui.screens.memories import MemoriesScreen
+from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
-from .conftest import SIZE, settle
+from .conftest import SIZE
 
 
 def _screen_classes():

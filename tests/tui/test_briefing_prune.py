@@ -10,8 +10,9 @@ from mneme_tui.legion import LegionMemory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.prune import PruneScreen
+from mneme_tui.tui.screenshots import settle
 
-from .conftest import SIZE, plain, settle
+from .conftest import SIZE, plain
 
 
 def _rows(path: Path) -> int:

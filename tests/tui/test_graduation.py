@@ -13,9 +13,10 @@ from mneme_tui.memory.learning.graduation import graduation_candidates
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.graduation import DISMISS_REASON, EMPTY_MESSAGE, GraduationScreen
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
-from .conftest import NOW, SIZE, plain, settle
+from .conftest import NOW, SIZE, plain
 
 MARKUP_GATE = "[bold]Gate[/bold] [@click=app.quit]"
 MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"

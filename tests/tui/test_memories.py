@@ -7,9 +7,10 @@ from pathlib import Path
 
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.memories import PAGE_SIZE, MemoriesScreen
+from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
-from .conftest import SIZE, plain, settle
+from .conftest import SIZE, plain
 
 
 def _screen_text(app) -> str:

@@ -8,10 +8,11 @@ from pathlib import Path
 from mneme_tui.memory.records import ScoredMemory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.recall import RecallScreen
+from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail
 from mneme_tui.tui.widgets.results_table import ResultsTable
 
-from .conftest import SIZE, plain, settle, type_text
+from .conftest import SIZE, plain, type_text
 
 
 def _table(app) -> ResultsTable:

@@ -9,7 +9,17 @@ from pathlib import Path
 
 from mneme_tui.memory.store import Store
 
-from .conftest import SIZE, settle, type_text
+from mneme_tui.tui.screenshots import (
+    briefing_scene,
+    help_scene,
+    memory_detail_scene,
+    press,
+    prune_confirm_scene,
+    prune_scene,
+    settle,
+)
+
+from .conftest import SIZE, type_text
 
 MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"
 
@@ -36,8 +46,7 @@ def test_recall_filtered(snap_compare, demo_app):
         await type_text(pilot, "worker thread")
         await settle(pilot)
         pilot.app.screen.set_kind("pitfall")
-        await pilot.press("ctrl+g", "ctrl+l", "ctrl+l")
-        await settle(pilot)
+        await press(pilot, "ctrl+g", "ctrl+l", "ctrl+l")
 
     assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
 
@@ -47,8 +56,7 @@ def test_recall_kind_picker_open(snap_compare, demo_app):
 
     async def run_before(pilot):
         await settle(pilot)
-        await pilot.press("ctrl+t")
-        await settle(pilot)
+        await press(pilot, "ctrl+t")
 
     assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
 
@@ -88,8 +96,7 @@ def test_markup_is_literal(snap_compare, make_app):
 
 def test_memories_list(snap_compare, demo_app):
     async def run_before(pilot):
-        await pilot.press("escape", "2")
-        await settle(pilot)
+        await press(pilot, "escape", "2")
 
     assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
 
@@ -98,10 +105,8 @@ def test_memories_filtered(snap_compare, demo_app):
     """Tombstoned memories of every repo, sorted by kind."""
 
     async def run_before(pilot):
-        await pilot.press("escape", "2")
-        await settle(pilot)
-        await pilot.press("f", "f", "r", "o", "o", "o")
-        await settle(pilot)
+        await press(pilot, "escape", "2")
+        await press(pilot, "f", "f", "r", "o", "o", "o")
 
     assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
 
@@ -110,96 +115,52 @@ def test_memories_marked_and_dismissed(snap_compare, demo_app):
     """Two rows marked, a third dismissed (toast with undo hint)."""
 
     async def run_before(pilot):
-        await pilot.press("escape", "2")
-        await settle(pilot)
-        await pilot.press("d")
-        await settle(pilot)
-        await pilot.press("space", "space")
-        await settle(pilot)
+        await press(pilot, "escape", "2")
+        await press(pilot, "d")
+        await press(pilot, "space", "space")
 
     assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_memory_detail_with_history(snap_compare, demo_app):
     """enter opens the detail with the audit history (dismissed, then undone)."""
-
-    async def run_before(pilot):
-        await pilot.press("escape", "2")
-        await settle(pilot)
-        await pilot.press("d")
-        await settle(pilot)
-        await pilot.press("u")
-        await settle(pilot)
-        pilot.app.clear_notifications()
-        await pilot.press("enter")
-        await settle(pilot)
-
-    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=memory_detail_scene)
 
 
 def test_memories_empty(snap_compare, empty_app):
     async def run_before(pilot):
-        await pilot.press("escape", "2")
-        await settle(pilot)
+        await press(pilot, "escape", "2")
 
     assert snap_compare(empty_app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_briefing(snap_compare, demo_app):
-    async def run_before(pilot):
-        await pilot.press("escape", "3")
-        await settle(pilot)
-
-    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=briefing_scene)
 
 
 def test_briefing_wide(snap_compare, demo_app):
     """Two columns of panels when the terminal is wide."""
-
-    async def run_before(pilot):
-        await pilot.press("escape", "3")
-        await settle(pilot)
-
-    assert snap_compare(demo_app, terminal_size=(140, 48), run_before=run_before)
+    assert snap_compare(demo_app, terminal_size=(140, 48), run_before=briefing_scene)
 
 
 def test_briefing_without_legion(snap_compare, make_app, demo):
     """No Legion files: one calm line and the store's own numbers."""
     app = make_app(Store(demo.db_path), legion_dir=Path("nowhere/.planning/memory"))
-
-    async def run_before(pilot):
-        await pilot.press("escape", "3")
-        await settle(pilot)
-
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=SIZE, run_before=briefing_scene)
 
 
 def test_prune_preview(snap_compare, demo_app):
-    async def run_before(pilot):
-        await pilot.press("escape", "4")
-        await settle(pilot)
-
-    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=prune_scene)
 
 
 def test_prune_confirm_modal(snap_compare, demo_app):
-    async def run_before(pilot):
-        await pilot.press("escape", "4")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-
-    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=prune_confirm_scene)
 
 
 def test_prune_applied(snap_compare, demo_app):
     async def run_before(pilot):
-        await pilot.press("escape", "4")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        await pilot.press("y")
-        await settle(pilot)
+        await prune_confirm_scene(pilot)
+        await press(pilot, "y")
         pilot.app.clear_notifications()
         await settle(pilot)
 
@@ -207,17 +168,8 @@ def test_prune_applied(snap_compare, demo_app):
 
 
 def test_prune_without_legion(snap_compare, empty_app):
-    async def run_before(pilot):
-        await pilot.press("escape", "4")
-        await settle(pilot)
-
-    assert snap_compare(empty_app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(empty_app, terminal_size=SIZE, run_before=prune_scene)
 
 
 def test_help_screen(snap_compare, demo_app):
-    async def run_before(pilot):
-        await settle(pilot)
-        await pilot.press("f1")
-        await settle(pilot)
-
-    assert snap_compare(demo_app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=help_scene)
