@@ -87,8 +87,8 @@ def _record_parsers(kinds: argparse._SubParsersAction) -> None:
     outcome.add_argument("--task-type", default=None, help="task type (default: from CATALOG.md, else general)")
     outcome.add_argument("--importance", type=int, default=None, help="1-5 (default: scored from the outcome)")
     outcome.add_argument("--review-escalated", action="store_true", help="the review escalated (importance 4)")
-    outcome.add_argument("--review-cycles", type=_count, default=0, help="review cycles needed")
-    outcome.add_argument("--review-blockers", type=_count, default=0, help="blockers the review found")
+    outcome.add_argument("--review-cycles", type=output.non_negative_int, default=0, help="review cycles needed")
+    outcome.add_argument("--review-blockers", type=output.non_negative_int, default=0, help="blockers the review found")
     outcome.add_argument("--trivial", action="store_true", help="a trivial task (importance 1)")
     outcome.add_argument("--cross-division", action=argparse.BooleanOptionalAction, default=None,
                          help="the agent worked outside its division (default: from CATALOG.md)")
@@ -123,16 +123,6 @@ def _dir_option(parser: argparse.ArgumentParser) -> None:
 
 def _list(raw: str) -> list[str]:
     return split_tags(raw)
-
-
-def _count(raw: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {raw!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"cannot be negative: {raw!r}")
-    return value
 
 
 # ----------------------------------------------------------------------------- helpers

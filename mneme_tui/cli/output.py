@@ -60,12 +60,21 @@ def resolve_profile(args: argparse.Namespace) -> str:
 
 def positive_int(raw: str) -> int:
     """argparse type: an integer ≥ 1."""
+    return _int_at_least(raw, 1, "must be at least 1")
+
+
+def non_negative_int(raw: str) -> int:
+    """argparse type: an integer ≥ 0."""
+    return _int_at_least(raw, 0, "cannot be negative")
+
+
+def _int_at_least(raw: str, minimum: int, complaint: str) -> int:
     try:
         value = int(raw)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {raw!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {raw!r}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{complaint}: {raw!r}")
     return value
 
 
