@@ -337,7 +337,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         else:
             print(f"Not added: {result.file} already has a resolved fix for this error ({output.literal(rid)})")
         if result.prune is not None:
-            print(output.literal(result.prune.message))
+            print(display.printable(result.prune.message))  # the spec's multi-line prune report
     _warn(result.warnings)
     return 0
 
@@ -394,7 +394,7 @@ def _print_prune(legion: LegionMemory, plan: Any, result: Any, apply: bool) -> N
         parts = [f"{plan.kept_count(reason)} {reason}" for reason in reasons if plan.kept_count(reason)]
         print(f"Kept {len(plan.kept)}: {', '.join(parts)}")
     if result is not None:
-        print(output.literal(result.message))
+        print(display.printable(result.message))  # the spec's multi-line prune report
     elif plan.candidates and not apply:
         print("Preview only: run `mneme legion prune --apply` to move them to ARCHIVE.md.")
     _warn(plan.warnings)

@@ -258,6 +258,12 @@ def test_prune_preview_then_apply(capsys, folder: Path) -> None:
     assert code == 0 and "No records eligible for pruning" in out
 
 
+def test_prune_apply_prints_the_report_on_separate_lines(capsys, folder: Path) -> None:
+    code, out, _ = run(capsys, "legion", "prune", "--apply")
+    assert code == 0 and "\\n" not in out
+    assert "Pruned 1 records → .planning/memory/ARCHIVE.md\nRemaining: 4 active records\n" in out
+
+
 def test_prune_missing_folder(capsys, proj: Path) -> None:
     code, out, _ = run(capsys, "legion", "prune", "--json")
     assert code == 0 and json.loads(out)["candidates"] == [] and json.loads(out)["applied"] is False
