@@ -33,6 +33,6 @@ def current_branch(root: Path, provider: BranchProvider | None = None) -> str:
     """The branch from ``provider`` (default: git), with the spec's ``unknown`` fallback."""
     try:
         name = (provider or git_branch)(root)
-    except Exception:  # noqa: BLE001 - an injected provider may fail in any way; memory must not
+    except Exception:  # an injected provider may fail in any way; memory must not
         return UNKNOWN_BRANCH
     return (name or "").strip() or UNKNOWN_BRANCH

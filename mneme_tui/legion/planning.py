@@ -94,7 +94,7 @@ def current_phase_from_text(lines: list[str]) -> int | None:
         if match:
             return int(match.group(1))
         if _PHASE_HEADING.match(line):
-            for following in [l for l in lines[index + 1 : index + 6] if l.strip()][:3]:
+            for following in [text for text in lines[index + 1 : index + 6] if text.strip()][:3]:
                 word = _PHASE_WORD.search(following) or _LEADING_NUMBER.match(following)
                 if word:
                     return int(word.group(1))

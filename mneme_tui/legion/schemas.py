@@ -69,7 +69,7 @@ Managed by memory-manager skill. Do not edit manually unless curating entries.
 
 | ID | Date | Branch | Pattern | Context | Reuse Criteria | Source | Tags |
 |----|------|--------|---------|---------|----------------|--------|------|
-"""
+"""  # noqa: E501 - the spec's template text, verbatim
 
 ERRORS_TEMPLATE = """# Memory — Error Fixes
 
@@ -80,7 +80,7 @@ Managed by memory-manager skill. Do not edit manually unless curating entries.
 
 | ID | Date | Branch | Error Signature | Fix | Agent | Resolved | Tags |
 |----|------|--------|-----------------|-----|-------|----------|------|
-"""
+"""  # noqa: E501 - the spec's template text, verbatim
 
 PREFERENCES_TEMPLATE = """# Memory — User Preferences
 
@@ -91,7 +91,7 @@ Managed by memory-manager skill. Do not edit manually unless curating entries.
 
 | ID | Date | Branch | Decision Point | Context | Proposed | User Choice | Signal | Agent | Tags |
 |----|------|--------|---------------|---------|----------|-------------|--------|-------|------|
-"""
+"""  # noqa: E501 - the spec's template text, verbatim
 
 ARCHIVE_TEMPLATE = """# Memory — Archived Outcomes
 

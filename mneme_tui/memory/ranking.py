@@ -79,8 +79,15 @@ class Relevance:
 class RelevanceProfile(Protocol):
     """How a profile turns query text into a relevance per candidate row (before the spec's factors)."""
 
-    name: str
-    description: str
+    @property
+    def name(self) -> str:
+        """The profile's name (``--profile``)."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """One line saying how it ranks."""
+        ...
 
     def score(self, index: MemoryIndex, text: str, candidates: Candidates) -> Relevance:
         """Relevance of the candidates (all of them, or the ``positions`` that can score above 0)."""

@@ -29,7 +29,9 @@ FIXES = (
     "page with keyset pagination", "take a file lock before read-modify-write", "debounce the watcher",
     "refresh the token before expiry", "prefetch related rows in one query",
 )
-GATES = ("Cognitive Complexity", "Function Length", "Statement Coverage", "Docstring Density", "File Length", "Type Check")
+GATES = (
+    "Cognitive Complexity", "Function Length", "Statement Coverage", "Docstring Density", "File Length", "Type Check",
+)
 KIND_WEIGHTS = (
     ("reflection", 30), ("pitfall", 20), ("decision", 12), ("pattern", 8), ("task", 10), ("axiom", 4),
     ("fact", 5), ("commit", 5), ("architecture", 3), ("preference", 3),
@@ -70,7 +72,9 @@ def generate(count: int, *, seed: int = 7, now: datetime) -> list[dict]:
             {
                 "content": f"{content} (ref {number})",
                 "kind": kind,
-                "topic": rng.choice(("Architecture", "Verification", "Operations", f"pattern:{path.rsplit('/', 1)[0]}")),
+                "topic": rng.choice(
+                    ("Architecture", "Verification", "Operations", f"pattern:{path.rsplit('/', 1)[0]}")
+                ),
                 "repo_id": repo,
                 "task_id": f"INT-{rng.randint(100, 999)}",
                 "created_at": now - timedelta(days=rng.uniform(0, 400)),

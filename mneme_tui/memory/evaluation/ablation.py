@@ -14,6 +14,8 @@ from mneme_tui.memory.evaluation.baselines import RANK_CUTOFF, Ranker
 from mneme_tui.memory.evaluation.dataset import Dataset, Question
 from mneme_tui.memory.evaluation.report import DEV, HELD_OUT, EvalReport, evaluate
 from mneme_tui.memory.evaluation.store_rankers import LoadedStore
+from mneme_tui.memory.index import MemoryIndex, days_since_epoch
+from mneme_tui.memory.ranking import Bm25Profile, RecallQuery, rank
 
 SHIPPED = "bm25 as shipped"
 
@@ -51,9 +53,6 @@ VARIANTS: tuple[Variant, ...] = (
 
 def variant_ranker(dataset: Dataset, loaded: LoadedStore, variant: Variant, *, limit: int = RANK_CUTOFF) -> Ranker:
     """Rank like ``store.recall(profile="bm25")`` but with the variant's analysis and profile."""
-    from mneme_tui.memory.index import MemoryIndex, days_since_epoch
-    from mneme_tui.memory.ranking import Bm25Profile, RecallQuery, rank
-
     index = MemoryIndex(Analyzer(**variant.analyzer), variant.topic_weight)
     index.refresh(loaded.store.db)
     profile = Bm25Profile(**variant.profile)

@@ -2,35 +2,32 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.evaluation.baselines import RANK_CUTOFF, Ranker
 from mneme_tui.memory.evaluation.dataset import Dataset, Question
+from mneme_tui.memory.ranking import profile_names
+from mneme_tui.memory.store import Store
 
 
 @dataclass(frozen=True)
 class LoadedStore:
     """A store filled with a dataset's memories, and the map from store ids back to dataset keys."""
 
-    store: Any
+    store: Store
     id_to_key: dict[int, str]
 
     def close(self) -> None:
         self.store.close()
 
 
-def load_into_store(dataset: Dataset, db_path: str | os.PathLike[str]) -> LoadedStore:
+def load_into_store(dataset: Dataset, db_path: Path | str) -> LoadedStore:
     """Mint every dataset memory (created_at = now - age_days, access_count, status) into ``db_path``.
 
     ``db_path`` should be a new database file: memories already in it would compete in every recall.
     """
-    try:
-        from mneme_tui.memory.store import Store
-    except ImportError as exc:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"the memory store is not available: {exc}") from None
     store = Store(db_path)
     minted = store.mint_many(
         [
@@ -51,7 +48,7 @@ def load_into_store(dataset: Dataset, db_path: str | os.PathLike[str]) -> Loaded
 
 def store_ranker(
     dataset: Dataset,
-    db_path: str | os.PathLike[str] | None = None,
+    db_path: Path | str | None = None,
     *,
     profile: str = "spec",
     limit: int = RANK_CUTOFF,
@@ -82,11 +79,7 @@ def store_ranker(
 
 
 def store_profiles() -> tuple[str, ...]:
-    """The ranking profiles the store offers (empty when there is no store)."""
-    try:
-        from mneme_tui.memory.ranking import profile_names
-    except ImportError:
-        return ()
+    """The ranking profiles the store offers."""
     return tuple(profile_names())
 
 
