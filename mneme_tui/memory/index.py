@@ -1,7 +1,7 @@
 """An in-memory numpy index over every memory, so a recall is a handful of array operations.
 
 It holds the embedding matrix, token postings, kinds, repos, creation days, access counts and statuses,
-and (in ``analysis.TermFeatures``) the analysed terms the ``bm25`` profile ranks by. ``refresh`` asks the
+and (in ``term_features.TermFeatures``) the analysed terms the ``bm25`` profile ranks by. ``refresh`` asks the
 ``memory_revision`` table (filled by triggers) which rows changed since the last look, in this process
 or any other, and loads only those: new rows are appended, changed rows are updated in place, and the
 postings are rebuilt lazily when content changed. Each text is split into words once: the spec's token
@@ -20,8 +20,9 @@ import numpy as np
 import peewee
 
 from mneme_tui.config import parse_timestamp
-from mneme_tui.memory.analysis import Analyzer, TermFeatures, words_of
+from mneme_tui.memory.analysis import Analyzer, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
+from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
 
 _SPEC_MEMO_LIMIT = 500_000  # distinct words remembered by ``_SpecWordIds``; later ones are looked up each time

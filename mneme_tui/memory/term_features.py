@@ -1,0 +1,251 @@
+"""Every memory's analysed terms with their frequencies (:class:`TermFeatures`), for the ``bm25`` profile.
+
+Rows are analysed in batches by ``analysis.Analyzer``; each distinct word is analysed once and remembered
+as an integer code (:class:`_WordCodes`), so a batch becomes term ids in a few numpy passes.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from mneme_tui.memory.analysis import DEFAULT_ANALYZER, MEMO_LIMIT, Analyzer, compound_terms, words_of
+
+
+class _WordCodes(dict):
+    """Memo: a word (original case) → one int code for its analysed terms.
+
+    code ≥ 0 is the id of the word's only term, -1 means no term (a stop word), and code ≤ -2 points at
+    ``multi[-2 - code]``, the term ids of a word that splits into several (``useCart``). Keeping the
+    common cases as plain ints lets a whole batch be looked up in one C-level pass.
+    """
+
+    def __init__(self, features: TermFeatures) -> None:
+        super().__init__()
+        self.features = features
+        self.multi: list[tuple[int, ...]] = []
+
+    def __missing__(self, word: str) -> int:
+        vocab = self.features.vocab
+        if word.isdigit():  # a number is its own term; not memoised, as most (ids, counts) are one-offs
+            return vocab.setdefault(word, len(vocab))
+        ids = tuple(vocab.setdefault(term, len(vocab)) for term in self.features.analyzer.analyse_word(word))
+        if len(ids) == 1:
+            code = ids[0]
+        elif not ids:
+            code = -1
+        else:
+            self.multi.append(ids)
+            code = -1 - len(self.multi)
+        self[word] = code
+        return code
+
+    def trim(self) -> None:
+        """Forget everything once the memo is large (only between batches: codes point into ``multi``)."""
+        if len(self) >= MEMO_LIMIT:
+            self.clear()
+            self.multi.clear()
+
+    def term_ids(self, words: list[str]) -> list[int]:
+        """The term ids of ``words``, in order (for short texts such as topics)."""
+        out: list[int] = []
+        for code in map(self.__getitem__, words):
+            if code >= 0:
+                out.append(code)
+            elif code <= -2:
+                out.extend(self.multi[-2 - code])
+        return out
+
+
+class TermFeatures:
+    """The analysed terms of every row (``analysis.Analyzer``) with their frequencies, for BM25.
+
+    Row-major CSR (``doc_start``/``doc_terms``/``doc_tf``, terms ascending within a row) is the source
+    of truth, kept up to date by appends and replacements and saved in the snapshot; ``doc_len`` is each
+    row's analysed length. Term-major postings are derived lazily for queries; rows appended since they
+    were built are scanned directly, as the spec's token postings do. With ``topic_weight`` w > 0 the
+    topic's terms count w times each (a BM25F-style pseudo-field); the shipped profile uses w = 0.
+    """
+
+    def __init__(self, analyzer: Analyzer | None = None, topic_weight: float = 0.0) -> None:
+        self.analyzer = analyzer or DEFAULT_ANALYZER
+        self.topic_weight = float(topic_weight)
+        self.vocab: dict[str, int] = {}
+        self.word_codes = _WordCodes(self)
+        self.doc_start = np.zeros(1, dtype=np.int64)
+        self.doc_terms = np.zeros(0, dtype=np.int32)
+        self.doc_tf = np.zeros(0, dtype=np.float32)
+        self.doc_len = np.zeros(0, dtype=np.float32)
+        self._post_rows = np.zeros(0, dtype=np.int32)
+        self._post_tf = np.zeros(0, dtype=np.float32)
+        self._post_start = np.zeros(1, dtype=np.int64)
+        self._built_for = 0
+        self._stale = False
+        self._tail_cache: tuple[tuple[int, int], np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def size(self) -> int:
+        return self.doc_len.size
+
+    @property
+    def key(self) -> str:
+        """What the stored terms depend on; a snapshot made with another key is not reused."""
+        return repr((*self.analyzer.key, self.topic_weight))
+
+    # ------------------------------------------------------------------ analysis
+    def _extra_term_ids(self, content: str, topic: str) -> tuple[list[int], list[int]]:
+        """Compound terms of the content, and the topic's terms (only when those options are on)."""
+        vocab = self.vocab
+        ids: list[int] = []
+        topic_ids: list[int] = []
+        if self.analyzer.compounds:
+            ids.extend(vocab.setdefault(t, len(vocab)) for t in compound_terms(content))
+        if self.topic_weight > 0 and topic:
+            topic_ids = self.word_codes.term_ids(words_of(topic))
+            if self.analyzer.compounds:
+                topic_ids.extend(vocab.setdefault(t, len(vocab)) for t in compound_terms(topic))
+        return ids, topic_ids
+
+    def _analyse(self, words: list[list[str]], contents, topics) -> tuple[np.ndarray, ...]:
+        """(per-row entry counts, terms, tf, lengths) of a batch; entries sorted by (row, term)."""
+        count = len(words)
+        memo = self.word_codes
+        memo.trim()
+        word_counts = np.fromiter(map(len, words), np.int64, count)
+        codes = np.fromiter(  # one C-level pass over every word; a new word is analysed once
+            map(memo.__getitem__, itertools.chain.from_iterable(words)), np.int64, int(word_counts.sum())
+        )
+        word_owner = np.repeat(np.arange(count, dtype=np.int64), word_counts)
+        single = codes >= 0
+        terms, owners = codes[single], word_owner[single]
+        multi = np.flatnonzero(codes <= -2)
+        if multi.size:
+            parts = [memo.multi[-2 - code] for code in codes[multi].tolist()]
+            terms = np.concatenate([terms, np.fromiter(itertools.chain.from_iterable(parts), np.int64)])
+            lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+            owners = np.concatenate([owners, np.repeat(word_owner[multi], lengths)])
+        weights = None
+        if self.analyzer.compounds or self.topic_weight > 0:
+            extra_terms: list[int] = []
+            extra_owners: list[int] = []
+            extra_weights: list[float] = []
+            for row, (content, topic) in enumerate(zip(contents, topics)):
+                ids, topic_ids = self._extra_term_ids(content, topic)
+                extra_terms += ids + topic_ids
+                extra_owners += [row] * (len(ids) + len(topic_ids))
+                extra_weights += [1.0] * len(ids) + [self.topic_weight] * len(topic_ids)
+            terms = np.concatenate([terms, np.asarray(extra_terms, dtype=np.int64)])
+            owners = np.concatenate([owners, np.asarray(extra_owners, dtype=np.int64)])
+            weights = np.concatenate([np.ones(terms.size - len(extra_terms)), np.asarray(extra_weights)])
+        width = max(len(self.vocab), 1)
+        keys = owners * width + terms
+        if weights is None:
+            keys.sort()
+            doc_len = np.bincount(owners, minlength=count).astype(np.float32)
+        else:
+            order = np.argsort(keys, kind="stable")
+            keys, weights = keys[order], weights[order]
+            doc_len = np.bincount(owners, weights=weights[np.argsort(order)], minlength=count).astype(np.float32)
+        first = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if keys.size else keys
+        if weights is None:
+            tf = np.diff(np.append(first, keys.size)).astype(np.float32)
+        else:
+            tf = np.add.reduceat(weights, first).astype(np.float32) if keys.size else np.zeros(0, np.float32)
+        unique = keys[first]
+        per_row = np.bincount(unique // width, minlength=count).astype(np.int64)
+        return per_row, (unique % width).astype(np.int32), tf, doc_len
+
+    def append(self, words: list[list[str]], contents, topics) -> None:
+        """Analyse and add rows at the end."""
+        per_row, terms, tf, doc_len = self._analyse(words, contents, topics)
+        self.doc_start = np.concatenate([self.doc_start, self.doc_start[-1] + np.cumsum(per_row)])
+        self.doc_terms = np.concatenate([self.doc_terms, terms])
+        self.doc_tf = np.concatenate([self.doc_tf, tf])
+        self.doc_len = np.concatenate([self.doc_len, doc_len])
+        if self.size - self._built_for > max(2_000, self._built_for // 5):
+            self._stale = True
+
+    def replace(self, positions: list[int], words: list[list[str]], contents, topics) -> None:
+        """Re-analyse rows whose text may have changed; the postings go stale only if a row's terms did."""
+        per_row, terms, tf, doc_len = self._analyse(words, contents, topics)
+        starts = np.concatenate([[0], np.cumsum(per_row)])
+        changed: dict[int, tuple[np.ndarray, np.ndarray, np.float32]] = {}
+        for number, position in enumerate(positions):
+            new_terms, new_tf = terms[starts[number] : starts[number + 1]], tf[starts[number] : starts[number + 1]]
+            old = slice(self.doc_start[position], self.doc_start[position + 1])
+            if not (np.array_equal(new_terms, self.doc_terms[old]) and np.array_equal(new_tf, self.doc_tf[old])):
+                changed[position] = (new_terms, new_tf, doc_len[number])
+        if not changed:
+            return
+        lengths = np.diff(self.doc_start)
+        owners = np.repeat(np.arange(self.size, dtype=np.int64), lengths)
+        keep = ~np.isin(owners, np.fromiter(changed, dtype=np.int64, count=len(changed)))
+        new_owners = np.concatenate(
+            [owners[keep]] + [np.full(v[0].size, p, dtype=np.int64) for p, v in changed.items()]
+        )
+        order = np.argsort(new_owners, kind="stable")
+        self.doc_terms = np.concatenate([self.doc_terms[keep]] + [v[0] for v in changed.values()])[order]
+        self.doc_tf = np.concatenate([self.doc_tf[keep]] + [v[1] for v in changed.values()])[order]
+        for position, (new_terms, _, new_len) in changed.items():
+            lengths[position] = new_terms.size
+            self.doc_len[position] = new_len
+        self.doc_start = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        self._stale = True
+        self._tail_cache = None
+
+    # ------------------------------------------------------------------- queries
+    def query_terms(self, text: str) -> tuple[np.ndarray, int]:
+        """(ids of the distinct analysed query terms that occur in some row, sorted; how many distinct terms)."""
+        distinct = set(self.analyzer.terms(text))
+        known = sorted({self.vocab[t] for t in distinct if t in self.vocab})
+        return np.asarray(known, dtype=np.int64), len(distinct)
+
+    def matches(self, term_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every (row, query term, tf) with tf > 0 for the sorted ``term_ids``: rows, term positions, tfs."""
+        if term_ids.size == 0 or self.size == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, np.zeros(0, dtype=np.float32)
+        self._ensure_postings()
+        built_terms = self._post_start.size - 1
+        indexed = np.flatnonzero(term_ids < built_terms)
+        starts = self._post_start[term_ids[indexed]]
+        counts = self._post_start[term_ids[indexed] + 1] - starts
+        total = int(counts.sum())
+        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+        entries = offsets + np.arange(total, dtype=np.int64)
+        rows = self._post_rows[entries].astype(np.int64)
+        which = np.repeat(indexed, counts)
+        tfs = self._post_tf[entries]
+        if self._built_for < self.size:
+            tail_terms, tail_rows, tail_tf = self._tail()
+            hit = np.isin(tail_terms, term_ids)
+            rows = np.concatenate([rows, tail_rows[hit]])
+            which = np.concatenate([which, np.searchsorted(term_ids, tail_terms[hit])])
+            tfs = np.concatenate([tfs, tail_tf[hit]])
+        return rows, which, tfs
+
+    def _tail(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        span = (self._built_for, self.size)
+        if self._tail_cache is None or self._tail_cache[0] != span:
+            first = int(self.doc_start[self._built_for])
+            lengths = np.diff(self.doc_start[self._built_for :])
+            owners = np.repeat(np.arange(self._built_for, self.size, dtype=np.int64), lengths)
+            self._tail_cache = (span, self.doc_terms[first:], owners, self.doc_tf[first:])
+        return self._tail_cache[1], self._tail_cache[2], self._tail_cache[3]
+
+    def _ensure_postings(self) -> None:
+        """Rebuild the term-major postings when rows changed or enough rows were appended since."""
+        if not self._stale:
+            return
+        vocab_size = len(self.vocab)
+        lengths = np.diff(self.doc_start)
+        owners = np.repeat(np.arange(self.size, dtype=np.int32), lengths)
+        order = np.argsort(self.doc_terms)  # rows within a posting list need no order: 3× faster than stable
+        self._post_rows = owners[order]
+        self._post_tf = self.doc_tf[order]
+        counts = np.bincount(self.doc_terms, minlength=vocab_size)
+        self._post_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._built_for = self.size
+        self._stale = False
+        self._tail_cache = None
