@@ -5,8 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import subprocess
-import sys
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -324,9 +322,16 @@ def test_store_ranker_on_a_toy_dataset(tmp_path: Path) -> None:
 def test_store_ranker_on_the_shipped_dataset(dataset: ev.Dataset, tmp_path: Path) -> None:
     pytest.importorskip("mneme_tui.memory.store")
     report = ev.evaluate(dataset, {"store": ev.store_ranker(dataset, tmp_path / "eval.db")})
-    overall = report.results["store"].overall
-    assert overall.questions == len(dataset.questions)
-    assert overall.recall_at_5 > 0.3
+    result = report.results["store"]
+    assert result.overall.questions == len(dataset.questions)
+    # each rank is where the first labelled answer stands in the top list; the metrics summarise the ranks
+    answers = {q.id: q.answers for q in dataset.questions}
+    for question in result.questions:
+        hits = [number for number, key in enumerate(question.top, start=1) if key in answers[question.id]]
+        assert question.rank == (hits[0] if hits else None)
+    assert result.overall == ev.summarize([q.rank for q in result.questions])
+    # hand-checked: the only memory naming ignoreDifferences and /spec/replicas
+    assert {q.id: q.top[0] for q in result.questions}["q055"] == "m148"
 
 
 def test_store_ranker_needs_a_database() -> None:
@@ -344,13 +349,6 @@ def test_main_reports_bad_input_on_one_line(tmp_path: Path, capsys: pytest.Captu
     assert ev.main([str(write(tmp_path, "{"))]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("ERR_VALIDATION_FAILED:") and "\n" not in err
-
-
-def test_evaluation_module_does_not_import_textual_or_rich() -> None:
-    code = ("import sys, mneme_tui.memory.evaluation; "
-            "print(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "False"
 
 
 def test_held_out_split_follows_file_order() -> None:

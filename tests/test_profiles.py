@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 import random
-import subprocess
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -261,7 +259,7 @@ def test_snapshot_round_trip_keeps_the_term_features(tmp_path: Path, monkeypatch
     extra = _mint(store, "connection pool exhausted under load", repo="a")
     cold = Store(db)
     cold._load_snapshot()
-    assert cold.index.seq >= 0
+    assert cold.index.size == loaded.size  # the snapshot's rows; the one minted after it comes on refresh
     for query in ("connection pool", "retry worker", "handlers.py timeout"):
         assert _ids(cold.recall(query, repo="a", profile="bm25", limit=10)) == _ids(
             store.recall(query, repo="a", profile="bm25", limit=10))
@@ -324,11 +322,36 @@ def test_bm25_profile_meets_the_quality_target(shipped_report) -> None:
     assert bm25.by_split[ev.HELD_OUT].questions == 28
     assert bm25.by_split[ev.HELD_OUT].recall_at_5 >= baseline.by_split[ev.HELD_OUT].recall_at_5
     assert bm25.by_split[ev.HELD_OUT].mrr_at_10 >= baseline.by_split[ev.HELD_OUT].mrr_at_10
-    # the numbers the README reports
-    assert (round(bm25.overall.recall_at_1, 3), round(bm25.overall.recall_at_5, 3),
-            round(bm25.overall.mrr_at_10, 3)) == (0.802, 0.931, 0.854)
-    assert (round(spec.overall.recall_at_1, 3), round(spec.overall.recall_at_5, 3),
-            round(spec.overall.mrr_at_10, 3)) == (0.466, 0.672, 0.546)
+    # every question is counted once, in its category and in its split
+    for result in (bm25, spec):
+        assert sum(m.questions for m in result.by_category.values()) == result.overall.questions == 116
+        assert sum(m.questions for m in result.by_split.values()) == 116
+
+
+# Questions whose answer was checked by reading the dataset: the labelled memory is the only one that
+# shares the question's distinctive words (an error string, a code name, a path, "force push to main").
+HAND_CHECKED_FIRST = [
+    ("bm25", "q001", "m025"),  # cp the production database → the backup note: never cp it
+    ("bm25", "q010", "m098"),  # admin routes lazy loaded chunk → React.lazy admin chunk
+    ("bm25", "q037", "m001"),  # the exact `OperationalError: database is locked`
+    ("bm25", "q046", "m061"),  # CamelCase vs snake_case struct fields
+    ("bm25", "q055", "m148"),  # ignoreDifferences /spec/replicas
+    ("bm25", "q064", "m150"),  # "push with force to the main one": only the stop-word-free words count
+    ("bm25", "q082", "m099"),  # search request on every keystroke
+    ("bm25", "q109", "m148"),  # "out of sync" finds OutOfSync only by camel-case splitting
+    ("spec", "q010", "m098"),
+    ("spec", "q037", "m001"),
+    ("spec", "q046", "m061"),
+    ("spec", "q055", "m148"),
+    ("spec", "q082", "m099"),
+]
+
+
+@pytest.mark.parametrize(("profile", "question", "answer"), HAND_CHECKED_FIRST)
+def test_profile_ranks_the_hand_checked_answer_first(shipped_report, profile: str, question: str,
+                                                     answer: str) -> None:
+    results = {r.id: r for r in shipped_report[0].results[f"profile:{profile}"].questions}
+    assert results[question].top[0] == answer
 
 
 def test_ablation_first_row_is_the_shipped_profile(shipped_report) -> None:
@@ -418,10 +441,3 @@ def test_recall_json_names_the_profile(mneme) -> None:
     assert code == 0
     [result] = json.loads(out)
     assert result["profile"] == "bm25" and set(result["components"]) == BM25_COMPONENTS
-
-
-def test_memory_core_modules_do_not_import_textual_or_rich() -> None:
-    code = ("import sys, mneme_tui.memory.analysis, mneme_tui.memory.ranking, mneme_tui.memory.evaluation.ablation; "
-            "print(any(m.split('.')[0] in ('textual', 'rich') for m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "False"

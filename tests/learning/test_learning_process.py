@@ -1,4 +1,4 @@
-"""The learning package stays free of Textual/Rich, and the commands run as a real process."""
+"""The learning commands run as a real process."""
 
 from __future__ import annotations
 
@@ -8,21 +8,14 @@ import subprocess
 import sys
 
 
-def test_learning_package_imports_no_textual_or_rich():
-    code = (
-        "import sys, mneme_tui.memory.learning as L; "
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; "
-        "print(','.join(bad))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == ""
-
-
 def test_task_sync_and_handshake_as_a_subprocess(tmp_path, repo_root, make_report):
     report = tmp_path / "report.json"
     report.write_text(json.dumps(make_report()))
     env = {**os.environ, "MNEME_DB": str(tmp_path / "sub.db"), "MNEME_NOW": "2026-03-01T09:00:00"}
-    run = lambda *argv: subprocess.run([sys.executable, "-m", "mneme_tui", *argv], capture_output=True, text=True, env=env)
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mneme_tui", *argv], capture_output=True, text=True, env=env)
+
     synced = run("task", "sync", str(report), "--root", str(repo_root), "--json")
     assert synced.returncode == 0, synced.stderr
     assert json.loads(synced.stdout)["written"] == 2
