@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -42,6 +43,15 @@ BM25_COMPONENTS = {"relevance", "bm25", "matched", "decay", "reinforcement", "lo
 )
 def test_porter_stemmer_on_the_classic_examples(word: str, stem: str) -> None:
     assert porter_stem(word) == stem
+
+
+def test_one_stemmer_is_safe_to_share_between_threads() -> None:
+    words = [f"{stem}{ending}" for stem in ("lock", "connect", "generaliz", "relat", "hop") for ending in
+             ("ing", "ed", "ations", "ness", "s", "er")] * 200
+    expected = [porter_stem(word) for word in words]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda _: [porter_stem(word) for word in words], range(8)))
+    assert results == [expected] * 8
 
 
 def test_english_stemmer_is_porter2() -> None:
