@@ -33,7 +33,7 @@ def _loaded_after(modules: list[str], walk_legion: bool = False) -> list[str]:
 def test_memory_core_imports_neither_textual_nor_rich():
     modules = [
         "mneme_tui.config", "mneme_tui.errors", "mneme_tui.display",
-        "mneme_tui.memory.kinds", "mneme_tui.memory.vectors", "mneme_tui.memory.models",
+        "mneme_tui.memory.kinds", "mneme_tui.memory.vectors", "mneme_tui.memory.persistence.database",
         "mneme_tui.memory.index", "mneme_tui.memory.ranking", "mneme_tui.memory.records",
         "mneme_tui.memory.store",
     ]

@@ -174,7 +174,7 @@ def test_phase_two_is_all_or_nothing(store, repo_root, make_report, monkeypatch)
     def broken(*args, **kwargs):
         raise MnemeError(ERR_VALIDATION_FAILED, "disk on fire")
 
-    monkeypatch.setattr(store, "supersede", broken)  # fails after the new memories were inserted
+    monkeypatch.setattr(store, "mark_superseded", broken)  # fails after the new memories were inserted
     with pytest.raises(MnemeError, match="disk on fire"):
         commit(store, plan)
     assert store.count() == before
