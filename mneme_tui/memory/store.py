@@ -7,9 +7,10 @@ module adds listing, counting, history and recall. All SQL lives in ``persistenc
 
 from __future__ import annotations
 
+import builtins
+import os
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
@@ -30,7 +31,7 @@ class Store(StoreWrites):
     """Memories in one database: save, recall, list, dismiss, restore, supersede, audit and per-task
     reinforcement."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         super().__init__(path)
         self._snapshot_seq = -1
 
@@ -97,12 +98,12 @@ class Store(StoreWrites):
         with self.sqlite_errors():
             return sum(database_revision(self.db))
 
-    def repos(self) -> list[str]:
+    def repos(self) -> builtins.list[str]:
         """Every repo_id in the store, sorted."""
         with self.sqlite_errors():
             return self.memories.repos()
 
-    def history(self, memory_id: int) -> list[AuditEntry]:
+    def history(self, memory_id: int) -> builtins.list[AuditEntry]:
         """The memory's status changes, oldest first (ERR_NOT_FOUND for an unknown id)."""
         self.get(memory_id)
         with self.sqlite_errors():
@@ -123,11 +124,11 @@ class Store(StoreWrites):
             accessed_by=tuple(self.task_ids_for(memory_id)),
         )
 
-    def task_ids_for(self, memory_id: int) -> list[str]:
+    def task_ids_for(self, memory_id: int) -> builtins.list[str]:
         """Tasks that have reinforced this memory, oldest first."""
         return self.task_ids_by_memory([memory_id]).get(memory_id, [])
 
-    def task_ids_by_memory(self, memory_ids: Sequence[int]) -> dict[int, list[str]]:
+    def task_ids_by_memory(self, memory_ids: Sequence[int]) -> dict[int, builtins.list[str]]:
         """Memory id → the tasks that reinforced it, oldest first (ids nobody reinforced are absent)."""
         with self.sqlite_errors():
             return self.task_access.tasks_for(memory_ids)
@@ -174,7 +175,7 @@ class Store(StoreWrites):
         profile: str = DEFAULT_PROFILE,
         task_id: str | None = None,
         now: datetime | None = None,
-    ) -> list[ScoredMemory]:
+    ) -> builtins.list[ScoredMemory]:
         """Hybrid search (spec 4.2/5.2). Read-only unless ``task_id`` is given, in which case every memory
         returned is reinforced at most once per (task_id, memory_id) (spec ``SearchOptions.ReadOnly``)."""
         if not query.strip():

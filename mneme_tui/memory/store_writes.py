@@ -7,6 +7,7 @@ processes writing at once wait for each other instead of failing or losing data.
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -40,7 +41,7 @@ _NewRow = namedtuple(
 class StoreWrites:
     """The database connection, its repositories and every write of the Store."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.db = open_database(self.path)
         self.tables = bind_tables(self.db)

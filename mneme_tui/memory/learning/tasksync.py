@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 from mneme_tui import config
 from mneme_tui.memory.learning.distill import PatternLearning, PitfallLearning, SyncPlan, distill
 from mneme_tui.memory.learning.report import TaskReport
 from mneme_tui.memory.store import Store
+
 
 @dataclass(frozen=True, slots=True)
 class SyncedLearning:

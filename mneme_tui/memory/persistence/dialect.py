@@ -121,7 +121,7 @@ def rows_changed(db: peewee.Database) -> int:
     return int(db.execute_sql("SELECT changes()").fetchone()[0])
 
 
-def timestamp_order(field: peewee.Field) -> peewee.Node:
+def timestamp_order(field: peewee.Field) -> Any:
     """An expression that sorts stored timestamps by their real time, whatever their text form."""
     return peewee.fn.julianday(field)
 

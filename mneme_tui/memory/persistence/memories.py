@@ -25,6 +25,11 @@ _SELECT_MEMORY = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM memories"
 _SELECT_INDEX = f"SELECT {', '.join(INDEX_COLUMNS)} FROM memories"
 
 
+def rows_of(query: Any) -> list[tuple[Any, ...]]:
+    """The rows of a peewee query as plain tuples."""
+    return list(query.tuples())
+
+
 def memory_from_row(values: Sequence[Any]) -> Memory:
     """A ``Memory`` from a row in ``MEMORY_COLUMNS`` order (``created_at`` text or datetime, as UTC)."""
     memory_id, repo_id, kind, topic, content, task_id, created, status, superseded_by, access_count = values
@@ -108,7 +113,7 @@ class MemoryTable:
         found: dict[int, str] = {}
         for start in range(0, len(ids), dialect.MAX_PARAMETERS):
             chunk = list(ids[start : start + dialect.MAX_PARAMETERS])
-            found.update(model.select(model.id, model.status).where(model.id.in_(chunk)).tuples())
+            found.update(rows_of(model.select(model.id, model.status).where(model.id.in_(chunk))))
         return found
 
     def update(self, memory_id: int, **fields: Any) -> None:
@@ -119,7 +124,7 @@ class MemoryTable:
         """Count one more access."""
         self.update(memory_id, access_count=self.model.access_count + 1)
 
-    def filtered(self, status: str, repos: Iterable[str] | None, kind: str | None) -> peewee.ModelSelect:
+    def filtered(self, status: str, repos: Iterable[str] | None, kind: str | None) -> Any:
         """A query over rows with ``status`` (or ``all``), in ``repos`` (None: every repo) and of ``kind``."""
         model = self.model
         query = model.select()
@@ -131,7 +136,7 @@ class MemoryTable:
             query = query.where(model.kind == kind)
         return query
 
-    def orders(self) -> dict[str, tuple]:
+    def orders(self) -> dict[str, tuple[Any, ...]]:
         """Sort keys of ``list`` by name."""
         model = self.model
         return {
@@ -145,30 +150,30 @@ class MemoryTable:
             "access": (model.access_count.desc(), model.id.desc()),
         }
 
-    def page_ids(self, query: peewee.ModelSelect, order: tuple, limit: int | None, offset: int) -> list[int]:
+    def page_ids(self, query: Any, order: tuple[Any, ...], limit: int | None, offset: int) -> list[int]:
         """The ids of one page of ``query`` in ``order``."""
         query = query.select(self.model.id).order_by(*order)
         if limit is not None:
             query = query.limit(limit)
         if offset:
             query = query.offset(offset)
-        return [row[0] for row in query.tuples()]
+        return [row[0] for row in rows_of(query)]
 
-    def count_by(self, query: peewee.ModelSelect, *columns: str) -> list[tuple]:
+    def count_by(self, query: Any, *columns: str) -> list[tuple[Any, ...]]:
         """``(*columns, count)`` groups of ``query``."""
         fields = [getattr(self.model, column) for column in columns]
-        return list(query.select(*fields, peewee.fn.COUNT(self.model.id)).group_by(*fields).tuples())
+        return rows_of(query.select(*fields, peewee.fn.COUNT(self.model.id)).group_by(*fields))
 
     def repos(self) -> list[str]:
         """Every repo_id, sorted."""
         model = self.model
-        return sorted({row[0] for row in model.select(model.repo_id).distinct().tuples()})
+        return sorted({row[0] for row in rows_of(model.select(model.repo_id).distinct())})
 
     def superseded_by(self, memory_id: int) -> list[int]:
         """Ids of the memories ``memory_id`` superseded."""
         model = self.model
         query = model.select(model.id).where(model.superseded_by == memory_id).order_by(model.id)
-        return [row[0] for row in query.tuples()]
+        return [row[0] for row in rows_of(query)]
 
     def active_ids(self, repo_id: str, kind: str, topic: str, other_than: int) -> list[int]:
         """Active memories of one repo, kind and topic, except ``other_than``."""
@@ -177,4 +182,4 @@ class MemoryTable:
             (model.repo_id == repo_id) & (model.kind == kind) & (model.topic == topic)
             & (model.status == ACTIVE) & (model.id != other_than)
         )
-        return [row[0] for row in query.tuples()]
+        return [row[0] for row in rows_of(query)]

@@ -11,6 +11,7 @@ from typing import Any
 import peewee
 
 from mneme_tui.memory.persistence import dialect
+from mneme_tui.memory.persistence.memories import rows_of
 from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_COLUMNS, Tables
 
 
@@ -50,7 +51,7 @@ class TaskAccessLog:
         for start in range(0, len(memory_ids), dialect.MAX_PARAMETERS):
             chunk = list(memory_ids[start : start + dialect.MAX_PARAMETERS])
             query = model.select(model.memory_id, model.task_id).where(model.memory_id.in_(chunk)).order_by(model.at)
-            for memory_id, task_id in query.tuples():
+            for memory_id, task_id in rows_of(query):
                 found[memory_id].append(task_id)
         return dict(found)
 
