@@ -146,7 +146,7 @@ def test_dismiss_nothing_is_validation_error(store: Store):
     assert _code(lambda: store.dismiss([])) == ERR_VALIDATION_FAILED
 
 
-def test_restore_undoes_dismissal(store: Store):
+def test_undo_reverts_a_dismissal(store: Store):
     memory = store.save("undo me")
     change = store.dismiss([memory.id])
     store.undo(change)
