@@ -151,12 +151,15 @@ class Store(StoreWrites):
             changed = self.index.refresh(self.db)
             behind = self.index.seq - self._snapshot_seq
             if self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10):
-                if index_snapshot.save(self.index, index_snapshot.snapshot_path(self.path), database_uuid(self.db)):
+                if index_snapshot.save(self.index, index_snapshot.snapshot_path(self.path), self._db_uuid()):
                     self._snapshot_seq = self.index.seq
             return changed
 
+    def _db_uuid(self) -> str:
+        return database_uuid(self.db)
+
     def _load_snapshot(self) -> None:
-        loaded = index_snapshot.load(index_snapshot.snapshot_path(self.path), database_uuid(self.db))
+        loaded = index_snapshot.load(index_snapshot.snapshot_path(self.path), self._db_uuid())
         if loaded is not None:
             max_id, update_seq = database_revision(self.db)
             last_id = int(loaded.ids[-1]) if loaded.size else 0
