@@ -104,7 +104,7 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
             [(report.repo, report.task_id, *_key(learning), memory.id, now) for learning, memory in zip(learnings, minted)]
         )
     outcome = []
-    for learning in (*plan.pitfalls, *([plan.pattern] if plan.pattern else [])):
+    for learning in _learnings(plan):
         memory = by_learning.get(id(learning))
         if memory is not None:
             supersedes = superseded if isinstance(learning, PatternLearning) else ()
@@ -119,11 +119,16 @@ def preview(store: Store, plan: SyncPlan) -> SyncResult:
     with store.sqlite_errors():
         done = store.task_sync_ledger.entries(plan.report.repo, plan.report.task_id)
     outcome = []
-    for learning in (*plan.pitfalls, *([plan.pattern] if plan.pattern else [])):
+    for learning in _learnings(plan):
         key = _key(learning)
         outcome.append(_synced(learning, "duplicate", done[key]) if key in done else _synced(learning, "planned"))
     report = plan.report
     return SyncResult(report.task_id, report.repo, True, plan.reason, True, tuple(outcome), plan.notes)
+
+
+def _learnings(plan: SyncPlan) -> list[PitfallLearning | PatternLearning]:
+    """The plan's pitfalls, then its pattern (if any)."""
+    return [*plan.pitfalls, *([plan.pattern] if plan.pattern else [])]
 
 
 def _supersede_patterns(store: Store, report: TaskReport, pattern: PatternLearning, new_id: int) -> tuple[int, ...]:
