@@ -150,9 +150,9 @@ class Store(StoreWrites):
                 self._load_snapshot()
             changed = self.index.refresh(self.db)
             behind = self.index.seq - self._snapshot_seq
-            if self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10):
-                if index_snapshot.save(self.index, index_snapshot.snapshot_path(self.path), self._db_uuid()):
-                    self._snapshot_seq = self.index.seq
+            due = self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10)
+            if due and index_snapshot.save(self.index, index_snapshot.snapshot_path(self.path), self._db_uuid()):
+                self._snapshot_seq = self.index.seq
             return changed
 
     def _db_uuid(self) -> str:

@@ -33,7 +33,8 @@ MAX_ID = 2**63 - 1
 RESTORE_REASON = "restored"
 
 _NewRow = namedtuple(
-    "_NewRow", ("repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count")
+    "_NewRow",
+    ("repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count"),
 )
 """A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
 
@@ -281,7 +282,9 @@ class StoreWrites:
         self.memories.update(memory_id, **fields)
         self.audit_log.add(memory_id, previous, status, config.now(), reason)
 
-    def update_content(self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None) -> Memory:
+    def update_content(
+        self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None
+    ) -> Memory:
         """Replace a memory's text (re-embedding it); used when a mirrored source row was edited."""
         row = self._validated_row({"content": content, "kind": self.get(memory_id).kind})
         fields = {"content": row.content, "embedding": to_blob(embed(row.content))}

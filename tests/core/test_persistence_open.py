@@ -58,7 +58,7 @@ def test_a_file_that_is_not_sqlite_is_refused_unchanged(tmp_path: Path):
 
 def test_migrations_are_one_ordered_list():
     versions = [m.version for m in MIGRATIONS]
-    assert versions == list(range(1, len(MIGRATIONS) + 1)) and SCHEMA_VERSION == versions[-1]
+    assert versions == list(range(1, len(MIGRATIONS) + 1)) and versions[-1] == SCHEMA_VERSION
     assert [m.version for m in pending(1)] == versions[1:] and pending(SCHEMA_VERSION) == []
 
 

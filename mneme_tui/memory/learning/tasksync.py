@@ -4,8 +4,8 @@
 plain dataclasses; phase two opens one ``BEGIN IMMEDIATE`` transaction, skips learnings already synced
 for the same (repo, task, gate, file) or (repo, task, pattern scope), mints the rest with
 ``Store.mint_many``, supersedes the scope's previous active pattern (audited), and records what it wrote
-in ``task_sync_ledger`` (``Store.task_sync_ledger``). If anything raises, nothing is written. This and the Legion import are the only
-writers of statutory kinds.
+in ``task_sync_ledger`` (``Store.task_sync_ledger``). If anything raises, nothing is written. This and
+the Legion import are the only writers of statutory kinds.
 """
 
 from __future__ import annotations
@@ -93,7 +93,9 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
         done = store.task_sync_ledger.entries(report.repo, report.task_id)
         fresh_pitfalls = [p for p in plan.pitfalls if _pitfall_key(p) not in done]
         fresh_pattern = plan.pattern if plan.pattern and _pattern_key(plan.pattern) not in done else None
-        learnings: list[PitfallLearning | PatternLearning] = [*fresh_pitfalls, *([fresh_pattern] if fresh_pattern else [])]
+        learnings: list[PitfallLearning | PatternLearning] = [*fresh_pitfalls]
+        if fresh_pattern is not None:
+            learnings.append(fresh_pattern)
         minted = store.mint_many([_item(report, learning) for learning in learnings])
         by_learning = dict(zip(map(id, learnings), minted))
         superseded: tuple[int, ...] = ()
@@ -101,7 +103,8 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
             superseded = _supersede_patterns(store, report, fresh_pattern, by_learning[id(fresh_pattern)].id)
         now = config.now().isoformat(sep=" ")
         store.task_sync_ledger.add(
-            [(report.repo, report.task_id, *_key(learning), memory.id, now) for learning, memory in zip(learnings, minted)]
+            [(report.repo, report.task_id, *_key(learning), memory.id, now)
+             for learning, memory in zip(learnings, minted)]
         )
     outcome = []
     for learning in _learnings(plan):

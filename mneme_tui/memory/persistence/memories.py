@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import peewee
@@ -39,7 +39,7 @@ def memory_from_row(values: Sequence[Any]) -> Memory:
         except ValueError:
             created = config.parse_timestamp(created, source=f"created_at of memory {memory_id}")
     if created.tzinfo is not None:  # written by another tool with an offset
-        created = created.astimezone(timezone.utc).replace(tzinfo=None)
+        created = created.astimezone(UTC).replace(tzinfo=None)
     return Memory(
         id=memory_id,
         repo_id=repo_id or "",

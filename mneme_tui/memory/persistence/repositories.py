@@ -23,7 +23,9 @@ class AuditLog:
 
     def add(self, memory_id: int, from_status: str, to_status: str, at: datetime, reason: str) -> None:
         """Record one status change."""
-        self.model.insert(memory_id=memory_id, from_status=from_status, to_status=to_status, at=at, reason=reason).execute()
+        self.model.insert(
+            memory_id=memory_id, from_status=from_status, to_status=to_status, at=at, reason=reason
+        ).execute()
 
     def for_memory(self, memory_id: int) -> list[tuple[int, str, str, datetime, str]]:
         """(memory_id, from, to, at, reason) of one memory, oldest first."""

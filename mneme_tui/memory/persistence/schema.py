@@ -132,7 +132,8 @@ MEMORY_COLUMNS = (
 """The columns of a ``Memory`` (everything but the embedding), in table order."""
 
 INSERT_COLUMNS = (
-    "repo_id", "kind", "topic", "content", "task_id", "embedding", "created_at", "status", "superseded_by", "access_count",
+    "repo_id", "kind", "topic", "content", "task_id", "embedding", "created_at", "status", "superseded_by",
+    "access_count",
 )
 """The columns a new memory row is inserted with (``id`` is assigned by the database)."""
 
