@@ -4,6 +4,7 @@ create the same new database at once without one failing."""
 from __future__ import annotations
 
 import multiprocessing
+import shutil
 import sqlite3
 import textwrap
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.memory.persistence.migrations import MIGRATIONS, SCHEMA_VERSION, pending
 from mneme_tui.memory.store import Store
+
+SCHEMA1_FIXTURE = Path(__file__).parent.parent / "data" / "mneme_schema1.db"
 
 
 def _untouched(path: Path) -> tuple[bytes, bool, bool]:
@@ -76,14 +79,12 @@ OPENER = textwrap.dedent(
 )
 
 
-def test_many_processes_create_one_new_database_at_once(tmp_path: Path):
-    """8 processes open each of 4 brand-new files at the same moment: none fails with "database is
-    locked", each file ends at the current schema in WAL mode with every process's row."""
-    processes, rounds = 8, 4
+def _open_at_once(folder: Path, processes: int, rounds: int) -> None:
+    """``processes`` children open ``fresh-<round>.db`` together, round after round, each saving a row."""
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(processes)
     children = [
-        context.Process(target=exec, args=(OPENER, {"folder": str(tmp_path), "rounds": rounds, "tag": f"p{n}",
+        context.Process(target=exec, args=(OPENER, {"folder": str(folder), "rounds": rounds, "tag": f"p{n}",
                                                      "barrier": barrier}))
         for n in range(processes)
     ]
@@ -92,10 +93,33 @@ def test_many_processes_create_one_new_database_at_once(tmp_path: Path):
     for child in children:
         child.join(120)
     assert [child.exitcode for child in children] == [0] * processes
-    for round_number in range(rounds):
-        connection = sqlite3.connect(tmp_path / f"fresh-{round_number}.db")
-        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-        repos = sorted(r[0] for r in connection.execute("SELECT repo_id FROM memories"))
-        assert repos == sorted(f"p{n}" for n in range(processes))
+
+
+def _repos_and_schema(path: Path) -> tuple[str, int, list[str]]:
+    connection = sqlite3.connect(path)
+    try:
+        mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        return mode, version, sorted(r[0] for r in connection.execute("SELECT repo_id FROM memories"))
+    finally:
         connection.close()
+
+
+def test_many_processes_create_one_new_database_at_once(tmp_path: Path):
+    """8 processes open each of 4 brand-new files at the same moment: none fails with "database is
+    locked", each file ends at the current schema in WAL mode with every process's row."""
+    _open_at_once(tmp_path, processes=8, rounds=4)
+    for round_number in range(4):
+        assert _repos_and_schema(tmp_path / f"fresh-{round_number}.db") == (
+            "wal", SCHEMA_VERSION, sorted(f"p{n}" for n in range(8)))
+
+
+def test_many_processes_upgrade_one_old_database_at_once(tmp_path: Path):
+    """6 processes open the same schema-1 database together: one upgrades it, none fails, nothing is lost."""
+    for round_number in range(2):
+        shutil.copyfile(SCHEMA1_FIXTURE, tmp_path / f"fresh-{round_number}.db")
+    old_repos = _repos_and_schema(SCHEMA1_FIXTURE)[2]
+    _open_at_once(tmp_path, processes=6, rounds=2)
+    for round_number in range(2):
+        assert _repos_and_schema(tmp_path / f"fresh-{round_number}.db") == (
+            "wal", SCHEMA_VERSION, sorted(old_repos + [f"p{n}" for n in range(6)]))
