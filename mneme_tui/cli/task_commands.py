@@ -10,7 +10,9 @@ from pathlib import Path
 from mneme_tui import config, display
 from mneme_tui.cli import output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.learning import distill, graduation_candidates, orientation
+from mneme_tui.memory.learning.distill import distill
+from mneme_tui.memory.learning.graduation import graduation_candidates
+from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import TaskReport, load_report, parse_report_text
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview

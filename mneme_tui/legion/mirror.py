@@ -5,8 +5,8 @@ memory text, ``created_at``, and the record's identity, columns and content hash
 
 ``legion_records`` links a mirrored record to its memory: one row per mirrored memory (``memory_id`` is
 the primary key and points at ``memories.id``; the ``memories`` table itself stays exactly the spec's
-DDL). It is created lazily, with ``CREATE TABLE IF NOT EXISTS``, by the first sync; readers treat a
-missing table as empty. Columns:
+DDL). It is declared with the store's other tables (``memory/persistence/schema.py``, schema 3) and read
+and written through ``LegionRecords``. Columns:
 
 - ``project``: the repo_id the record was mirrored into;
 - ``family``: the identity namespace - ``OUTCOMES.md`` for outcome rows of OUTCOMES.md *and*
@@ -50,6 +50,7 @@ from mneme_tui.legion.records import (
 )
 from mneme_tui.legion.schemas import ARCHIVE, ERROR, OUTCOME, OUTCOMES, PATTERN, PREFERENCE
 from mneme_tui.legion.scoring import parse_record_date
+from mneme_tui.memory.persistence.repositories import LegionRecords
 from mneme_tui.memory.store import MAX_CONTENT_CHARS
 
 MIRROR_VERSION = 1
@@ -223,39 +224,8 @@ def _midnight(date_text: str) -> datetime | None:
 
 
 # ------------------------------------------------------------------------ companion table
-TABLE = "legion_records"
-
-DDL = (
-    """
-CREATE TABLE IF NOT EXISTS legion_records (
-    memory_id INTEGER PRIMARY KEY REFERENCES memories(id),
-    project TEXT NOT NULL,
-    family TEXT NOT NULL,
-    source_file TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    identity TEXT NOT NULL,
-    occurrence INTEGER NOT NULL DEFAULT 0,
-    record_id TEXT NOT NULL DEFAULT '',
-    content_hash TEXT NOT NULL,
-    columns TEXT NOT NULL,
-    archived INTEGER NOT NULL DEFAULT 0,
-    origin TEXT NOT NULL DEFAULT 'file',
-    state TEXT NOT NULL DEFAULT 'linked',
-    sync_status TEXT NOT NULL DEFAULT 'active',
-    sync_superseded_by INTEGER NOT NULL DEFAULT 0,
-    synced_at DATETIME NOT NULL
-)
-""",
-    "CREATE INDEX IF NOT EXISTS idx_legion_records_identity ON legion_records(project, family, kind, identity)",
-)
-
 LINKED, MERGED = "linked", "merged"
 FILE_ORIGIN, STORE_ORIGIN = "file", "store"
-
-_COLUMNS = (
-    "memory_id", "project", "family", "source_file", "kind", "identity", "occurrence", "record_id",
-    "content_hash", "columns", "archived", "origin", "state", "sync_status", "sync_superseded_by", "synced_at",
-)
 
 
 @dataclass
@@ -308,29 +278,11 @@ class MirrorRow:
         }
 
 
-def ensure_table(db: peewee.Database) -> None:
-    for statement in DDL:
-        db.execute_sql(statement)
-
-
-def table_exists(db: peewee.Database) -> bool:
-    row = db.execute_sql("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)).fetchone()
-    return row is not None
-
-
 def load_rows(db: peewee.Database, project: str) -> list[MirrorRow]:
-    """Every row of ``project`` with its memory's kind and status (LEFT JOIN: a vanished memory gives None).
+    """Every row of ``project`` with its memory's kind and status (a vanished memory gives None).
 
     ``columns`` is left empty here (planning never needs it); :func:`row_for_memory` reads it."""
-    if not table_exists(db):
-        return []
-    selected = ", ".join("''" if c == "columns" else "l." + c for c in _COLUMNS)  # JSON not needed to plan
-    cursor = db.execute_sql(
-        f"SELECT {selected}, m.kind, m.status, COALESCE(m.superseded_by, 0) "
-        "FROM legion_records l LEFT JOIN memories m ON m.id = l.memory_id WHERE l.project = ?",
-        (project,),
-    )
-    rows = [MirrorRow(*values) for values in cursor.fetchall()]  # _COLUMNS, then the memory's three
+    rows = [MirrorRow(*values) for values in LegionRecords(db).for_project(project)]  # columns, then the memory's three
     for row in rows:
         row.archived = bool(row.archived)
         row.memory_superseded_by = int(row.memory_superseded_by or 0)
@@ -339,11 +291,7 @@ def load_rows(db: peewee.Database, project: str) -> list[MirrorRow]:
 
 def row_for_memory(db: peewee.Database, memory_id: int) -> MirrorRow | None:
     """The companion row of one memory (for showing its Legion columns), or None."""
-    if not table_exists(db):
-        return None
-    values = db.execute_sql(
-        f"SELECT {', '.join(_COLUMNS)} FROM {TABLE} WHERE memory_id = ?", (int(memory_id),)
-    ).fetchone()
+    values = LegionRecords(db).for_memory(memory_id)
     if values is None:
         return None
     row = MirrorRow(*values)
@@ -351,39 +299,27 @@ def row_for_memory(db: peewee.Database, memory_id: int) -> MirrorRow | None:
     return row
 
 
-_INSERT = f"INSERT OR REPLACE INTO {TABLE} ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})"
-
-
 def insert_rows(db: peewee.Database, rows: list[tuple]) -> None:
-    """Insert rows, each a plain tuple of the table's columns in ``_COLUMNS`` order (``archived`` as 0 / 1).
+    """Insert rows, each a plain tuple of the table's columns in ``LEGION_RECORD_COLUMNS`` order
+    (``archived`` as 0 / 1).
 
     Plain tuples, not namedtuples: sqlite3 reads a tuple subclass item by item through ``__getitem__``."""
-    if rows:
-        db.cursor().executemany(_INSERT, rows)
+    LegionRecords(db).insert(rows)
 
 
 def update_row(db: peewee.Database, memory_id: int, **fields: Any) -> None:
-    if not fields:
-        return
-    assignments = ", ".join(f"{name} = ?" for name in fields)
-    db.execute_sql(
-        f"UPDATE {TABLE} SET {assignments} WHERE memory_id = ?",
-        (*(_value(value) for value in fields.values()), int(memory_id)),
-    )
+    """Set columns of the companion row of ``memory_id``."""
+    LegionRecords(db).update(memory_id, {name: _value(value) for name, value in fields.items()})
 
 
 def move_row(db: peewee.Database, old_memory_id: int, new_memory_id: int) -> None:
     """Point a companion row at another memory (a record whose kind changed got a new memory)."""
-    db.execute_sql(f"UPDATE {TABLE} SET memory_id = ? WHERE memory_id = ?", (int(new_memory_id), int(old_memory_id)))
+    LegionRecords(db).move(old_memory_id, new_memory_id)
 
 
 def delete_rows(db: peewee.Database, memory_ids: list[int]) -> None:
     """Drop bookkeeping rows whose memory no longer exists (never memories themselves)."""
-    for start in range(0, len(memory_ids), 500):
-        chunk = memory_ids[start : start + 500]
-        db.execute_sql(
-            f"DELETE FROM {TABLE} WHERE memory_id IN ({', '.join('?' for _ in chunk)})", tuple(chunk)
-        )
+    LegionRecords(db).delete(memory_ids)
 
 
 def _value(value: Any) -> Any:

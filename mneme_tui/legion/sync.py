@@ -433,8 +433,7 @@ def sync(
     if not legion.memory_dir.is_dir():
         report.message = f"No Legion memory folder at {legion.memory_dir}; nothing to sync."
         return report
-    with _gc_paused(), store.sqlite_errors(), store.db.atomic("IMMEDIATE"):
-        mt.ensure_table(store.db)
+    with _gc_paused(), store.write_transaction():
         rows = mt.load_rows(store.db, project)
         files, plan, exports = _export(store, legion, project, rows, report)
         _write(store, project, plan, exports, report)

@@ -55,6 +55,7 @@ def bench_size(size: int, workdir: str) -> dict[str, Any]:
     from mneme_tui.memory import ranking
     from mneme_tui.memory.index import days_since_epoch
     from mneme_tui.memory.naive import NaiveRow, naive_rank
+    from mneme_tui.memory.persistence.memories import naive_rows
     from mneme_tui.memory.store import Store
     from mneme_tui.memory.vectors import embed, from_blob, tokenize
 
@@ -99,13 +100,10 @@ def bench_size(size: int, workdir: str) -> dict[str, Any]:
     result["bare_numpy_topk"] = _percentiles(bare)
 
     if size <= NAIVE_MAX_SIZE:
-        cursor = fresh.db.execute_sql(
-            "SELECT id, repo_id, kind, status, embedding, created_at, access_count, content FROM memories"
-        )
         rows = [
             NaiveRow(r[0], r[1], r[2], r[3], from_blob(r[4]).tolist(), frozenset(tokenize(r[7])),
                      float(days_since_epoch([r[5]])[0]), r[6])
-            for r in cursor.fetchall()
+            for r in naive_rows(fresh.db)
         ]
         now_days = float(days_since_epoch([now.isoformat(sep=" ")])[0])
         naive = [

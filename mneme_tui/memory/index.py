@@ -23,14 +23,13 @@ from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
 from mneme_tui.memory.term_features import TermFeatures
+from mneme_tui.memory.persistence.memories import index_rows
+from mneme_tui.memory.persistence.repositories import database_revision
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
 
 _SPEC_MEMO_LIMIT = 500_000  # distinct words remembered by ``_SpecWordIds``; later ones are looked up each time
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
 _US_PER_DAY = 86_400_000_000
-_SELECT_ROWS = (
-    "SELECT id, repo_id, kind, topic, content, embedding, created_at, status, access_count FROM memories"
-)
 
 
 def days_since_epoch(values: list[str] | np.ndarray) -> np.ndarray:
@@ -111,14 +110,6 @@ class _SpecWordIds(dict):
         return token_id
 
 
-def database_revision(db: peewee.Database) -> tuple[int, int]:
-    """(highest memory id, highest update seq): together they change whenever any process writes."""
-    max_id, update_seq = db.execute_sql(
-        "SELECT (SELECT COALESCE(MAX(id), 0) FROM memories), (SELECT COALESCE(MAX(seq), 0) FROM memory_revision)"
-    ).fetchone()
-    return int(max_id), int(update_seq)
-
-
 class MemoryIndex:
     """Column arrays over all rows of ``memories``; positions are stable and ordered by id."""
 
@@ -162,14 +153,11 @@ class MemoryIndex:
                 return False
             last_id = int(self.ids[-1]) if self.size else 0
             if self.seq < 0 or update_seq < self.update_seq or max_id < last_id:
-                rows = db.execute_sql(_SELECT_ROWS + " ORDER BY id").fetchall()
+                rows = index_rows(db)
                 self._reset()
                 self._append(rows)
             else:
-                changed = db.execute_sql(
-                    _SELECT_ROWS + " WHERE id > ? OR id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
-                    (last_id, self.update_seq),
-                ).fetchall()
+                changed = index_rows(db, after_id=last_id, after_seq=self.update_seq)
                 self._apply_changes(changed)
             self.seq, self.update_seq = max_id + update_seq, update_seq
             self._candidates.clear()

@@ -98,3 +98,24 @@ class StatusChange:
     @property
     def ids(self) -> list[int]:
         return [memory_id for memory_id, _ in self.changed]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDetail:
+    """Everything ``show`` needs about one memory: the memory, its audit history, the memory that
+    supersedes it (if any), the memories it superseded and the tasks that reinforced it."""
+
+    memory: Memory
+    history: tuple[AuditEntry, ...]
+    superseded_by: Memory | None
+    supersedes: tuple[Memory, ...]
+    accessed_by: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "memory": self.memory.to_json(),
+            "history": [entry.to_json() for entry in self.history],
+            "superseded_by": self.superseded_by.to_json() if self.superseded_by else None,
+            "supersedes": [memory.to_json() for memory in self.supersedes],
+            "accessed_by": list(self.accessed_by),
+        }

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.errors import ERR_DATABASE, MnemeError
+from mneme_tui.memory.persistence.migrations import SCHEMA_VERSION
 from mneme_tui.memory.store import Store
 
 # Copied verbatim from seeds/mneme-spec.txt §3 ("The SQLite persistence schema matches mem.Memory").
@@ -97,14 +98,15 @@ def test_memories_is_autoincrement_like_the_spec(spec_db, store_db):
 def test_side_tables_live_outside_memories(store_db):
     """Extra state (audit, per-task access) is in separate tables, never extra columns of memories."""
     tables = {r[0] for r in store_db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"memories", "task_access", "memory_audit"} <= tables
+    assert {"memories", "task_access", "memory_audit", "mneme_meta", "memory_revision", "legion_records",
+            "task_sync_ledger"} <= tables
     task_access = [r[1] for r in store_db.execute("PRAGMA table_info(task_access)")]
     assert {"task_id", "memory_id"} <= set(task_access)
 
 
 def test_wal_mode_and_schema_version(store_db):
     assert store_db.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
-    assert store_db.execute("PRAGMA user_version").fetchone()[0] >= 1
+    assert store_db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
 
 
 def test_file_mode_0600_and_parent_folders_created(tmp_path: Path):

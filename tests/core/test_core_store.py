@@ -118,7 +118,7 @@ def test_tc_mem_09_dismiss_tombstones_and_excludes_from_active_recall(store: Sto
 def test_dismiss_superseded_memory(store: Store):
     old = store.save("old advice")
     new = store.save("new advice")
-    store.supersede(old.id, new.id)
+    store.mark_superseded(old.id, new.id)
     assert store.get(old.id).superseded_by == new.id
     store.dismiss([old.id])
     assert store.get(old.id).status == "tombstoned"
@@ -146,10 +146,10 @@ def test_dismiss_nothing_is_validation_error(store: Store):
     assert _code(lambda: store.dismiss([])) == ERR_VALIDATION_FAILED
 
 
-def test_restore_undoes_dismissal(store: Store):
+def test_undo_reverts_a_dismissal(store: Store):
     memory = store.save("undo me")
     change = store.dismiss([memory.id])
-    store.restore(change)
+    store.undo(change)
     assert store.get(memory.id).status == "active"
     assert [(h.from_status, h.to_status) for h in store.history(memory.id)] == [
         ("active", "tombstoned"), ("tombstoned", "active"),

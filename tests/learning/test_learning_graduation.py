@@ -6,7 +6,10 @@ import json
 
 import pytest
 
-from mneme_tui.memory.learning import graduation_candidates, orientation, parse_report, sync_task
+from mneme_tui.memory.learning.graduation import graduation_candidates
+from mneme_tui.memory.learning.orientation import orientation
+from mneme_tui.memory.learning.report import parse_report
+from mneme_tui.memory.learning.tasksync import sync_task
 
 
 @pytest.fixture(autouse=True)
@@ -103,7 +106,7 @@ def test_rule_text_is_a_block_or_a_quoted_scalar(store, repo_root, make_report):
 
 def test_rule_text_comment_cannot_be_broken_out_of_by_a_newline_in_the_topic(tmp_path):
     """A gate name with a newline must not inject a YAML line into the pasted rule."""
-    from mneme_tui.memory.learning import graduation_candidates
+    from mneme_tui.memory.learning.graduation import graduation_candidates
     from mneme_tui.memory.store import Store
 
     store = Store(tmp_path / "m.db")

@@ -8,8 +8,10 @@ import json
 import pytest
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.learning import distill, orientation, parse_report, sync_task
-from mneme_tui.memory.learning.tasksync import commit
+from mneme_tui.memory.learning.distill import distill
+from mneme_tui.memory.learning.orientation import orientation
+from mneme_tui.memory.learning.report import parse_report
+from mneme_tui.memory.learning.tasksync import commit, sync_task
 
 NOW = "2026-03-01T09:00:00"
 
@@ -174,7 +176,7 @@ def test_phase_two_is_all_or_nothing(store, repo_root, make_report, monkeypatch)
     def broken(*args, **kwargs):
         raise MnemeError(ERR_VALIDATION_FAILED, "disk on fire")
 
-    monkeypatch.setattr(store, "supersede", broken)  # fails after the new memories were inserted
+    monkeypatch.setattr(store, "mark_superseded", broken)  # fails after the new memories were inserted
     with pytest.raises(MnemeError, match="disk on fire"):
         commit(store, plan)
     assert store.count() == before

@@ -167,7 +167,7 @@ async def test_undo_restores_only_what_the_dismissal_changed(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot)
         group = graduation_candidates(store, "atlas-api")[0].related_ids
-        store.supersede(group[0], group[2])  # superseded before: dismissed now, superseded again after undo
+        store.mark_superseded(group[0], group[2])  # superseded before: dismissed now, superseded again after undo
         await pilot.press("d")
         await settle(pilot)
         assert store.get(group[0]).status == "tombstoned"

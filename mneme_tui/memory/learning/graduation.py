@@ -16,18 +16,14 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import peewee
-
 from mneme_tui.display import one_line
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.scope import is_structural, split_topic
-from mneme_tui.memory.models import database_error
 from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
 
@@ -117,7 +113,8 @@ def graduation_candidates(store: Store, repo: str | None = None) -> list[Graduat
     """Graduation candidates of ``repo`` (with ``global``), or of every repository when ``repo`` is None;
     most recurrent first. Read-only."""
     pitfalls = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=repo is not None)
-    return candidates_from(pitfalls, _accessors(store, [m.id for m in pitfalls]))
+    accessors = store.task_ids_by_memory([m.id for m in pitfalls])
+    return candidates_from(pitfalls, {memory_id: tuple(tasks) for memory_id, tasks in accessors.items()})
 
 
 def candidates_from(
@@ -159,20 +156,6 @@ def _candidate(group: Occurrences, accessors: dict[int, tuple[str, ...]]) -> Gra
         scope=group.scope, tasks=group.tasks, reason=reason, gate=group.gate, structural=group.structural,
         related_ids=tuple(m.id for m in group.memories), accessed_by=accessors.get(memory.id, ()),
     )
-
-
-def _accessors(store: Store, ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
-    """Memory id → the tasks that reinforced it, oldest first (one query per 500 ids)."""
-    table = store.tables.task_access
-    found: dict[int, list[str]] = defaultdict(list)
-    try:
-        for start in range(0, len(ids), 500):
-            query = table.select(table.memory_id, table.task_id).where(table.memory_id.in_(list(ids[start : start + 500])))
-            for row in query.order_by(table.at):
-                found[row.memory_id].append(row.task_id)
-    except (sqlite3.DatabaseError, peewee.DatabaseError) as exc:
-        raise database_error(store.path, exc) from None
-    return {memory_id: tuple(tasks) for memory_id, tasks in found.items()}
 
 
 def _yaml(value: str) -> str:

@@ -4,8 +4,8 @@
 plain dataclasses; phase two opens one ``BEGIN IMMEDIATE`` transaction, skips learnings already synced
 for the same (repo, task, gate, file) or (repo, task, pattern scope), mints the rest with
 ``Store.mint_many``, supersedes the scope's previous active pattern (audited), and records what it wrote
-in ``task_sync_ledger``. If anything raises, nothing is written. This and the Legion import are the only
-writers of statutory kinds.
+in ``task_sync_ledger`` (``Store.task_sync_ledger``). If anything raises, nothing is written. This and
+the Legion import are the only writers of statutory kinds.
 """
 
 from __future__ import annotations
@@ -14,28 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
 from mneme_tui import config
-from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.distill import PatternLearning, PitfallLearning, SyncPlan, distill
 from mneme_tui.memory.learning.report import TaskReport
 from mneme_tui.memory.store import Store
-
-LEDGER_DDL = """
-CREATE TABLE IF NOT EXISTS task_sync_ledger (
-    repo_id TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    learning TEXT NOT NULL,
-    gate TEXT NOT NULL,
-    path TEXT NOT NULL,
-    memory_id INTEGER NOT NULL REFERENCES memories(id),
-    synced_at DATETIME NOT NULL,
-    PRIMARY KEY (repo_id, task_id, learning, gate, path)
-)
-"""
-"""Our side table (DESIGN: extra data lives beside ``memories``): one row per learning a sync wrote.
-``learning`` is ``pitfall`` or ``pattern``; ``path`` is the cited file ('' when none) or the pattern's
-scope; ``gate`` is '' for patterns. Created lazily on first use."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,27 +89,25 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
     if not plan.verified:
         raise ValueError("only a verified plan can be committed")
     report = plan.report
-    with store.sqlite_errors(), store.db.atomic("IMMEDIATE"):
-        store.db.execute_sql(LEDGER_DDL)
-        done = _ledger(store, report)
+    with store.write_transaction():
+        done = store.task_sync_ledger.entries(report.repo, report.task_id)
         fresh_pitfalls = [p for p in plan.pitfalls if _pitfall_key(p) not in done]
         fresh_pattern = plan.pattern if plan.pattern and _pattern_key(plan.pattern) not in done else None
-        learnings: list[PitfallLearning | PatternLearning] = [*fresh_pitfalls, *([fresh_pattern] if fresh_pattern else [])]
+        learnings: list[PitfallLearning | PatternLearning] = [*fresh_pitfalls]
+        if fresh_pattern is not None:
+            learnings.append(fresh_pattern)
         minted = store.mint_many([_item(report, learning) for learning in learnings])
         by_learning = dict(zip(map(id, learnings), minted))
         superseded: tuple[int, ...] = ()
         if fresh_pattern is not None:
             superseded = _supersede_patterns(store, report, fresh_pattern, by_learning[id(fresh_pattern)].id)
         now = config.now().isoformat(sep=" ")
-        for learning, memory in zip(learnings, minted):
-            kind, gate, path = _key(learning)
-            store.db.execute_sql(
-                "INSERT INTO task_sync_ledger(repo_id, task_id, learning, gate, path, memory_id, synced_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (report.repo, report.task_id, kind, gate, path, memory.id, now),
-            )
+        store.task_sync_ledger.add(
+            [(report.repo, report.task_id, *_key(learning), memory.id, now)
+             for learning, memory in zip(learnings, minted)]
+        )
     outcome = []
-    for learning in (*plan.pitfalls, *([plan.pattern] if plan.pattern else [])):
+    for learning in _learnings(plan):
         memory = by_learning.get(id(learning))
         if memory is not None:
             supersedes = superseded if isinstance(learning, PatternLearning) else ()
@@ -138,40 +118,27 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
 
 
 def preview(store: Store, plan: SyncPlan) -> SyncResult:
-    """A dry run: what ``commit`` would write, reading the ledger without creating it."""
+    """A dry run: what ``commit`` would write (reads the ledger, writes nothing)."""
     with store.sqlite_errors():
-        exists = store.db.execute_sql(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'task_sync_ledger'"
-        ).fetchone()
-        done = _ledger(store, plan.report) if exists else {}
+        done = store.task_sync_ledger.entries(plan.report.repo, plan.report.task_id)
     outcome = []
-    for learning in (*plan.pitfalls, *([plan.pattern] if plan.pattern else [])):
+    for learning in _learnings(plan):
         key = _key(learning)
         outcome.append(_synced(learning, "duplicate", done[key]) if key in done else _synced(learning, "planned"))
     report = plan.report
     return SyncResult(report.task_id, report.repo, True, plan.reason, True, tuple(outcome), plan.notes)
 
 
+def _learnings(plan: SyncPlan) -> list[PitfallLearning | PatternLearning]:
+    """The plan's pitfalls, then its pattern (if any)."""
+    return [*plan.pitfalls, *([plan.pattern] if plan.pattern else [])]
+
+
 def _supersede_patterns(store: Store, report: TaskReport, pattern: PatternLearning, new_id: int) -> tuple[int, ...]:
-    table = store.tables.memory
-    old = [
-        row.id
-        for row in table.select(table.id).where(
-            (table.repo_id == report.repo) & (table.kind == "pattern") & (table.topic == pattern.topic)
-            & (table.status == K.ACTIVE) & (table.id != new_id)
-        )
-    ]
+    old = store.memories.active_ids(report.repo, "pattern", pattern.topic, other_than=new_id)
     for old_id in old:
-        store.supersede(old_id, new_id, reason=f"superseded by the pattern of task {report.task_id}")
+        store.mark_superseded(old_id, new_id, reason=f"superseded by the pattern of task {report.task_id}")
     return tuple(old)
-
-
-def _ledger(store: Store, report: TaskReport) -> dict[tuple[str, str, str], int]:
-    cursor = store.db.execute_sql(
-        "SELECT learning, gate, path, memory_id FROM task_sync_ledger WHERE repo_id = ? AND task_id = ?",
-        (report.repo, report.task_id),
-    )
-    return {(kind, gate, path): memory_id for kind, gate, path, memory_id in cursor.fetchall()}
 
 
 def _item(report: TaskReport, learning: PitfallLearning | PatternLearning) -> dict[str, Any]:

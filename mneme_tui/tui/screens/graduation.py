@@ -230,7 +230,7 @@ class GraduationScreen(ModeScreen):
         try:
             with self.ctx.session() as store:
                 if undo:
-                    change = store.restore(dismissal.change, reason=UNDO_REASON)
+                    change = store.undo(dismissal.change, reason=UNDO_REASON)
                 else:
                     change = store.dismiss(ids, reason=DISMISS_REASON)
                 store.refresh_index()

@@ -297,7 +297,7 @@ class MemoriesScreen(ModeScreen):
                 if undo is None:
                     change = store.dismiss(ids, reason=DISMISS_REASON)
                 else:
-                    change = store.restore(undo, reason=UNDO_REASON)
+                    change = store.undo(undo, reason=UNDO_REASON)
                 store.refresh_index()
                 revision = store.index.seq
         except MnemeError as exc:

@@ -1,0 +1,138 @@
+"""Everything specific to SQLite, in one place: connecting, pragmas, write locks, upserts, row ids,
+catalogue queries and error mapping. A second backend (PostgreSQL) is one more module with these names.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import peewee
+
+from mneme_tui.errors import ERR_DATABASE, MnemeError
+
+NAME = "sqlite"
+BUSY_TIMEOUT_MS = 10_000
+DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError, peewee.DatabaseError)
+"""What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
+MAX_PARAMETERS = 500
+"""Ids per ``IN (...)`` list: well under SQLite's limit on bound parameters."""
+
+T = TypeVar("T")
+
+
+def connect(path: Path) -> peewee.SqliteDatabase:
+    """A peewee database on ``path`` with the busy timeout (no statement has run yet: nothing changes)."""
+    return peewee.SqliteDatabase(
+        str(path),
+        pragmas={"busy_timeout": BUSY_TIMEOUT_MS, "foreign_keys": 0},
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        check_same_thread=False,
+    )
+
+
+def write_transaction(db: peewee.Database) -> Any:
+    """A transaction that takes the write lock at once (``BEGIN IMMEDIATE``), so writers queue up."""
+    return db.atomic("IMMEDIATE")
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True when ``exc`` says another connection holds a lock (worth waiting for)."""
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
+def retry_busy(action: Callable[[], T], timeout_s: float = BUSY_TIMEOUT_MS / 1000) -> T:
+    """Run ``action``, retrying while the database is locked, for at most ``timeout_s``.
+
+    SQLite does not call its busy handler for every lock it takes (switching to WAL, reading the schema
+    of a database another process is creating), so those steps wait here instead.
+    """
+    deadline = time.monotonic() + timeout_s
+    pause = 0.005
+    while True:
+        try:
+            return action()
+        except DATABASE_ERRORS as exc:
+            if not is_busy(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+def schema_version(db: peewee.Database) -> int:
+    """The schema version recorded in the database (0 for a new file)."""
+    return int(db.execute_sql("PRAGMA user_version").fetchone()[0])
+
+
+def table_names(db: peewee.Database) -> set[str]:
+    """The names of the database's tables (read only)."""
+    return {row[0] for row in db.execute_sql("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+
+
+def enable_wal(db: peewee.Database) -> None:
+    """Switch the file to write-ahead logging (kept in the file: a no-op once done)."""
+    if db.execute_sql("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        db.execute_sql("PRAGMA journal_mode=WAL")
+
+
+def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
+    """Run each ``(version, script)`` and record the last version, all in one write transaction."""
+    body = "".join(f"{script}\nPRAGMA user_version = {version};\n" for version, script in scripts)
+    connection = db.connection()
+    try:
+        connection.executescript(f"BEGIN IMMEDIATE;{body}COMMIT;")
+    except sqlite3.DatabaseError:
+        if connection.in_transaction:
+            connection.rollback()
+        raise
+
+
+def placeholders(count: int) -> str:
+    """``?, ?, ?`` for ``count`` parameters."""
+    return ", ".join("?" * count)
+
+
+def insert_or_replace_sql(table: str, columns: Sequence[str]) -> str:
+    """An insert that replaces the row with the same primary key."""
+    return f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
+
+
+def insert_sql(table: str, columns: Sequence[str]) -> str:
+    """A plain insert of ``columns``."""
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
+
+
+def insert_many(db: peewee.Database, sql: str, rows: Sequence[tuple]) -> None:
+    """Run ``sql`` once per row in one call (``executemany``)."""
+    db.cursor().executemany(sql, rows)
+
+
+def last_insert_id(db: peewee.Database) -> int:
+    """The id the last insert on this connection assigned."""
+    return int(db.execute_sql("SELECT last_insert_rowid()").fetchone()[0])
+
+
+def rows_changed(db: peewee.Database) -> int:
+    """How many rows the last statement on this connection changed."""
+    return int(db.execute_sql("SELECT changes()").fetchone()[0])
+
+
+def timestamp_order(field: peewee.Field) -> Any:
+    """An expression that sorts stored timestamps by their real time, whatever their text form."""
+    return peewee.fn.julianday(field)
+
+
+def database_error(path: Path, exc: BaseException) -> MnemeError:
+    """A one-line ERR_DATABASE for a failure on ``path``."""
+    text = str(exc).strip() or type(exc).__name__
+    if "not a database" in text or "malformed" in text:
+        return MnemeError(ERR_DATABASE, f"{path} is not a mneme database ({text})")
+    if "readonly" in text or "read-only" in text:
+        return MnemeError(ERR_DATABASE, f"{path} is read-only ({text})")
+    if is_busy(exc):
+        return MnemeError(ERR_DATABASE, f"{path} is busy: another process holds a write lock ({text})")
+    return MnemeError(ERR_DATABASE, f"{path}: {text}")

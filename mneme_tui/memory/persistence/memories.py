@@ -1,0 +1,185 @@
+"""Reading and writing ``memories`` rows; rows come back as ``Memory`` dataclasses or plain tuples."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import peewee
+
+from mneme_tui import config
+from mneme_tui.memory.kinds import ACTIVE
+from mneme_tui.memory.persistence import dialect
+from mneme_tui.memory.persistence.schema import (
+    INDEX_COLUMNS,
+    INSERT_COLUMNS,
+    MEMORY_COLUMNS,
+    Tables,
+)
+from mneme_tui.memory.records import Memory
+
+INSERT_CHUNK = 5_000
+_INSERT = dialect.insert_sql("memories", INSERT_COLUMNS)
+_SELECT_MEMORY = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM memories"
+_SELECT_INDEX = f"SELECT {', '.join(INDEX_COLUMNS)} FROM memories"
+
+
+def rows_of(query: Any) -> list[tuple[Any, ...]]:
+    """The rows of a peewee query as plain tuples."""
+    return list(query.tuples())
+
+
+def memory_from_row(values: Sequence[Any]) -> Memory:
+    """A ``Memory`` from a row in ``MEMORY_COLUMNS`` order (``created_at`` text or datetime, as UTC)."""
+    memory_id, repo_id, kind, topic, content, task_id, created, status, superseded_by, access_count = values
+    if isinstance(created, str):
+        try:
+            created = datetime.fromisoformat(created)
+        except ValueError:
+            created = config.parse_timestamp(created, source=f"created_at of memory {memory_id}")
+    if created.tzinfo is not None:  # written by another tool with an offset
+        created = created.astimezone(UTC).replace(tzinfo=None)
+    return Memory(
+        id=memory_id,
+        repo_id=repo_id or "",
+        kind=kind,
+        topic=topic,
+        content=content,
+        task_id=task_id,
+        created_at=created,
+        status=status,
+        superseded_by=superseded_by or 0,
+        access_count=access_count,
+    )
+
+
+def index_rows(db: peewee.Database, after_id: int | None = None, after_seq: int = 0) -> list[tuple]:
+    """Rows in ``INDEX_COLUMNS`` order, by id: all of them, or (with ``after_id``) those above
+    ``after_id`` plus those the update trigger logged after revision ``after_seq``."""
+    if after_id is None:
+        return db.execute_sql(_SELECT_INDEX + " ORDER BY id").fetchall()
+    return db.execute_sql(
+        _SELECT_INDEX + " WHERE id > ? OR id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
+        (after_id, after_seq),
+    ).fetchall()
+
+
+def naive_rows(db: peewee.Database) -> list[tuple]:
+    """(id, repo_id, kind, status, embedding, created_at, access_count, content) of every row, for the
+    per-row baseline of ``mneme bench``."""
+    return db.execute_sql(
+        "SELECT id, repo_id, kind, status, embedding, created_at, access_count, content FROM memories"
+    ).fetchall()
+
+
+class MemoryTable:
+    """The ``memories`` table of one database."""
+
+    def __init__(self, db: peewee.Database, tables: Tables) -> None:
+        self.db = db
+        self.model = tables.memory
+
+    def insert(self, values: Sequence[tuple]) -> list[int]:
+        """Insert rows (``INSERT_COLUMNS`` order) inside the caller's write transaction; their new ids."""
+        ids: list[int] = []
+        for start in range(0, len(values), INSERT_CHUNK):
+            chunk = values[start : start + INSERT_CHUNK]
+            dialect.insert_many(self.db, _INSERT, chunk)
+            last_id = dialect.last_insert_id(self.db)
+            # one exclusive transaction: AUTOINCREMENT ids of consecutive inserts are consecutive
+            ids.extend(range(last_id - len(chunk) + 1, last_id + 1))
+        return ids
+
+    def get(self, memory_id: int) -> Memory | None:
+        """One memory, or None."""
+        row = self.db.execute_sql(_SELECT_MEMORY + " WHERE id = ?", (memory_id,)).fetchone()
+        return None if row is None else memory_from_row(row)
+
+    def get_many(self, ids: Sequence[int]) -> dict[int, Memory]:
+        """Memories by id (missing ids are absent)."""
+        found: dict[int, Memory] = {}
+        for start in range(0, len(ids), dialect.MAX_PARAMETERS):
+            chunk = [int(i) for i in ids[start : start + dialect.MAX_PARAMETERS]]
+            cursor = self.db.execute_sql(f"{_SELECT_MEMORY} WHERE id IN ({dialect.placeholders(len(chunk))})", chunk)
+            for values in cursor.fetchall():
+                memory = memory_from_row(values)
+                found[memory.id] = memory
+        return found
+
+    def statuses(self, ids: Sequence[int]) -> dict[int, str]:
+        """Id → status of the given ids that exist."""
+        model = self.model
+        found: dict[int, str] = {}
+        for start in range(0, len(ids), dialect.MAX_PARAMETERS):
+            chunk = list(ids[start : start + dialect.MAX_PARAMETERS])
+            found.update(rows_of(model.select(model.id, model.status).where(model.id.in_(chunk))))
+        return found
+
+    def update(self, memory_id: int, **fields: Any) -> None:
+        """Set ``fields`` of one memory."""
+        self.model.update(**fields).where(self.model.id == memory_id).execute()
+
+    def add_access(self, memory_id: int) -> None:
+        """Count one more access."""
+        self.update(memory_id, access_count=self.model.access_count + 1)
+
+    def filtered(self, status: str, repos: Iterable[str] | None, kind: str | None) -> Any:
+        """A query over rows with ``status`` (or ``all``), in ``repos`` (None: every repo) and of ``kind``."""
+        model = self.model
+        query = model.select()
+        if status != "all":
+            query = query.where(model.status == status)
+        if repos is not None:
+            query = query.where(model.repo_id.in_(sorted(repos)))
+        if kind is not None:
+            query = query.where(model.kind == kind)
+        return query
+
+    def orders(self) -> dict[str, tuple[Any, ...]]:
+        """Sort keys of ``list`` by name."""
+        model = self.model
+        return {
+            # by real time, so rows written by other tools ('T', 'Z', offsets) sort correctly
+            "newest": (dialect.timestamp_order(model.created_at).desc(), model.id.desc()),
+            "oldest": (dialect.timestamp_order(model.created_at).asc(), model.id.asc()),
+            "id": (model.id.asc(),),
+            "kind": (model.kind.asc(), model.id.desc()),
+            "topic": (model.topic.asc(), model.id.desc()),
+            "repo": (model.repo_id.asc(), model.id.desc()),
+            "access": (model.access_count.desc(), model.id.desc()),
+        }
+
+    def page_ids(self, query: Any, order: tuple[Any, ...], limit: int | None, offset: int) -> list[int]:
+        """The ids of one page of ``query`` in ``order``."""
+        query = query.select(self.model.id).order_by(*order)
+        if limit is not None:
+            query = query.limit(limit)
+        if offset:
+            query = query.offset(offset)
+        return [row[0] for row in rows_of(query)]
+
+    def count_by(self, query: Any, *columns: str) -> list[tuple[Any, ...]]:
+        """``(*columns, count)`` groups of ``query``."""
+        fields = [getattr(self.model, column) for column in columns]
+        return rows_of(query.select(*fields, peewee.fn.COUNT(self.model.id)).group_by(*fields))
+
+    def repos(self) -> list[str]:
+        """Every repo_id, sorted."""
+        model = self.model
+        return sorted({row[0] for row in rows_of(model.select(model.repo_id).distinct())})
+
+    def superseded_by(self, memory_id: int) -> list[int]:
+        """Ids of the memories ``memory_id`` superseded."""
+        model = self.model
+        query = model.select(model.id).where(model.superseded_by == memory_id).order_by(model.id)
+        return [row[0] for row in rows_of(query)]
+
+    def active_ids(self, repo_id: str, kind: str, topic: str, other_than: int) -> list[int]:
+        """Active memories of one repo, kind and topic, except ``other_than``."""
+        model = self.model
+        query = model.select(model.id).where(
+            (model.repo_id == repo_id) & (model.kind == kind) & (model.topic == topic)
+            & (model.status == ACTIVE) & (model.id != other_than)
+        )
+        return [row[0] for row in rows_of(query)]

@@ -1,0 +1,43 @@
+"""The one ordered list of schema migrations; ``PRAGMA user_version`` records how far a database got.
+
+Each migration is idempotent SQL (``IF NOT EXISTS``), so a database that gained a table early (before
+schema 3, ``legion_records`` and ``task_sync_ledger`` created themselves on first use) upgrades cleanly.
+A new table, index or trigger is a new entry at the end; ``SCHEMA_VERSION`` follows from the list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mneme_tui.memory.persistence import schema
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step: the schema version it brings a database to, what it does, and its SQL script."""
+
+    version: int
+    description: str
+    script: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "the spec's memories table; audit, task access, identity and revision side tables",
+        schema.MEMORIES_DDL + schema.AUDIT_DDL + schema.TASK_ACCESS_DDL + schema.META_DDL + schema.REVISION_DDL
+        + schema.REVISION_TRIGGER.format(event="insert", event_upper="INSERT")
+        + schema.REVISION_TRIGGER.format(event="update", event_upper="UPDATE"),
+    ),
+    Migration(2, "inserts are found by MAX(id): drop the per-row insert trigger",
+              "DROP TRIGGER IF EXISTS memories_revision_insert;"),
+    Migration(3, "the Legion mirror's legion_records and task sync's task_sync_ledger",
+              schema.LEGION_RECORDS_DDL + schema.TASK_SYNC_LEDGER_DDL),
+)
+
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+
+def pending(version: int) -> list[Migration]:
+    """The migrations a database at schema ``version`` still needs, in order."""
+    return [migration for migration in MIGRATIONS if migration.version > version]

@@ -1,0 +1,153 @@
+"""One small repository per side table: audit, task access, revision/identity, Legion records and the
+task-sync ledger. Each takes the open database; writes run inside the caller's write transaction."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import peewee
+
+from mneme_tui.memory.persistence import dialect
+from mneme_tui.memory.persistence.memories import rows_of
+from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_COLUMNS, Tables
+
+
+class AuditLog:
+    """``memory_audit``: every status change of a memory."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.model = tables.audit
+
+    def add(self, memory_id: int, from_status: str, to_status: str, at: datetime, reason: str) -> None:
+        """Record one status change."""
+        self.model.insert(
+            memory_id=memory_id, from_status=from_status, to_status=to_status, at=at, reason=reason
+        ).execute()
+
+    def for_memory(self, memory_id: int) -> list[tuple[int, str, str, datetime, str]]:
+        """(memory_id, from, to, at, reason) of one memory, oldest first."""
+        model = self.model
+        query = model.select().where(model.memory_id == memory_id).order_by(model.id)
+        return [(row.memory_id, row.from_status, row.to_status, row.at, row.reason) for row in query]
+
+
+class TaskAccessLog:
+    """``task_access``: the (task, memory) pairs that already reinforced a memory."""
+
+    def __init__(self, db: peewee.Database, tables: Tables) -> None:
+        self.db = db
+        self.model = tables.task_access
+
+    def add_once(self, task_id: str, memory_id: int, at: datetime) -> bool:
+        """Record the pair; False when it was already there."""
+        self.model.insert(task_id=task_id, memory_id=memory_id, at=at).on_conflict_ignore().execute()
+        return dialect.rows_changed(self.db) > 0
+
+    def tasks_for(self, memory_ids: Sequence[int]) -> dict[int, list[str]]:
+        """Memory id → the tasks that reinforced it, oldest first (ids without any are absent)."""
+        model = self.model
+        found: dict[int, list[str]] = defaultdict(list)
+        for start in range(0, len(memory_ids), dialect.MAX_PARAMETERS):
+            chunk = list(memory_ids[start : start + dialect.MAX_PARAMETERS])
+            query = model.select(model.memory_id, model.task_id).where(model.memory_id.in_(chunk)).order_by(model.at)
+            for memory_id, task_id in rows_of(query):
+                found[memory_id].append(task_id)
+        return dict(found)
+
+
+def database_revision(db: peewee.Database) -> tuple[int, int]:
+    """(highest memory id, highest update seq): together they change whenever any process writes."""
+    max_id, update_seq = db.execute_sql(
+        "SELECT (SELECT COALESCE(MAX(id), 0) FROM memories), (SELECT COALESCE(MAX(seq), 0) FROM memory_revision)"
+    ).fetchone()
+    return int(max_id), int(update_seq)
+
+
+def database_uuid(db: peewee.Database) -> str:
+    """The database's identity (``mneme_meta.db_uuid``), '' when missing."""
+    row = db.execute_sql("SELECT value FROM mneme_meta WHERE key = 'db_uuid'").fetchone()
+    return row[0] if row else ""
+
+
+_LEGION_INSERT = dialect.insert_or_replace_sql("legion_records", LEGION_RECORD_COLUMNS)
+
+
+class LegionRecords:
+    """``legion_records``: which Legion record each mirrored memory came from (rows as plain tuples in
+    ``LEGION_RECORD_COLUMNS`` order; ``legion/mirror.py`` gives them meaning)."""
+
+    def __init__(self, db: peewee.Database) -> None:
+        self.db = db
+
+    def for_project(self, project: str) -> list[tuple]:
+        """Every row of ``project`` (``columns`` left empty) followed by its memory's kind, status and
+        superseded_by (None, None, 0 when the memory is gone)."""
+        selected = ", ".join("''" if c == "columns" else "l." + c for c in LEGION_RECORD_COLUMNS)
+        return self.db.execute_sql(
+            f"SELECT {selected}, m.kind, m.status, COALESCE(m.superseded_by, 0) "
+            "FROM legion_records l LEFT JOIN memories m ON m.id = l.memory_id WHERE l.project = ?",
+            (project,),
+        ).fetchall()
+
+    def for_memory(self, memory_id: int) -> tuple | None:
+        """The row of one memory, or None."""
+        return self.db.execute_sql(
+            f"SELECT {', '.join(LEGION_RECORD_COLUMNS)} FROM legion_records WHERE memory_id = ?", (int(memory_id),)
+        ).fetchone()
+
+    def insert(self, rows: Sequence[tuple]) -> None:
+        """Insert (or replace) rows given as plain tuples in column order (``archived`` as 0 / 1)."""
+        if rows:
+            dialect.insert_many(self.db, _LEGION_INSERT, rows)
+
+    def update(self, memory_id: int, fields: dict[str, Any]) -> None:
+        """Set columns of one row (column names come from the caller's code, never from input)."""
+        if not fields:
+            return
+        unknown = set(fields) - set(LEGION_RECORD_COLUMNS)
+        if unknown:
+            raise ValueError(f"unknown legion_records columns: {sorted(unknown)}")
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        self.db.execute_sql(
+            f"UPDATE legion_records SET {assignments} WHERE memory_id = ?", (*fields.values(), int(memory_id))
+        )
+
+    def move(self, old_memory_id: int, new_memory_id: int) -> None:
+        """Point a row at another memory."""
+        self.db.execute_sql(
+            "UPDATE legion_records SET memory_id = ? WHERE memory_id = ?", (int(new_memory_id), int(old_memory_id))
+        )
+
+    def delete(self, memory_ids: Sequence[int]) -> None:
+        """Drop the rows of these memories (bookkeeping only; memories are never deleted)."""
+        for start in range(0, len(memory_ids), dialect.MAX_PARAMETERS):
+            chunk = tuple(memory_ids[start : start + dialect.MAX_PARAMETERS])
+            self.db.execute_sql(
+                f"DELETE FROM legion_records WHERE memory_id IN ({dialect.placeholders(len(chunk))})", chunk
+            )
+
+
+_LEDGER_INSERT = dialect.insert_sql("task_sync_ledger", LEDGER_COLUMNS)
+
+
+class TaskSyncLedger:
+    """``task_sync_ledger``: the learnings each verified task sync wrote."""
+
+    def __init__(self, db: peewee.Database) -> None:
+        self.db = db
+
+    def entries(self, repo_id: str, task_id: str) -> dict[tuple[str, str, str], int]:
+        """(learning, gate, path) → memory id of what a task already synced."""
+        cursor = self.db.execute_sql(
+            "SELECT learning, gate, path, memory_id FROM task_sync_ledger WHERE repo_id = ? AND task_id = ?",
+            (repo_id, task_id),
+        )
+        return {(learning, gate, path): memory_id for learning, gate, path, memory_id in cursor.fetchall()}
+
+    def add(self, rows: Sequence[tuple]) -> None:
+        """Record learnings, each a tuple in ``LEDGER_COLUMNS`` order."""
+        if rows:
+            dialect.insert_many(self.db, _LEDGER_INSERT, rows)

@@ -1,0 +1,309 @@
+"""The Store's connection and writes: minting memories, status changes (dismiss, restore, supersede,
+undo) with their audit rows, content updates and per-task reinforcement. ``store.py`` adds the reads.
+
+Writes run in one write transaction each (``BEGIN IMMEDIATE`` on SQLite) with a busy timeout, so two
+processes writing at once wait for each other instead of failing or losing data.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import namedtuple
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mneme_tui import config
+from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.index import MemoryIndex
+from mneme_tui.memory.persistence import dialect
+from mneme_tui.memory.persistence.database import open_database
+from mneme_tui.memory.persistence.memories import MemoryTable, memory_from_row
+from mneme_tui.memory.persistence.repositories import AuditLog, LegionRecords, TaskAccessLog, TaskSyncLedger
+from mneme_tui.memory.persistence.schema import bind_tables
+from mneme_tui.memory.records import Memory, StatusChange
+from mneme_tui.memory.vectors import embed, embed_blobs, to_blob
+
+MAX_CONTENT_CHARS = 100_000
+MAX_ID = 2**63 - 1
+"""SQLite's largest INTEGER: no memory id can be above it."""
+RESTORE_REASON = "restored"
+
+_NewRow = namedtuple(
+    "_NewRow",
+    ("repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count"),
+)
+"""A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
+
+
+class StoreWrites:
+    """The database connection, its repositories and every write of the Store."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.db = open_database(self.path)
+        self.tables = bind_tables(self.db)
+        self.memories = MemoryTable(self.db, self.tables)
+        self.audit_log = AuditLog(self.tables)
+        self.task_access = TaskAccessLog(self.db, self.tables)
+        self.legion_records = LegionRecords(self.db)
+        self.task_sync_ledger = TaskSyncLedger(self.db)
+        self.index = MemoryIndex()
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def sqlite_errors(self) -> Iterator[None]:
+        """Turn database failures inside the block into one-line ERR_DATABASE errors."""
+        try:
+            yield
+        except dialect.DATABASE_ERRORS as exc:
+            raise dialect.database_error(self.path, exc) from None
+
+    @contextmanager
+    def write_transaction(self) -> Iterator[None]:
+        """One write transaction (all or nothing) that takes the write lock at once; database failures
+        become ERR_DATABASE. Nested use joins the outer transaction."""
+        with self.sqlite_errors(), dialect.write_transaction(self.db):
+            yield
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        if not self.db.is_closed():
+            self.db.close()
+
+    def get(self, memory_id: int) -> Memory:
+        """One memory by id; ERR_NOT_FOUND when there is none."""
+        memory = None
+        if 0 < memory_id <= MAX_ID:
+            with self.sqlite_errors():
+                memory = self.memories.get(memory_id)
+        if memory is None:
+            raise MnemeError(ERR_NOT_FOUND, f"no memory with id {memory_id}")
+        return memory
+
+    # --------------------------------------------------------------------- writes
+    def save(
+        self,
+        content: str,
+        *,
+        kind: str = "reflection",
+        topic: str = "General",
+        repo_id: str = config.GLOBAL_REPO,
+        task_id: str = "",
+    ) -> Memory:
+        """Save an advisory memory (spec 5.1); statutory kinds raise ERR_VALIDATION_FAILED."""
+        K.validate_kind(kind, allow_statutory=False)
+        return self.mint(content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id)
+
+    def mint(
+        self,
+        content: str,
+        *,
+        kind: str,
+        topic: str = "General",
+        repo_id: str = config.GLOBAL_REPO,
+        task_id: str = "",
+        created_at: datetime | None = None,
+        status: str = K.ACTIVE,
+        access_count: int = 0,
+    ) -> Memory:
+        """Internal write path for any kind, statutory included (Legion import, task sync, demo, bench)."""
+        return self.mint_many(
+            [dict(content=content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
+                  created_at=created_at, status=status, access_count=access_count)]
+        )[0]
+
+    def mint_many(self, items: Sequence[dict]) -> list[Memory]:
+        """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields."""
+        rows = [self._validated_row(item) for item in items]
+        ids = self._insert(rows)
+        return [memory_from_row((memory_id, *row)) for memory_id, row in zip(ids, rows)]
+
+    def mint_ids(self, items: Sequence[dict]) -> list[int]:
+        """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
+        return self._insert([self._validated_row(item) for item in items])
+
+    def _insert(self, rows: list[_NewRow]) -> list[int]:
+        """Insert validated rows in one write transaction; their new ids, in order."""
+        blobs = embed_blobs([row.content for row in rows])  # batched: the same bytes as embed() per row
+        stamps: dict[datetime, str] = {}  # created_at as the text peewee itself stores (dates repeat)
+        values = [
+            (row.repo_id, row.kind, row.topic, row.content, row.task_id, blob,
+             stamps.get(row.created_at) or stamps.setdefault(row.created_at, row.created_at.isoformat(sep=" ")),
+             row.status, row.superseded_by, row.access_count)
+            for row, blob in zip(rows, blobs)
+        ]
+        with self.write_transaction():
+            return self.memories.insert(values)
+
+    def _validated_row(self, item: dict) -> _NewRow:
+        get = item.get
+        content = get("content")
+        if not isinstance(content, str) or not content.strip():
+            raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot be empty")
+        if len(content) > MAX_CONTENT_CHARS:
+            raise MnemeError(ERR_VALIDATION_FAILED, f"memory content is longer than {MAX_CONTENT_CHARS} characters")
+        if "\x00" in content:
+            raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot contain NUL bytes")
+        kind = get("kind")
+        if kind not in K.ALL_KINDS:  # (the common case is a known kind: skip the conversions)
+            kind = K.validate_kind(str(kind or ""), allow_statutory=True)
+        status = get("status") or K.ACTIVE
+        if status not in K.STATUSES:
+            status = K.validate_status(str(status))
+        repo_id = get("repo_id")
+        access = int(get("access_count") or 0)
+        if access < 0:
+            raise MnemeError(ERR_VALIDATION_FAILED, "access_count cannot be negative")
+        return _NewRow(  # positional, in _NewRow's field order (the fastest way to build it)
+            config.GLOBAL_REPO if repo_id is None else str(repo_id).strip(),
+            kind,
+            str(get("topic") or "").strip() or "General",
+            content,
+            str(get("task_id") or ""),
+            get("created_at") or config.now(),
+            status,
+            int(get("superseded_by") or 0),
+            access,
+        )
+
+    def dismiss(self, ids: Iterable[int], reason: str = "dismissed") -> StatusChange:
+        """Tombstone active or superseded memories (spec 5.4); all ids are checked before anything changes."""
+        return self.set_status(ids, K.TOMBSTONED, reason=reason, allowed_from=(K.ACTIVE, K.SUPERSEDED))
+
+    def restore(self, ids: Iterable[int], reason: str = RESTORE_REASON) -> StatusChange:
+        """Bring tombstoned or superseded memories back to active (audited; ``superseded_by`` is cleared).
+
+        Atomic like ``dismiss``: every id is checked first (ERR_NOT_FOUND / ERR_VALIDATION_FAILED change
+        nothing); memories already active are left as they are and are not in the result.
+        """
+        return self.set_status(
+            ids, K.ACTIVE, reason=reason, allowed_from=(K.TOMBSTONED, K.SUPERSEDED), superseded_by=0, skip_same=True
+        )
+
+    def undo(self, change: StatusChange, reason: str = "undo") -> StatusChange:
+        """Undo a status change: put each memory back to the status it had before (audited)."""
+        undone = []
+        with self.write_transaction():
+            for memory_id, previous in change.changed:
+                current = self.get(memory_id).status
+                if current != previous:
+                    self._change_status(memory_id, current, previous, reason)
+                    undone.append((memory_id, current))
+        return StatusChange(tuple(undone))
+
+    def set_status(
+        self,
+        ids: Iterable[int],
+        status: str,
+        *,
+        reason: str,
+        allowed_from: Sequence[str] = K.STATUSES,
+        superseded_by: int | None = None,
+        skip_same: bool = False,
+    ) -> StatusChange:
+        """Move memories to ``status`` in one transaction, recording each change in the audit table.
+
+        Unknown ids raise ERR_NOT_FOUND and ids in a status not in ``allowed_from`` raise
+        ERR_VALIDATION_FAILED; in both cases nothing changes. Memories already in ``status`` are skipped
+        (unless a ``superseded_by`` is to be set and ``skip_same`` is False).
+        """
+        K.validate_status(status)
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        if not wanted:
+            raise MnemeError(ERR_VALIDATION_FAILED, "no memory ids given")
+        changed = []
+        with self.write_transaction():
+            statuses = self.memories.statuses([i for i in wanted if 0 < i <= MAX_ID])
+            missing = [i for i in wanted if i not in statuses]
+            if missing:
+                raise MnemeError(ERR_NOT_FOUND, f"no memory with id {', '.join(map(str, missing))}")
+            refused = [i for i in wanted if statuses[i] not in allowed_from and statuses[i] != status]
+            if refused:
+                described = ", ".join(f"{i} is {statuses[i]}" for i in refused)
+                raise MnemeError(ERR_VALIDATION_FAILED, f"cannot make {status}: {described}")
+            for memory_id in wanted:
+                previous = statuses[memory_id]
+                if previous == status and (superseded_by is None or skip_same):
+                    continue
+                self._change_status(memory_id, previous, status, reason, superseded_by)
+                changed.append((memory_id, previous))
+        return StatusChange(tuple(changed))
+
+    def mark_superseded(self, old_id: int, new_id: int, reason: str = "superseded") -> StatusChange:
+        """Mark ``old_id`` superseded by ``new_id`` (both must exist; ``old_id`` must be active)."""
+        self.get(new_id)
+        return self.set_status([old_id], K.SUPERSEDED, reason=reason, allowed_from=(K.ACTIVE,), superseded_by=new_id)
+
+    def supersede(
+        self,
+        memory_id: int,
+        content: str,
+        *,
+        topic: str | None = None,
+        kind: str | None = None,
+        reason: str | None = None,
+    ) -> Memory:
+        """Edit as supersede: save a new memory with ``content`` and mark the old one superseded by it, in
+        one transaction (audited); nothing is overwritten. The new memory keeps the old one's repo, task,
+        topic and kind unless ``topic`` / ``kind`` are given.
+
+        Only active advisory memories can be superseded by hand: the spec lets only task sync and the
+        Legion import mint statutory kinds (pitfall, pattern, task, ...), so superseding one, or choosing a
+        statutory ``kind``, raises ERR_VALIDATION_FAILED, as does a memory that is not active.
+        """
+        new_kind = K.validate_kind(kind, allow_statutory=False) if kind is not None else None
+        with self.write_transaction():
+            old = self.get(memory_id)
+            if old.kind in K.STATUTORY_KINDS:
+                raise MnemeError(
+                    ERR_VALIDATION_FAILED,
+                    f"memory {memory_id} is a {old.kind}: statutory kinds are written only by task sync and the "
+                    "Legion import (dismiss it instead)",
+                )
+            if old.status != K.ACTIVE:
+                raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")
+            new = self.mint(
+                content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
+                repo_id=old.repo_id, task_id=old.task_id,
+            )
+            self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
+        return new
+
+    def _change_status(
+        self, memory_id: int, previous: str, status: str, reason: str, superseded_by: int | None = None
+    ) -> None:
+        fields: dict[str, Any] = {"status": status}
+        if superseded_by is not None:
+            fields["superseded_by"] = superseded_by
+        self.memories.update(memory_id, **fields)
+        self.audit_log.add(memory_id, previous, status, config.now(), reason)
+
+    def update_content(
+        self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None
+    ) -> Memory:
+        """Replace a memory's text (re-embedding it); used when a mirrored source row was edited."""
+        row = self._validated_row({"content": content, "kind": self.get(memory_id).kind})
+        fields = {"content": row.content, "embedding": to_blob(embed(row.content))}
+        if topic is not None:
+            fields["topic"] = topic.strip() or "General"
+        if task_id is not None:
+            fields["task_id"] = task_id
+        with self.write_transaction():
+            self.memories.update(memory_id, **fields)
+        return self.get(memory_id)
+
+    def reinforce(self, task_id: str, memory_ids: Iterable[int]) -> list[int]:
+        """Count an access for each memory at most once per (task_id, memory_id); returns the ids counted."""
+        if not task_id.strip():
+            raise MnemeError(ERR_VALIDATION_FAILED, "task id cannot be empty")
+        counted = []
+        with self.write_transaction():
+            for memory_id in dict.fromkeys(memory_ids):
+                if self.task_access.add_once(task_id, memory_id, config.now()):
+                    self.memories.add_access(memory_id)
+                    counted.append(memory_id)
+        return counted
