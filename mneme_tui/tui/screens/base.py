@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 
 from mneme_tui.errors import MnemeError
@@ -27,6 +28,9 @@ class ModeScreen(Screen):
     """
 
     MODE_NAME: ClassVar[str] = ""
+    MODE_KEY: ClassVar[str] = ""  # the key that shows this mode (also in the mode bar)
+    MODE_TITLE: ClassVar[str] = ""
+    MODE_DESCRIPTION: ClassVar[str] = ""  # one line for the help screen and the command palette
     HELP: ClassVar[str] = ""
 
     def __init__(self) -> None:
@@ -44,7 +48,7 @@ class ModeScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
-        yield ModeBar(self.MODE_NAME)
+        yield ModeBar(self.MODE_NAME, [(m.MODE_NAME, m.MODE_KEY, m.MODE_TITLE) for m in mode_screens(self.app)])
         yield from self.compose_body()
         yield KeyFooter()
 
@@ -82,3 +86,19 @@ class ModeScreen(Screen):
         if self._stale:
             self._stale = False
             self.reload("resume")
+
+
+def mode_screens(app: App) -> list[type[ModeScreen]]:
+    """The app's modes in order: the ModeScreen classes of its ``MODES``."""
+    return [screen for screen in app.MODES.values() if isinstance(screen, type) and issubclass(screen, ModeScreen)]
+
+
+def screen_bindings(screen_class: type) -> list[Binding]:
+    """The Binding objects declared on a screen (or app) class (not inherited defaults)."""
+    found = []
+    for item in getattr(screen_class, "BINDINGS", []):
+        if isinstance(item, Binding):
+            found.append(item)
+        elif isinstance(item, tuple):
+            found.append(Binding(*item))
+    return found

@@ -82,6 +82,9 @@ def load_briefing(ctx) -> BriefingData:
 
 class BriefingScreen(ModeScreen):
     MODE_NAME = "briefing"
+    MODE_KEY = "3"
+    MODE_TITLE = "Briefing"
+    MODE_DESCRIPTION = "What an agent is told: Legion briefing and agent scores"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     HELP = "The Legion session briefing and agent performance; the store's numbers when there is no Legion."
     BINDINGS = [Binding("r", "refresh", "Refresh", tooltip="Read the Legion files and the store again")]

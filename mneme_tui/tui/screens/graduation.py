@@ -54,6 +54,9 @@ class Dismissal:
 
 class GraduationScreen(ModeScreen):
     MODE_NAME = "graduation"
+    MODE_KEY = "5"
+    MODE_TITLE = "Graduation"
+    MODE_DESCRIPTION = "Pitfalls ready to codify as policy rules"
     HELP = (f"Pitfalls to codify as policy: recurring in ≥ {MIN_RECURRENCE} tasks in a scope, or read by "
             f"≥ {MIN_ACCESS} tasks (policy gates). Copy the rule with c; once codified, d dismisses the group.")
     BINDINGS = [

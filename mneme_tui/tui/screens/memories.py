@@ -52,6 +52,9 @@ class ListPage:
 
 class MemoriesScreen(ModeScreen):
     MODE_NAME = "memories"
+    MODE_KEY = "2"
+    MODE_TITLE = "Memories"
+    MODE_DESCRIPTION = "Browse, filter and dismiss memories"
     HELP = "Every memory, paged. Filter by status, repo and kind; dismiss stale ones with d, undo with u."
     BINDINGS = [
         Binding("d", "dismiss_selected", "Dismiss", tooltip="Dismiss (tombstone) the highlighted memory, or the marked ones"),

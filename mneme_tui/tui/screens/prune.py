@@ -41,6 +41,9 @@ def load_plan(ctx) -> PruneData:
 
 class PruneScreen(ModeScreen):
     MODE_NAME = "prune"
+    MODE_KEY = "4"
+    MODE_TITLE = "Prune"
+    MODE_DESCRIPTION = "Preview and apply the Legion outcome prune"
     HELP = "Old, low-importance outcomes move from OUTCOMES.md to ARCHIVE.md; nothing is deleted."
     BINDINGS = [
         Binding("a", "apply", "Apply prune", tooltip="Confirm, then move the candidates to ARCHIVE.md"),

@@ -49,6 +49,9 @@ class SearchResult:
 
 class RecallScreen(ModeScreen):
     MODE_NAME = "recall"
+    MODE_KEY = "1"
+    MODE_TITLE = "Recall"
+    MODE_DESCRIPTION = "Search memories with the hybrid ranking"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     HELP = "Type to search; results are ranked by the hybrid score. The detail pane explains each score."
     BINDINGS = [
