@@ -19,6 +19,7 @@ from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.gitbranch import BranchProvider
 from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
 from mneme_tui.legion.storage import LegionWriteError
@@ -234,10 +235,10 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 def cmd_briefing(args: argparse.Namespace) -> int:
     legion = _legion(args)
-    briefing = legion.briefing()
     if args.json:
-        output.print_json(briefing.to_json())
+        output.print_json(briefing_report(legion).to_json())
         return 0
+    briefing = legion.briefing()
     if not legion.memory_dir.is_dir():
         print(_no_folder(legion))
     else:

@@ -5,17 +5,22 @@ from __future__ import annotations
 import argparse
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mneme_tui import config
 from mneme_tui.errors import MnemeError
 from mneme_tui.memory.ranking import DEFAULT_PROFILE
 from mneme_tui.memory.store import Store
-from mneme_tui.tui.app import MnemeApp
-from mneme_tui.tui.context import AppContext
+
+if TYPE_CHECKING:
+    from mneme_tui.tui.app import MnemeApp
 
 
 def launch(args: argparse.Namespace) -> int:
-    """Run the TUI until the user quits; returns the exit status."""
+    """Run the TUI until the user quits; returns the exit status (Textual is imported here, not before)."""
+    from mneme_tui.tui.app import MnemeApp
+    from mneme_tui.tui.context import AppContext
+
     profile = _profile(args)
     if getattr(args, "demo", False):
         from mneme_tui.demo import build_demo_workspace

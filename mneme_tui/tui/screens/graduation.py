@@ -24,7 +24,7 @@ from mneme_tui.memory.learning.graduation import MIN_ACCESS, MIN_RECURRENCE, Gra
 from mneme_tui.memory.records import StatusChange
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
-from mneme_tui.tui.text import KIND_STYLES, cell, literal, one_line
+from mneme_tui.tui.text import KIND_STYLES, cell, literal_text, one_line
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
@@ -184,7 +184,7 @@ class GraduationScreen(ModeScreen):
             rule.update("")
             return
         facts.update(candidate_text(candidate))
-        rule.update(literal(candidate.rule_text().rstrip("\n")))
+        rule.update(literal_text(candidate.rule_text().rstrip("\n")))
 
     @on(DataTable.RowSelected, "#graduation-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -274,7 +274,7 @@ def _ids(ids: list[int]) -> str:
 
 def _field(out: Text, name: str, value: Text | str) -> None:
     out.append(f"{name:<9}", style="dim")
-    out.append(value if isinstance(value, Text) else literal(value))
+    out.append(value if isinstance(value, Text) else literal_text(value))
     out.append("\n")
 
 
@@ -284,11 +284,11 @@ def candidate_text(candidate: GraduationCandidate) -> Text:
     out = Text(end="")
     out.append(f"#{memory.id}", style="bold")
     out.append("  ")
-    out.append(literal(memory.kind, KIND_STYLES.get(memory.kind, "") or "bold"))
+    out.append(literal_text(memory.kind, KIND_STYLES.get(memory.kind, "") or "bold"))
     out.append("  ")
-    out.append(literal(candidate.gate, "bold"))
+    out.append(literal_text(candidate.gate, "bold"))
     out.append(f"  {'structural' if candidate.structural else 'policy'} gate\n", style="dim")
-    _field(out, "reason", literal(candidate.reason, "italic"))
+    _field(out, "reason", literal_text(candidate.reason, "italic"))
     tasks = f"{candidate.recurrence} task{'s' * (candidate.recurrence != 1)}"
     _field(out, "rule", f"{candidate.rule} — {tasks}, read {candidate.access_count}×")
     _field(out, "scope", candidate.scope if candidate.scope else "— (topic has no \"@ scope\"; the rule uses \".\")")

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Static
 from mneme_tui.errors import MnemeError
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ConfirmScreen
-from mneme_tui.tui.text import cell, literal
+from mneme_tui.tui.text import cell, literal_text
 
 
 @dataclass
@@ -106,7 +106,7 @@ class PruneScreen(ModeScreen):
             out.append(" · over threshold", style="bold yellow")
         for warning in plan.warnings:
             out.append("\n")
-            out.append(literal(warning, "yellow"))
+            out.append(literal_text(warning, "yellow"))
         settings_line.update(out)
         reasons = Counter(entry.reason for entry in plan.kept)
         kept_summary = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items(), key=lambda i: (-i[1], i[0])))
@@ -166,7 +166,7 @@ class PruneScreen(ModeScreen):
         body.append(f"older than {plan.prune_age_days} days with importance ≤ 3 from OUTCOMES.md to ARCHIVE.md?\n\n")
         ids = ", ".join(e.record.id or "—" for e in plan.candidates[:12])
         more = f" and {len(plan.candidates) - 12} more" if len(plan.candidates) > 12 else ""
-        body.append(literal(ids + more, "dim"))
+        body.append(literal_text(ids + more, "dim"))
         body.append(f"\n\n{len(plan.kept)} stay: " + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items())) + ".\n")
         body.append("Nothing is deleted; if a write fails both files are put back.", style="italic")
 
@@ -199,13 +199,13 @@ class PruneScreen(ModeScreen):
         if result is None or not result.ok:
             message = error or (result.message if result is not None else "the prune failed")
             out = Text("Prune failed: ", style="bold red")
-            out.append(literal(message))
+            out.append(literal_text(message))
             out.append("\nOUTCOMES.md and ARCHIVE.md are as they were before the prune.", style="dim")
             if result is not None and result.records_text:
                 out.append("\nRecords that would have been archived:\n", style="dim")
                 lines = result.records_text.splitlines()
                 shown = "\n".join(lines[:8]) + (f"\n… {len(lines) - 8} more lines" if len(lines) > 8 else "")
-                out.append(literal(shown, "dim"))
+                out.append(literal_text(shown, "dim"))
             panel.update(out)
             panel.set_class(True, "-error")
             self.mneme.say(f"Prune failed: {message}", "error")
