@@ -13,13 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from mneme_tui.errors import MnemeError
 from mneme_tui.memory.learning.graduation import MIN_ACCESS, MIN_RECURRENCE, GraduationCandidate, graduation_candidates
 from mneme_tui.memory.records import StatusChange
 from mneme_tui.tui.screens.base import ModeScreen
@@ -100,32 +99,22 @@ class GraduationScreen(ModeScreen):
     # ------------------------------------------------------------------- data
     def reload(self, reason: str = "", *, keep: str | None = None, fallback_row: int | None = None) -> None:
         """Fetch the candidates again; the cursor stays on the same candidate (or the same row)."""
-        self.generation += 1
         table = self.query_one("#graduation-table", PagedTable)
         if reason == "scope":  # another list: start at its top, as the Memories filters do
             keep, fallback_row = None, 0
         else:
             keep = keep if keep is not None else table.cursor_key
             fallback_row = fallback_row if fallback_row is not None else table.cursor_row
-        self.load(self.generation, self.all_repos, keep, fallback_row)
+        all_repos = self.all_repos
+        self.fetch_in_worker(lambda: self._load(all_repos), lambda shown: self._show(shown, keep, fallback_row))
 
-    @work(thread=True, exclusive=True, group="graduation", exit_on_error=False)
-    def load(self, generation: int, all_repos: bool, keep: str | None, fallback_row: int) -> None:
-        ctx = self.ctx
-        try:
-            with ctx.session() as store:
-                found = graduation_candidates(store, None if all_repos else ctx.repo)
-        except MnemeError as exc:
-            self.app.call_from_thread(self.mneme.say, str(exc), "error")
-            return
-        if generation != self.generation:
-            return
-        shown = CandidateList(all_repos, tuple(found))
-        self.app.call_from_thread(self._show, generation, shown, keep, fallback_row)
+    def _load(self, all_repos: bool) -> CandidateList:
+        """The graduation candidates of this repo (or all repos), in a worker thread."""
+        with self.ctx.session() as store:
+            found = graduation_candidates(store, None if all_repos else self.ctx.repo)
+        return CandidateList(all_repos, tuple(found))
 
-    def _show(self, generation: int, shown: CandidateList, keep: str | None, fallback_row: int) -> None:
-        if generation != self.generation:
-            return
+    def _show(self, shown: CandidateList, keep: str | None, fallback_row: int | None) -> None:
         self.shown = shown
         self._rows = {str(c.memory.id): c for c in shown.candidates}
         table = self.query_one("#graduation-table", PagedTable)
@@ -227,25 +216,18 @@ class GraduationScreen(ModeScreen):
             return
         self.write_status(self.undo_stack.pop(), [], undo=True)
 
-    @work(thread=True, group="graduation-write", exit_on_error=False)
     def write_status(self, dismissal: Dismissal, ids: list[int], *, undo: bool) -> None:
         """Dismiss ``ids`` (the candidate's group), or restore what ``dismissal.change`` changed."""
-        try:
-            with self.ctx.session() as store:
-                if undo:
-                    change = store.restore(dismissal.change, reason=UNDO_REASON)
-                else:
-                    change = store.dismiss(ids, reason=DISMISS_REASON)
-                store.refresh_index()
-                revision = store.index.seq
-        except MnemeError as exc:
-            self.app.call_from_thread(self._write_failed, str(exc), dismissal if undo else None)
-            return
-        self.app.call_from_thread(self._written, Dismissal(change, dismissal.memory_id, dismissal.gate),
-                                  undo, revision)
+        def done(change: StatusChange) -> None:
+            self._written(Dismissal(change, dismissal.memory_id, dismissal.gate), undo)
 
-    def _written(self, done: Dismissal, undo: bool, revision: int | None = None) -> None:
-        self.mneme.own_write(revision)
+        if undo:
+            self.change_status(lambda store: store.restore(dismissal.change, reason=UNDO_REASON), done,
+                               rollback=lambda: self.undo_stack.append(dismissal))
+        else:
+            self.change_status(lambda store: store.dismiss(ids, reason=DISMISS_REASON), done, rollback=lambda: None)
+
+    def _written(self, done: Dismissal, undo: bool) -> None:
         ids = done.change.ids
         gate = one_line(done.gate, 40)
         if undo:
@@ -259,13 +241,6 @@ class GraduationScreen(ModeScreen):
             else:
                 self.mneme.say("Nothing to dismiss: already tombstoned.")
             self.reload("dismiss")
-        self.mneme.data_changed(source=self)
-
-    def _write_failed(self, message: str, undo: Dismissal | None) -> None:
-        if undo is not None:
-            self.undo_stack.append(undo)
-        self.mneme.say(message, "error")
-        self.reload("failed")
 
 
 def _ids(ids: list[int]) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -16,6 +15,9 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from mneme_tui.errors import MnemeError
+from mneme_tui.legion.planning import MemorySettings
+from mneme_tui.legion.prune import PrunePlan, PruneResult
+from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ConfirmScreen
 from mneme_tui.tui.text import cell, literal_text
@@ -25,16 +27,15 @@ from mneme_tui.tui.text import cell, literal_text
 class PruneData:
     present: bool
     legion_dir: str
-    plan: Any = None
-    settings: Any = None
+    plan: PrunePlan | None = None
+    settings: MemorySettings | None = None
 
 
-def load_plan(ctx) -> PruneData:
+def load_plan(ctx: AppContext) -> PruneData:
     legion = ctx.legion()
     if legion is None:
         return PruneData(False, "")
-    present = (ctx.legion_dir / "OUTCOMES.md").is_file()
-    if not present:
+    if ctx.legion_dir is None or not (ctx.legion_dir / "OUTCOMES.md").is_file():
         return PruneData(False, str(ctx.legion_dir))
     return PruneData(True, str(ctx.legion_dir), legion.prune_plan(), legion.settings)
 
@@ -53,7 +54,7 @@ class PruneScreen(ModeScreen):
     def __init__(self) -> None:
         super().__init__()
         self.data: PruneData | None = None
-        self.last_result: Any = None
+        self.last_result: PruneResult | None = None
         self.applying = False
 
     def compose_body(self) -> ComposeResult:
@@ -151,7 +152,7 @@ class PruneScreen(ModeScreen):
     # ------------------------------------------------------------------ apply
     def action_apply(self) -> None:
         data = self.data
-        if data is None or not data.present:
+        if data is None or data.plan is None:
             self.mneme.say("Nothing to prune: this project has no Legion OUTCOMES.md.")
             return
         if self.applying:
@@ -178,7 +179,7 @@ class PruneScreen(ModeScreen):
         self.app.push_screen(ConfirmScreen("Apply prune", body, confirm_label="Archive"), answered)
 
     @work(thread=True, exclusive=True, group="prune-apply", exit_on_error=False)
-    def apply_plan(self, plan) -> None:
+    def apply_plan(self, plan: PrunePlan) -> None:
         try:
             legion = self.ctx.legion()
             result = legion.apply_prune(plan)
@@ -190,7 +191,7 @@ class PruneScreen(ModeScreen):
             return
         self.app.call_from_thread(self._applied, result, "")
 
-    def _applied(self, result, error: str) -> None:
+    def _applied(self, result: PruneResult | None, error: str) -> None:
         self.applying = False
         self.mneme.own_write(legion=True)
         self.last_result = result
