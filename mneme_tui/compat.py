@@ -33,7 +33,12 @@ def textual_internals() -> bool:
 def json_internals() -> bool:
     """True when this Python's C JSON encoder can be called directly."""
     low, high = JSON_INTERNALS
-    return json.encoder.c_make_encoder is not None and low <= sys.version_info[:2] <= high
+    return _c_make_encoder() is not None and low <= sys.version_info[:2] <= high
+
+
+def _c_make_encoder() -> Callable[..., Callable[[Any, int], tuple[str, ...]]] | None:
+    """CPython's C encoder factory (not in the typing stubs; None on Pythons without it)."""
+    return getattr(json.encoder, "c_make_encoder", None)
 
 
 def prepare_mode(app: App, mode: str) -> None:
@@ -56,14 +61,14 @@ def set_table_cell(table: DataTable, row_key: str, column_key: str, value: Text)
         table.update_cell(row_key, column_key, value)
         return
     row, column = RowKey(row_key), ColumnKey(column_key)
-    if row not in table._row_locations or column not in table._column_locations:
-        raise CellDoesNotExist(f"no cell {row_key!r}/{column_key!r}")
     index = table._row_locations.get(row)
+    if index is None or column not in table._column_locations:
+        raise CellDoesNotExist(f"no cell {row_key!r}/{column_key!r}")
     table._data[row][column] = value
-    for key in [k for k in table._cell_render_cache.keys() if k[0] == row]:
-        table._cell_render_cache.discard(key)
-    for key in [k for k in table._row_render_cache.keys() if k[0] == row]:
-        table._row_render_cache.discard(key)
+    for cell_key in [k for k in table._cell_render_cache.keys() if k[0] == row]:
+        table._cell_render_cache.discard(cell_key)
+    for row_cache_key in [k for k in table._row_render_cache.keys() if k[0] == row]:
+        table._row_render_cache.discard(row_cache_key)
     table._row_renderable_cache.discard((table._update_count, index))
     table._line_cache.clear()
     table.refresh_row(index)
@@ -78,7 +83,7 @@ def json_encoder() -> Callable[[Any], str]:
     encoder = json.JSONEncoder(ensure_ascii=False)
     if not json_internals():
         return encoder.encode
-    make = json.encoder.c_make_encoder
-    assert make is not None
+    make = _c_make_encoder()
+    assert make is not None  # json_internals() checked it
     fast = make(None, encoder.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
     return lambda value: "".join(fast(value, 0))

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mneme_tui import display
 from mneme_tui.errors import MnemeError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.text import JustifyMethod, Text
 
 
 def print_json(document: Any) -> None:
@@ -28,7 +32,7 @@ def literal(value: str) -> str:
     return display.printable(value).replace("\n", "\\n")
 
 
-def text(value: str):
+def text(value: str) -> Text:
     """A rich Text that shows ``value`` literally: no markup, no emoji codes, controls made visible."""
     from rich.text import Text
 
@@ -39,7 +43,7 @@ def age(created_at: datetime, now: datetime) -> str:
     return display.age(created_at, now)
 
 
-def table(*columns: tuple[str, str]):
+def table(*columns: tuple[str, JustifyMethod]) -> Table:
     """A plain rich table whose cells fold instead of being cut, so no text is ever lost."""
     from rich import box
     from rich.table import Table
@@ -50,7 +54,7 @@ def table(*columns: tuple[str, str]):
     return grid
 
 
-def print_table(grid) -> None:
+def print_table(grid: Table) -> None:
     from rich.console import Console
 
     Console(markup=False, emoji=False, highlight=False, soft_wrap=False).print(grid)

@@ -127,6 +127,7 @@ class MnemeApp(App[int]):
         """Notice writes by other processes: the store's revision and the Legion files' mtimes."""
         self._polling = True
         try:
+            revision: int | None
             try:
                 with self.ctx.session() as store:
                     store.refresh_index()

@@ -42,11 +42,11 @@ class ModeScreen(Screen):
         self.generation = 0
 
     @property
-    def mneme(self) -> "MnemeApp":
+    def mneme(self) -> MnemeApp:
         return self.app  # type: ignore[return-value]
 
     @property
-    def ctx(self) -> "AppContext":
+    def ctx(self) -> AppContext:
         return self.mneme.ctx
 
     def compose(self) -> ComposeResult:

@@ -90,11 +90,11 @@ class PruneScreen(ModeScreen):
         self.data = data
         self.query_one("#prune-tables").display = data.present
         settings_line = self.query_one("#prune-settings", Static)
-        if not data.present:
+        plan, settings = data.plan, data.settings
+        if plan is None or settings is None:
             where = f" ({data.legion_dir})" if data.legion_dir else ""
             settings_line.update(Text(f"No Legion OUTCOMES.md for this project{where}: nothing to prune.", style="dim"))
             return
-        plan, settings = data.plan, data.settings
         out = Text(end="")
         out.append("settings  ", style="dim")
         out.append(f"prune_age_days {plan.prune_age_days} · prune_threshold {settings.prune_threshold} · "

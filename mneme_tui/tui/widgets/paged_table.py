@@ -22,13 +22,13 @@ class PagedTable(DataTable):
     """DataTable with ``PageRequest`` messages at the page edges and keyed in-place refreshes."""
 
     class PageRequest(Message):
-        def __init__(self, table: "PagedTable", step: int) -> None:
+        def __init__(self, table: PagedTable, step: int) -> None:
             super().__init__()
             self.table = table
             self.step = step
 
         @property
-        def control(self) -> "PagedTable":
+        def control(self) -> PagedTable:
             return self.table
 
     def __init__(self, **kwargs) -> None:
