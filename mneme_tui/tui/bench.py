@@ -87,7 +87,7 @@ def _send_key(app, key: str, char: str | None = None) -> None:
 
     event = events.Key(key, char)
     event.set_sender(app)
-    app._driver.send_message(event)
+    app.post_message(event)  # into the app's queue, as a key from the terminal arrives
 
 
 async def _run(db_path: Path, size: int, repo: str, queries: tuple[str, ...] = QUERIES, dismissals: int = 5) -> dict:
