@@ -94,6 +94,12 @@ def load_settings() -> dict[str, Any]:
         raise MnemeError(ERR_CONFIG, f"{path} is not valid TOML: {exc}") from None
 
 
+def resolve_profile(cli_profile: str | None, default: str) -> str:
+    """The ranking profile: ``--profile`` > ``MNEME_PROFILE`` > the config file's ``profile`` > ``default``."""
+    chosen = cli_profile or os.environ.get("MNEME_PROFILE", "").strip()
+    return chosen or str(load_settings().get("profile", "") or default)
+
+
 def cache_dir() -> Path:
     """Where derived, rebuildable files live (index snapshots): ``MNEME_CACHE_DIR`` or the user cache dir."""
     env = os.environ.get("MNEME_CACHE_DIR", "").strip()

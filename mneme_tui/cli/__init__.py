@@ -8,40 +8,34 @@ import sys
 from collections.abc import Sequence
 
 from mneme_tui import __version__
-from mneme_tui.cli import output
+from mneme_tui.cli import (
+    arguments,
+    bench_command,
+    eval_command,
+    legion_commands,
+    memory_commands,
+    output,
+    task_commands,
+)
 from mneme_tui.errors import MnemeError
 
-COMMAND_MODULES = (
-    "mneme_tui.cli.memory_commands",
-    "mneme_tui.cli.legion_commands",
-    "mneme_tui.cli.task_commands",
-    "mneme_tui.cli.eval_command",
-    "mneme_tui.cli.bench_command",
-)
+COMMAND_MODULES = (memory_commands, legion_commands, task_commands, eval_command, bench_command)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full parser: global options plus every registered command."""
-    import importlib
-
-    parser = output.Parser(
+    """The full parser: global options plus every command group's commands."""
+    parser = arguments.Parser(
         prog="mneme",
         description="Long-lived memory for coding agents. Without a command, opens the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"mneme {__version__}")
-    output.add_common_options(parser, suppress_defaults=False)
+    arguments.add_common_options(parser, suppress_defaults=False)
     parser.add_argument("--demo", action="store_true", help="open the TUI on a generated demo workspace")
     parser.add_argument("-p", "--project", metavar="REPO", help="the TUI's active repository (default: $MNEME_REPO or the git work tree's name)")
     parser.add_argument("--legion-dir", metavar="DIR", help="the TUI's Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)")
     parser.add_argument("--profile", help="the TUI's starting ranking profile")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=output.Parser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue  # command group not built yet
-            raise
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=arguments.Parser)
+    for module in COMMAND_MODULES:
         module.register(sub)
     return parser
 
@@ -52,7 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command is None:
-            return output.run_tui(args)
+            from mneme_tui.tui.launch import launch  # Textual only when the TUI opens
+
+            return launch(args)
         return int(args.func(args) or 0)
     except MnemeError as exc:
         return output.fail(exc)

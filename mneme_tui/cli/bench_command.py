@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from typing import Any
 
-from mneme_tui.cli import output
+from mneme_tui.cli import arguments, output
 
 
 def _sizes(raw: str) -> list[int]:
@@ -20,7 +19,7 @@ def _sizes(raw: str) -> list[int]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    bench = output.add_command(sub, "bench", "benchmark recall, loads and saves on synthetic stores")
+    bench = arguments.add_command(sub, "bench", "benchmark recall, loads and saves on synthetic stores")
     bench.add_argument("--sizes", type=_sizes, default=[10_000, 100_000], help="comma-separated store sizes (default: 10000,100000)")
     bench.add_argument("--tui", action="store_true", help="also drive the TUI with Pilot at 100,000 memories")
     bench.epilog = "--json prints one object keyed by size, plus 'targets', 'legion_import' and (with --tui) 'tui'."
@@ -28,19 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.bench import bench_import
     from mneme_tui.memory import bench
 
     report: dict[str, Any] = bench.run(args.sizes)
-    if importlib.util.find_spec("mneme_tui.legion.bench") is not None:
-        from mneme_tui.legion.bench import bench_import
-
-        legion = report["legion_import"] = bench_import()
-        report["targets"].append({
-            "target": f"Legion: parse + first sync of a {legion['rows']:,}-row OUTCOMES.md, median of {legion['runs']} (s)",
-            "value": max(legion["parse_seconds"], legion["first_sync_seconds"]),
-            "goal": f"< {legion['target_seconds']:g}",
-            "met": legion["within_target"],
-        })
+    legion = report["legion_import"] = bench_import()
+    report["targets"].append({
+        "target": f"Legion: parse + first sync of a {legion['rows']:,}-row OUTCOMES.md, median of {legion['runs']} (s)",
+        "value": max(legion["parse_seconds"], legion["first_sync_seconds"]),
+        "goal": f"< {legion['target_seconds']:g}",
+        "met": legion["within_target"],
+    })
     if args.tui:
         from mneme_tui.tui.bench import bench_tui
 

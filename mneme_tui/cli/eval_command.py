@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from mneme_tui.cli import output
+from mneme_tui.cli import arguments, output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    evaluate = output.add_command(
+    evaluate = arguments.add_command(
         sub,
         "eval",
         "measure recall quality (recall@1, recall@5, MRR@10) of ranking profiles and baselines on a labelled dataset",

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui import config, display
-from mneme_tui.cli import output
+from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.gitbranch import BranchProvider
 from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
 from mneme_tui.legion.storage import LegionWriteError
@@ -35,50 +36,50 @@ def register(sub: argparse._SubParsersAction) -> None:
         "legion", help="Legion markdown memory (.planning/memory): sync, recall, briefing, agents, record, prune",
         description="Work with a Legion project's .planning/memory files and mirror them into the store.",
     )
-    output.add_common_options(legion)
-    actions = legion.add_subparsers(dest="legion_command", metavar="ACTION", parser_class=output.Parser, required=True)
+    arguments.add_common_options(legion)
+    actions = legion.add_subparsers(dest="legion_command", metavar="ACTION", parser_class=arguments.Parser, required=True)
 
-    sync = output.add_command(actions, "sync", "import the memory files into the store and export store-side memories")
+    sync = arguments.add_command(actions, "sync", "import the memory files into the store and export store-side memories")
     _dir_option(sync)
     sync.add_argument("-p", "--project", metavar="REPO", help="repository to mirror into (default: the active repo)")
     sync.set_defaults(func=cmd_sync)
 
-    recall = output.add_command(actions, "recall", "recall outcomes: filters, decay scoring, newest first")
+    recall = arguments.add_command(actions, "recall", "recall outcomes: filters, decay scoring, newest first")
     _dir_option(recall)
     recall.add_argument("--tags", type=_list, default=[], metavar="T,..", help="any of these tags")
     recall.add_argument("--agent", metavar="A", help="only this agent")
     recall.add_argument("--task-type", metavar="T", help="only this task type")
     recall.add_argument("--branch", default="all", metavar="B", help="a branch name, 'current' or 'all' (default: all)")
-    recall.add_argument("-n", "--limit", type=output.positive_int, default=20, help="result limit (default: 20)")
+    recall.add_argument("-n", "--limit", type=arguments.positive_int, default=20, help="result limit (default: 20)")
     recall.set_defaults(func=cmd_recall)
 
-    briefing = output.add_command(actions, "briefing", "session briefing: recent outcomes, top agents, totals")
+    briefing = arguments.add_command(actions, "briefing", "session briefing: recent outcomes, top agents, totals")
     _dir_option(briefing)
     briefing.set_defaults(func=cmd_briefing)
 
-    agents = output.add_command(actions, "agents", "agent scores and archetype (task type) scores")
+    agents = arguments.add_command(actions, "agents", "agent scores and archetype (task type) scores")
     _dir_option(agents)
     agents.add_argument("--task-types", type=_list, default=[], metavar="T,..", help="only these task types (or tags)")
     agents.set_defaults(func=cmd_agents)
 
     record = actions.add_parser("record", help="append an outcome, pattern, error or preference record",
                                 description="Append a record to its memory file (validated; nothing half-written).")
-    output.add_common_options(record)
-    kinds = record.add_subparsers(dest="record_kind", metavar="KIND", parser_class=output.Parser, required=True)
+    arguments.add_common_options(record)
+    kinds = record.add_subparsers(dest="record_kind", metavar="KIND", parser_class=arguments.Parser, required=True)
     _record_parsers(kinds)
 
-    prune = output.add_command(actions, "prune", "preview (or --apply) archiving old, low-importance outcomes")
+    prune = arguments.add_command(actions, "prune", "preview (or --apply) archiving old, low-importance outcomes")
     _dir_option(prune)
     prune.add_argument("--apply", action="store_true", help="move the candidates to ARCHIVE.md")
     prune.set_defaults(func=cmd_prune)
 
-    compact = output.add_command(actions, "compact", "write NN-COMPACTED.md for a phase folder (originals untouched)")
+    compact = arguments.add_command(actions, "compact", "write NN-COMPACTED.md for a phase folder (originals untouched)")
     compact.add_argument("phase_dir", metavar="PHASE_DIR", help="a .planning/phases/NN-name folder")
     compact.set_defaults(func=cmd_compact)
 
 
 def _record_parsers(kinds: argparse._SubParsersAction) -> None:
-    outcome = output.add_command(kinds, "outcome", "append an outcome to OUTCOMES.md")
+    outcome = arguments.add_command(kinds, "outcome", "append an outcome to OUTCOMES.md")
     outcome.add_argument("--agent", default="", help="agent id (required)")
     outcome.add_argument("--outcome", default="", help=f"{' | '.join(OUTCOMES_VALUES)} (required)")
     outcome.add_argument("--summary", default="", help="one-line summary (required)")
@@ -87,22 +88,22 @@ def _record_parsers(kinds: argparse._SubParsersAction) -> None:
     outcome.add_argument("--task-type", default=None, help="task type (default: from CATALOG.md, else general)")
     outcome.add_argument("--importance", type=int, default=None, help="1-5 (default: scored from the outcome)")
     outcome.add_argument("--review-escalated", action="store_true", help="the review escalated (importance 4)")
-    outcome.add_argument("--review-cycles", type=output.non_negative_int, default=0, help="review cycles needed")
-    outcome.add_argument("--review-blockers", type=output.non_negative_int, default=0, help="blockers the review found")
+    outcome.add_argument("--review-cycles", type=arguments.non_negative_int, default=0, help="review cycles needed")
+    outcome.add_argument("--review-blockers", type=arguments.non_negative_int, default=0, help="blockers the review found")
     outcome.add_argument("--trivial", action="store_true", help="a trivial task (importance 1)")
     outcome.add_argument("--cross-division", action=argparse.BooleanOptionalAction, default=None,
                          help="the agent worked outside its division (default: from CATALOG.md)")
-    pattern = output.add_command(kinds, "pattern", "append a pattern to PATTERNS.md")
+    pattern = arguments.add_command(kinds, "pattern", "append a pattern to PATTERNS.md")
     pattern.add_argument("--pattern", default="", help="what worked (required)")
     pattern.add_argument("--context", default="", help="where it worked")
     pattern.add_argument("--reuse-criteria", default="", help="when to reuse it")
     pattern.add_argument("--source", default="", help="source outcome id, e.g. O-012")
-    error = output.add_command(kinds, "error", "record an error fix in ERRORS.md (known fixes are not duplicated)")
+    error = arguments.add_command(kinds, "error", "record an error fix in ERRORS.md (known fixes are not duplicated)")
     error.add_argument("--error-signature", default="", help="the error text (required)")
     error.add_argument("--fix", default="", help="the fix (required)")
     error.add_argument("--agent", default="", help="agent id")
     error.add_argument("--unresolved", action="store_true", help="the fix did not resolve it yet")
-    preference = output.add_command(kinds, "preference", "append a preference signal to PREFERENCES.md")
+    preference = arguments.add_command(kinds, "preference", "append a preference signal to PREFERENCES.md")
     preference.add_argument("--decision-point", default="", help=f"{' | '.join(DECISION_POINTS)} (required)")
     preference.add_argument("--context", default="", help="what was being decided (required)")
     preference.add_argument("--proposed", default="", help="what the agent proposed")
@@ -174,7 +175,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     legion = _legion(args)
     project = config.resolve_repo(args.project, start=legion.project_root)
     if legion.memory_dir.is_dir():
-        report = sync(output.open_store(args), legion, project)
+        report = sync(arguments.open_store(args), legion, project)
     else:  # nothing to do: do not even create the database
         report = SyncReport(project, str(legion.memory_dir),
                             message=f"No Legion memory folder at {legion.memory_dir}; nothing to sync.")
@@ -234,10 +235,10 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 def cmd_briefing(args: argparse.Namespace) -> int:
     legion = _legion(args)
-    briefing = legion.briefing()
     if args.json:
-        output.print_json(briefing.to_json())
+        output.print_json(briefing_report(legion).to_json())
         return 0
+    briefing = legion.briefing()
     if not legion.memory_dir.is_dir():
         print(_no_folder(legion))
     else:

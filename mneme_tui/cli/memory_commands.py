@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from mneme_tui import config
-from mneme_tui.cli import output
+from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 from mneme_tui.memory.records import Memory, ScoredMemory
@@ -14,7 +14,7 @@ from mneme_tui.memory.store import MAX_ID
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    save = output.add_command(sub, "save", "save an advisory memory (spec 5.1)")
+    save = arguments.add_command(sub, "save", "save an advisory memory (spec 5.1)")
     save.add_argument("content", metavar="CONTENT", help="the memory text (markdown); '-' reads standard input")
     save.add_argument("--topic", default="General", help="topic category (default: General)")
     save.add_argument("--kind", default="reflection", help=f"advisory kind: {', '.join(ADVISORY_KINDS)} (default: reflection)")
@@ -22,31 +22,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     save.add_argument("--task", metavar="ID", default="", help="linked task key, e.g. INT-734")
     save.set_defaults(func=cmd_save)
 
-    recall = output.add_command(sub, "recall", "hybrid semantic + lexical search (spec 5.2)")
+    recall = arguments.add_command(sub, "recall", "hybrid semantic + lexical search (spec 5.2)")
     recall.add_argument("query", metavar="QUERY")
     recall.add_argument("-A", "--cross-repo", action="store_true", help="search every repository, without the locality boost")
     recall.add_argument("-p", "--project", metavar="REPO", help="repository to search (default: the active repo)")
-    recall.add_argument("-n", "--limit", type=output.positive_int, default=5, help="result limit (default: 5)")
+    recall.add_argument("-n", "--limit", type=arguments.positive_int, default=5, help="result limit (default: 5)")
     recall.add_argument("--kind", help=f"only this kind ({', '.join(ALL_KINDS)})")
-    output.add_profile_option(recall)
+    arguments.add_profile_option(recall)
     recall.set_defaults(func=cmd_recall)
 
-    listing = output.add_command(sub, "list", "list memories, active ones by default (spec 5.3)")
+    listing = arguments.add_command(sub, "list", "list memories, active ones by default (spec 5.3)")
     listing.add_argument("--status", default="active", help=f"{', '.join(STATUSES)} or all (default: active)")
     listing.add_argument("-A", "--all", dest="all_repos", action="store_true", help="memories of every repository")
     listing.add_argument("-p", "--project", metavar="REPO", help="repository to list (default: the active repo, plus global)")
-    listing.add_argument("-n", "--limit", type=output.positive_int, default=20, help="max results (default: 20)")
+    listing.add_argument("-n", "--limit", type=arguments.positive_int, default=20, help="max results (default: 20)")
     listing.add_argument("--kind", help="only this kind")
     listing.set_defaults(func=cmd_list)
 
-    dismiss = output.add_command(sub, "dismiss", "tombstone memories; nothing is deleted (spec 5.4)")
+    dismiss = arguments.add_command(sub, "dismiss", "tombstone memories; nothing is deleted (spec 5.4)")
     dismiss.add_argument("ids", nargs="+", metavar="ID")
     dismiss.set_defaults(func=cmd_dismiss)
 
 
 def cmd_save(args: argparse.Namespace) -> int:
     content = sys.stdin.read() if args.content == "-" else args.content
-    store = output.open_store(args)
+    store = arguments.open_store(args)
     memory = store.save(
         content,
         kind=args.kind,
@@ -63,14 +63,14 @@ def cmd_save(args: argparse.Namespace) -> int:
 
 def cmd_recall(args: argparse.Namespace) -> int:
     kind = _kind_filter(args.kind)
-    store = output.open_store(args)
+    store = arguments.open_store(args)
     results = store.recall(
         args.query,
         repo=config.resolve_repo(args.project),
         cross_repo=args.cross_repo,
         kind=kind,
         limit=args.limit,
-        profile=output.resolve_profile(args),
+        profile=arguments.resolve_profile(args),
     )
     if args.json:
         output.print_json([result.to_json() for result in results])
@@ -83,7 +83,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     kind = _kind_filter(args.kind)
-    store = output.open_store(args)
+    store = arguments.open_store(args)
     repo = None if args.all_repos else config.resolve_repo(args.project)
     memories = store.list(
         status=args.status,
@@ -106,7 +106,7 @@ def cmd_dismiss(args: argparse.Namespace) -> int:
     if bad:
         raise MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {', '.join(map(output.literal, bad))}; nothing dismissed")
     ids = [int(raw) for raw in args.ids]
-    store = output.open_store(args)
+    store = arguments.open_store(args)
     change = store.dismiss(ids)
     unchanged = [i for i in dict.fromkeys(ids) if i not in change.ids]
     if args.json:

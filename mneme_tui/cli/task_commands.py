@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from mneme_tui import config, display
-from mneme_tui.cli import output
+from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.learning.distill import distill
 from mneme_tui.memory.learning.graduation import graduation_candidates
@@ -21,27 +21,27 @@ from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
 def register(sub: argparse._SubParsersAction) -> None:
     task = sub.add_parser("task", help="learn from verified task runs (task sync, graduation candidates)",
                           description="Learn from verified task runs.")
-    output.add_common_options(task)
-    actions = task.add_subparsers(dest="task_command", metavar="ACTION", parser_class=output.Parser, required=True)
+    arguments.add_common_options(task)
+    actions = task.add_subparsers(dest="task_command", metavar="ACTION", parser_class=arguments.Parser, required=True)
 
-    sync = output.add_command(actions, "sync", "mint pitfalls and a pattern from a verified task report (two-phase)")
+    sync = arguments.add_command(actions, "sync", "mint pitfalls and a pattern from a verified task report (two-phase)")
     sync.add_argument("report", metavar="REPORT.json", help="the task's verification report; '-' reads standard input")
     _root_option(sync)
     sync.add_argument("--dry-run", action="store_true", help="show what would be written; write nothing")
     sync.set_defaults(func=cmd_sync)
 
-    candidates = output.add_command(actions, "candidates", "list graduation candidates: pitfalls to codify as policy")
+    candidates = arguments.add_command(actions, "candidates", "list graduation candidates: pitfalls to codify as policy")
     candidates.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
     candidates.add_argument("-A", "--all", dest="all_repos", action="store_true", help="every repository")
     candidates.add_argument("--rules", action="store_true", help="print ready-to-paste nomos.yaml rule items")
     candidates.set_defaults(func=cmd_candidates)
 
-    handshake = output.add_command(sub, "handshake", "orient an agent: learned pitfalls, verified patterns, graduation candidates")
+    handshake = arguments.add_command(sub, "handshake", "orient an agent: learned pitfalls, verified patterns, graduation candidates")
     handshake.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
     handshake.add_argument("--task", metavar="ID", help="the task starting now: pitfalls shown are reinforced once for it")
     handshake.add_argument("--modified", metavar="FILE", nargs="+", action="extend", default=[],
                            help="files the task changes (repository-relative); keeps old one-off pitfalls in their scope")
-    handshake.add_argument("-n", "--limit", type=output.positive_int, default=20,
+    handshake.add_argument("-n", "--limit", type=arguments.positive_int, default=20,
                            help="at most this many pitfalls, and this many patterns (default: 20)")
     _root_option(handshake)
     handshake.set_defaults(func=cmd_handshake)
@@ -78,7 +78,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         else:
             print(f"mneme: not synced: {output.literal(plan.reason)}", file=sys.stderr)
         return 1
-    store = output.open_store(args)
+    store = arguments.open_store(args)
     result = preview(store, plan) if args.dry_run else commit(store, plan)
     if args.json:
         output.print_json(result.to_json())
@@ -107,7 +107,7 @@ def _print_sync(result: SyncResult) -> None:
 
 
 def cmd_candidates(args: argparse.Namespace) -> int:
-    store = output.open_store(args)
+    store = arguments.open_store(args)
     repo = None if args.all_repos else config.resolve_repo(args.project)
     found = graduation_candidates(store, repo)
     if args.json:
@@ -130,7 +130,7 @@ def cmd_handshake(args: argparse.Namespace) -> int:
     modified = [relative_to_root(path, _root(args)) for path in args.modified] if args.modified else []
     if args.task is not None and not args.task.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, "--task cannot be empty")
-    store = output.open_store(args)
+    store = arguments.open_store(args)
     view = orientation(store, repo, args.task.strip() if args.task else None, modified, limit=args.limit)
     if args.json:
         output.print_json(view.to_json())

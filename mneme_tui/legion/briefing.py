@@ -44,6 +44,11 @@ class Briefing:
         return data
 
 
+def is_success(record: OutcomeRecord) -> bool:
+    """The outcome counts as a success (``success``, any case, spaces ignored)."""
+    return record.outcome.strip().lower() == "success"
+
+
 def top_agents(records: Sequence[OutcomeRecord], limit: int = TOP_AGENTS) -> list[AgentSummary]:
     groups: dict[str, list[OutcomeRecord]] = defaultdict(list)
     for record in records:
@@ -53,7 +58,7 @@ def top_agents(records: Sequence[OutcomeRecord], limit: int = TOP_AGENTS) -> lis
         AgentSummary(
             agent,
             len(items),
-            sum(1 for r in items if r.outcome.strip().lower() == "success") / len(items),
+            sum(1 for r in items if is_success(r)) / len(items),
             sum(r.importance for r in items) / len(items),
         )
         for agent, items in groups.items()

@@ -40,6 +40,7 @@ from typing import Any
 
 import peewee
 
+from mneme_tui import compat
 from mneme_tui.legion.records import (
     ErrorRecord,
     OutcomeRecord,
@@ -143,19 +144,12 @@ def memory_content(record: Record) -> str:
     return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
 
 
-_JSON = json.JSONEncoder(ensure_ascii=False)  # what json.dumps(..., ensure_ascii=False) uses, built once
-_ENCODE = (
-    json.encoder.c_make_encoder(  # what _JSON.encode builds on every call: its C encoder, built once
-        None, _JSON.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
-    )
-    if json.encoder.c_make_encoder is not None
-    else None
-)
+_ENCODE = compat.json_encoder()  # json.dumps(..., ensure_ascii=False), its C encoder built once
 
 
 def columns_json(columns: dict[str, Any]) -> str:
     """The columns as stored in ``legion_records.columns`` (field order of the record class)."""
-    return "".join(_ENCODE(columns, 0)) if _ENCODE is not None else _JSON.encode(columns)
+    return _ENCODE(columns)
 
 
 def record_json(record: Record) -> str:

@@ -1,15 +1,14 @@
 """The mneme app: modes (one screen each), global keys, the command palette, change watching, sync.
 
-Modes come from ``modes.MODES`` (re-exported here as ``MODES``): each has a key, a title and a screen
-class; the app binds the key, shows it in the mode bar, the help screen and the command palette.
+Modes are Textual's own ``MODES``: a mode is a ``ModeScreen`` subclass (its name, key, title and
+description are class attributes) listed in ``MnemeApp.MODES``, plus its ``styles/<name>.tcss``. The
+app binds the key and lists the mode in the mode bar, the help screen and the command palette.
 """
 
 from __future__ import annotations
 
 import gc
-import importlib
-import importlib.util
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
@@ -19,23 +18,30 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from mneme_tui import display
+from mneme_tui import compat, display
 from mneme_tui.errors import MnemeError
+from mneme_tui.legion.sync import SyncReport
+from mneme_tui.legion.sync import sync as legion_sync
 from mneme_tui.tui.context import AppContext
-from mneme_tui.tui.modes import DEFAULT_MODE, MODES, Mode, registered_modes
+from mneme_tui.tui.screens.base import ModeScreen, screen_bindings
+from mneme_tui.tui.screens.briefing import BriefingScreen
+from mneme_tui.tui.screens.graduation import GraduationScreen
+from mneme_tui.tui.screens.help import HelpScreen
+from mneme_tui.tui.screens.memories import MemoriesScreen
+from mneme_tui.tui.screens.prune import PruneScreen
+from mneme_tui.tui.screens.recall import RecallScreen
 from mneme_tui.tui.styles import style_path
 
-__all__ = ["MODES", "MnemeApp", "Mode"]
-
 POLL_SECONDS = 1.0
-SYNC_MODULE = "mneme_tui.legion.sync"
+MODE_SCREENS: tuple[type[ModeScreen], ...] = (RecallScreen, MemoriesScreen, BriefingScreen, PruneScreen, GraduationScreen)
 
 
 class MnemeApp(App[int]):
     """Browse and manage memory. ``ctx`` says which store, repo and Legion folder."""
 
     TITLE = "mneme"
-    DEFAULT_MODE = DEFAULT_MODE
+    MODES = {screen.MODE_NAME: screen for screen in MODE_SCREENS}
+    DEFAULT_MODE = RecallScreen.MODE_NAME
     BINDINGS = [
         Binding("question_mark,f1", "help", "Help", tooltip="This help: every key of every screen"),
         Binding("s", "sync", "Sync", tooltip="Legion sync: import and export the .planning/memory files"),
@@ -49,16 +55,15 @@ class MnemeApp(App[int]):
         self.ctx = ctx
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
-        self.mode_screens: dict[str, Screen] = {}
+        self.mounted_modes: dict[str, ModeScreen] = {}
         self.db_revision: int | None = None
         self.legion_signature: tuple | None = None
         self.sync_running = False
         self._polling = False
         self._watching = False
         self._prewarmed = False
-        for mode in registered_modes():
-            self.add_mode(mode.name, mode.factory())
-            self.bind(mode.key, f"mode({mode.name!r})", description=mode.title, show=False)
+        for mode in MODE_SCREENS:
+            self.bind(mode.MODE_KEY, f"mode({mode.MODE_NAME!r})", description=mode.MODE_TITLE, show=False)
 
     # ------------------------------------------------------------------ basics
     def on_mount(self) -> None:
@@ -86,12 +91,8 @@ class MnemeApp(App[int]):
         # The warm index is hundreds of thousands of long-lived objects: keep them out of the cyclic GC's
         # full collections, which would otherwise pause typing for tens of milliseconds now and then.
         gc.freeze()
-        init_mode = getattr(self, "_init_mode", None)  # Textual's own lazy mode set-up, done early
-        if init_mode is None:
-            return
-        for mode in registered_modes():
-            if mode.name not in self._screen_stacks:
-                init_mode(mode.name)
+        for mode in MODE_SCREENS:
+            compat.prepare_mode(self, mode.MODE_NAME)
 
     def say(self, message: str, severity: str = "information", timeout: float | None = None) -> None:
         """A toast with ``message`` shown literally (memory text in it can't act as markup)."""
@@ -106,17 +107,15 @@ class MnemeApp(App[int]):
             self.say(f"Internal error in {event.worker.name or 'a worker'}: {type(error).__name__}: {error}", "error")
 
     def action_mode(self, name: str) -> None:
-        if name in {mode.name for mode in registered_modes()}:
+        if name in self.MODES:
             self.switch_mode(name)
 
     def action_help(self) -> None:
-        from mneme_tui.tui.screens.help import HelpScreen
-
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    def register_mode_screen(self, name: str, screen: Screen) -> None:
-        self.mode_screens[name] = screen
+    def register_mode_screen(self, name: str, screen: ModeScreen) -> None:
+        self.mounted_modes[name] = screen
 
     # ------------------------------------------------------- watching changes
     def _poll_tick(self) -> None:
@@ -128,10 +127,11 @@ class MnemeApp(App[int]):
         """Notice writes by other processes: the store's revision and the Legion files' mtimes."""
         self._polling = True
         try:
+            revision: int | None
             try:
                 with self.ctx.session() as store:
                     store.refresh_index()
-                    revision = int(store.index.seq)
+                    revision = store.revision()
             except MnemeError:
                 revision = self.db_revision
             signature = legion_signature(self.ctx.legion_dir)
@@ -157,23 +157,19 @@ class MnemeApp(App[int]):
     def data_changed(self, source: Screen | None = None, what: str = "") -> None:
         """Something changed: reload the visible mode screen now, the others when next shown."""
         current = self._current_mode_screen()
-        for name, screen in self.mode_screens.items():
+        for name, screen in self.mounted_modes.items():
             if screen is source:
                 continue
             if screen is current:
-                screen.reload(what or "changed")  # type: ignore[attr-defined]
+                screen.reload(what or "changed")
             else:
-                screen.mark_stale()  # type: ignore[attr-defined]
+                screen.mark_stale()
 
-    def _current_mode_screen(self) -> Screen | None:
-        return self.mode_screens.get(self.current_mode)
+    def _current_mode_screen(self) -> ModeScreen | None:
+        return self.mounted_modes.get(self.current_mode)
 
     # ------------------------------------------------------------------- sync
     def action_sync(self) -> None:
-        sync = find_sync()
-        if sync is None:
-            self.say("Legion sync is not available in this version of mneme yet.")
-            return
         if self.ctx.legion_dir is None:
             self.say("No Legion folder (.planning/memory) for this project: nothing to sync.")
             return
@@ -182,14 +178,16 @@ class MnemeApp(App[int]):
             return
         self.sync_running = True
         self.say("Syncing with the Legion files…")
-        self.run_sync(sync)
+        self.run_sync()
 
     @work(thread=True, group="sync", exit_on_error=False)
-    def run_sync(self, sync: Callable) -> None:
+    def run_sync(self) -> None:
+        legion = self.ctx.legion()
+        assert legion is not None  # action_sync checked the folder
         try:
             with self.ctx.session() as store:
-                report = sync(store, self.ctx.legion(), repo=self.ctx.repo)
-            message = sync_summary(report)
+                report: SyncReport = legion_sync(store, legion, repo=self.ctx.repo)
+            message = report.summary()
             self.call_from_thread(self._sync_done, message, "information")
         except MnemeError as exc:
             self.call_from_thread(self._sync_done, f"Sync failed: {exc}", "error")
@@ -204,14 +202,14 @@ class MnemeApp(App[int]):
     # -------------------------------------------------------- command palette
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for mode in registered_modes():
-            yield SystemCommand(f"Go to {mode.title}", f"{mode.description} (key {mode.key})",
-                                partial(self.action_mode, mode.name))
+        for mode in MODE_SCREENS:
+            yield SystemCommand(f"Go to {mode.MODE_TITLE}", f"{mode.MODE_DESCRIPTION} (key {mode.MODE_KEY})",
+                                partial(self.action_mode, mode.MODE_NAME))
         yield SystemCommand("Help: every key", "Show all keys of every screen (? or F1)", self.action_help)
         yield SystemCommand("Legion sync", "Import and export the .planning/memory files (key s)", self.action_sync)
         base = self._current_mode_screen()
         if base is not None:
-            title = next((m.title for m in registered_modes() if m.name == self.current_mode), "")
+            title = type(base).MODE_TITLE
             for binding in screen_bindings(type(base)):
                 if not binding.description:
                     continue
@@ -223,20 +221,8 @@ class MnemeApp(App[int]):
 
 
 def stylesheets() -> list[str]:
-    """The app's stylesheets: ``app.tcss``, one per registered mode, and ``dialogs.tcss``."""
-    names = ["app.tcss"] + [mode.stylesheet for mode in registered_modes() if mode.stylesheet]
-    return list(dict.fromkeys(names + ["dialogs.tcss"]))
-
-
-def screen_bindings(screen_class: type) -> list[Binding]:
-    """The Binding objects declared on a screen class (not inherited defaults)."""
-    found = []
-    for item in getattr(screen_class, "BINDINGS", []):
-        if isinstance(item, Binding):
-            found.append(item)
-        elif isinstance(item, tuple):
-            found.append(Binding(*item))
-    return found
+    """The app's stylesheets: ``app.tcss``, ``<mode>.tcss`` for every mode, and ``dialogs.tcss``."""
+    return ["app.tcss", *(f"{mode.MODE_NAME}.tcss" for mode in MODE_SCREENS), "dialogs.tcss"]
 
 
 def legion_signature(folder: Path | None) -> tuple:
@@ -255,32 +241,3 @@ def legion_signature(folder: Path | None) -> tuple:
             continue
         signature.append((path.name, stat.st_mtime_ns, stat.st_size))
     return tuple(signature)
-
-
-def find_sync() -> Callable | None:
-    """The Legion sync function when this build has one (``mneme_tui.legion.sync``), else None."""
-    if importlib.util.find_spec(SYNC_MODULE) is None:
-        return None
-    module = importlib.import_module(SYNC_MODULE)
-    for name in ("sync", "run_sync", "sync_all"):
-        function = getattr(module, name, None)
-        if callable(function):
-            return function
-    return None
-
-
-def sync_summary(report: object) -> str:
-    """One line about what a sync did (whatever shape its report has)."""
-    if report is None:
-        return "Legion sync done."
-    summary = getattr(report, "summary", None)
-    if callable(summary):
-        return str(summary())
-    if isinstance(summary, str):
-        return summary
-    if hasattr(report, "to_json"):
-        data = report.to_json()
-        if isinstance(data, dict):
-            numbers = ", ".join(f"{k} {v}" for k, v in data.items() if isinstance(v, int))
-            return f"Legion sync done: {numbers}." if numbers else "Legion sync done."
-    return "Legion sync done."

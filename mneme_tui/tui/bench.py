@@ -87,14 +87,18 @@ def _send_key(app, key: str, char: str | None = None) -> None:
 
     event = events.Key(key, char)
     event.set_sender(app)
-    app._driver.send_message(event)
+    app.post_message(event)  # into the app's queue, as a key from the terminal arrives
 
 
 async def _run(db_path: Path, size: int, repo: str, queries: tuple[str, ...] = QUERIES, dismissals: int = 5) -> dict:
     from mneme_tui.memory.store import Store
+    from textual.widgets import Input
+
     from mneme_tui.tui.app import MnemeApp
     from mneme_tui.tui.context import AppContext
     from mneme_tui.tui.screens.memories import MemoriesScreen
+    from mneme_tui.tui.screens.recall import RecallScreen
+    from mneme_tui.tui.widgets.paged_table import PagedTable
 
     store = Store(db_path)
     result: dict = {"size": size}
@@ -110,6 +114,7 @@ async def _run(db_path: Path, size: int, repo: str, queries: tuple[str, ...] = Q
             await _idle(app)  # the other screens are built in the background once the index is warm
 
             screen = app.screen
+            assert isinstance(screen, RecallScreen)
             latencies = []
             store_times = []
             for query in queries:
@@ -121,9 +126,10 @@ async def _run(db_path: Path, size: int, repo: str, queries: tuple[str, ...] = Q
                         app, lambda: screen.generation > before and screen.shown_generation == screen.generation
                     )
                     latencies.append((done - sent) * 1000)
+                    assert screen.last_result is not None
                     store_times.append(screen.last_result.seconds * 1000)
                     await asyncio.sleep(0.1)  # a fast typist: ~10 keys per second (120 wpm)
-                screen.query_one("#query").value = ""
+                screen.query_one("#query", Input).value = ""
                 await pilot.pause(0.2)
             result["keystroke_to_results_p50_ms"] = statistics.median(latencies)
             result["keystroke_to_results_p95_ms"] = percentile(latencies, 0.95)
@@ -138,12 +144,12 @@ async def _run(db_path: Path, size: int, repo: str, queries: tuple[str, ...] = Q
             _send_key(app, "2", "2")
             done = await _painted(
                 app, lambda: isinstance(app.screen, MemoriesScreen) and app.screen.page is not None
-                and app.screen.query_one("#memories-table").row_count > 0
+                and app.screen.query_one("#memories-table", PagedTable).row_count > 0
             )
             result["open_memories_ms"] = (done - sent) * 1000
 
             memories = app.screen
-            table = memories.query_one("#memories-table")
+            table = memories.query_one("#memories-table", PagedTable)
             dismiss_times = []
             for _ in range(dismissals):
                 key = table.cursor_key
@@ -171,11 +177,12 @@ async def _idle(app, settle: float = 0.3) -> None:
 
 def _recall_rows(app) -> int:
     from mneme_tui.tui.screens.recall import RecallScreen
+    from mneme_tui.tui.widgets.results_table import ResultsTable
 
     screen = app.screen
     if not isinstance(screen, RecallScreen) or screen.last_result is None:
         return 0
-    return screen.query_one("#results").row_count
+    return screen.query_one("#results", ResultsTable).row_count
 
 
 def bench_tui(size: int = 100_000, *, folder: Path | None = None, queries: tuple[str, ...] = QUERIES,

@@ -7,12 +7,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mneme_tui import config
 from mneme_tui.memory.ranking import DEFAULT_PROFILE
 from mneme_tui.memory.store import Store
-
-resolve_legion_dir = config.project_legion_dir
-"""``explicit`` > ``MNEME_LEGION_DIR`` > ``<git work tree>/.planning/memory`` > None (no Legion)."""
 
 
 @dataclass

@@ -5,15 +5,21 @@ from __future__ import annotations
 import argparse
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mneme_tui import config
+from mneme_tui.errors import MnemeError
+from mneme_tui.memory.ranking import DEFAULT_PROFILE
+from mneme_tui.memory.store import Store
+
+if TYPE_CHECKING:
+    from mneme_tui.tui.app import MnemeApp
 
 
 def launch(args: argparse.Namespace) -> int:
-    """Run the TUI until the user quits; returns the exit status."""
-    from mneme_tui.memory.store import Store
+    """Run the TUI until the user quits; returns the exit status (Textual is imported here, not before)."""
     from mneme_tui.tui.app import MnemeApp
-    from mneme_tui.tui.context import AppContext, resolve_legion_dir
+    from mneme_tui.tui.context import AppContext
 
     profile = _profile(args)
     if getattr(args, "demo", False):
@@ -33,7 +39,7 @@ def launch(args: argparse.Namespace) -> int:
         ctx = AppContext(
             store=store,
             repo=config.resolve_repo(getattr(args, "project", None)),
-            legion_dir=resolve_legion_dir(getattr(args, "legion_dir", None)),
+            legion_dir=config.project_legion_dir(getattr(args, "legion_dir", None)),
             profile=profile,
         )
         return _run(MnemeApp(ctx))
@@ -43,15 +49,11 @@ def launch(args: argparse.Namespace) -> int:
 
 def _profile(args: argparse.Namespace) -> str:
     try:
-        from mneme_tui.cli.output import resolve_profile
-
-        return resolve_profile(args)
-    except Exception:  # the profile is a nicety; a broken config file is reported by the CLI commands
-        from mneme_tui.memory.ranking import DEFAULT_PROFILE
-
+        return config.resolve_profile(getattr(args, "profile", None), DEFAULT_PROFILE)
+    except MnemeError:  # the profile is a nicety; a broken config file is reported by the CLI commands
         return DEFAULT_PROFILE
 
 
-def _run(app) -> int:
+def _run(app: MnemeApp) -> int:
     app.run()
     return int(app.return_code or 0)

@@ -2,7 +2,7 @@
 
 A ``str`` handed to a DataTable cell, ``Static``, ``Label`` or ``notify()`` is parsed as markup, so memory
 content such as ``[/bold]`` or ``[@click=app.quit]`` would be lost, raise, or run an action. Everything
-shown here goes through :func:`literal` (a ``rich.text.Text``) or :func:`content` (a textual ``Content``).
+shown here goes through :func:`literal_text` (a ``rich.text.Text``) or :func:`content` (a textual ``Content``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ KIND_STYLES = {
 }
 
 
-def literal(value: object, style: str | Style = "") -> Text:
+def literal_text(value: object, style: str | Style = "") -> Text:
     """``value`` as a rich Text shown exactly as stored (newlines and tabs kept, controls as ``\\xNN``)."""
     return Text(display.printable(str(value)), style=style, end="")
 

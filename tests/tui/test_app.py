@@ -5,24 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mneme_tui.legion.sync import SyncReport
 from mneme_tui.memory.store import Store
 from mneme_tui.tui import app as app_module
-from mneme_tui.tui.app import MnemeApp, screen_bindings
-from mneme_tui.tui.modes import registered_modes
+from mneme_tui.tui.app import MODE_SCREENS, MnemeApp
+from mneme_tui.tui.screens.base import screen_bindings
 from mneme_tui.tui.screens.help import HelpScreen
 from mneme_tui.tui.screens.memories import MemoriesScreen
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
 from .conftest import SIZE
-
-
-def _screen_classes():
-    import importlib
-
-    for mode in registered_modes():
-        module_name, _, class_name = mode.screen.partition(":")
-        yield mode, getattr(importlib.import_module(module_name), class_name)
 
 
 async def test_help_lists_every_key(demo_app):
@@ -34,9 +27,9 @@ async def test_help_lists_every_key(demo_app):
         table = demo_app.screen.query_one("#help-body").content
         keys = " ".join(str(cell) for cell in table.columns[0]._cells)
         texts = " ".join(str(cell) for cell in table.columns[1]._cells)
-        for mode, screen_class in _screen_classes():
-            assert mode.key in keys and mode.title in texts
-            for binding in screen_bindings(screen_class):
+        for mode in MODE_SCREENS:
+            assert mode.MODE_KEY in keys and mode.MODE_TITLE in texts
+            for binding in screen_bindings(mode):
                 assert (binding.tooltip or binding.description) in texts
         for binding in screen_bindings(MnemeApp):
             assert (binding.tooltip or binding.description) in texts
@@ -50,8 +43,8 @@ async def test_command_palette_lists_every_action(demo_app):
         await pilot.press("escape", "2")
         await settle(pilot)
         titles = [command.title for command in demo_app.get_system_commands(demo_app.screen)]
-        for mode in registered_modes():
-            assert f"Go to {mode.title}" in titles
+        for mode in MODE_SCREENS:
+            assert f"Go to {mode.MODE_TITLE}" in titles
         assert "Legion sync" in titles and "Help: every key" in titles
         for binding in screen_bindings(MemoriesScreen):
             assert f"Memories: {binding.description}" in titles
@@ -64,38 +57,30 @@ async def test_command_palette_lists_every_action(demo_app):
 async def test_mode_keys_and_mouse_switch_screens(demo_app):
     async with demo_app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        for mode in registered_modes():
-            await pilot.press("escape") if mode.name == "recall" else None
-            await pilot.press(mode.key)
+        assert list(MnemeApp.MODES) == ["recall", "memories", "briefing", "prune", "graduation"]
+        for mode in MODE_SCREENS:
+            await pilot.press("escape") if mode.MODE_NAME == "recall" else None
+            await pilot.press(mode.MODE_KEY)
             await settle(pilot)
-            assert demo_app.current_mode == mode.name
+            assert demo_app.current_mode == mode.MODE_NAME
         await pilot.click("ModeBar", offset=(2, 0))  # "1 Recall"
         await settle(pilot)
         assert demo_app.current_mode == "recall"
 
 
-async def test_sync_key_without_sync_says_so_calmly(demo_app, monkeypatch):
-    monkeypatch.setattr(app_module, "find_sync", lambda: None)
-    async with demo_app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape", "s")
-        await settle(pilot)
-        messages = [n.message for n in demo_app._notifications]
-        assert any("sync is not available" in m for m in messages)
-
-
 async def test_sync_key_runs_the_sync_in_a_worker(demo_app, monkeypatch):
     seen = []
 
-    def fake_sync(store, legion, repo):
+    def recording_sync(store, legion, repo):
         seen.append((legion.memory_dir, repo))
-        return None
+        return SyncReport(repo, str(legion.memory_dir), synced=True, message="nothing changed")
 
-    monkeypatch.setattr(app_module, "find_sync", lambda: fake_sync)
+    monkeypatch.setattr(app_module, "legion_sync", recording_sync)
     async with demo_app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "s")
         await settle(pilot)
         assert seen == [(demo_app.ctx.legion_dir, "atlas-api")]
-        assert any("sync done" in n.message for n in demo_app._notifications)
+        assert any(n.message == "Legion sync: nothing changed." for n in demo_app._notifications)
 
 
 async def test_writes_by_another_process_refresh_the_list_and_keep_the_cursor(make_app):
@@ -125,10 +110,6 @@ async def test_writes_by_another_process_refresh_the_list_and_keep_the_cursor(ma
 
 
 async def test_sync_key_mirrors_the_legion_files_into_the_store(demo_app):
-    if app_module.find_sync() is None:
-        import pytest
-
-        pytest.skip("this build has no Legion sync")
     store = demo_app.ctx.store
     before = store.count(repo_id="atlas-api")
     async with demo_app.run_test(size=SIZE) as pilot:

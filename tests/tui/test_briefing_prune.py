@@ -27,11 +27,11 @@ async def test_briefing_shows_the_legion_briefing(demo_app, demo):
         assert isinstance(screen, BriefingScreen)
         data = screen.data
         expected = LegionMemory(demo.legion_dir, claude_home=demo.claude_home)
-        assert data.legion_present
-        assert data.briefing.total_records == expected.briefing().total_records
-        assert [s.agent_id for s in data.agent_scores] == [s.agent_id for s in expected.agent_scores()]
+        assert data.legion_present and data.legion is not None
+        assert data.legion.briefing.total_records == expected.briefing().total_records
+        assert [s.agent_id for s in data.legion.agent_scores] == [s.agent_id for s in expected.agent_scores()]
         summary = plain(screen.query_one("#briefing-summary"))
-        assert f"{data.file_counts['OUTCOMES.md']} outcomes" in summary
+        assert f"{data.legion.files['OUTCOMES.md']} outcomes" in summary
         suggestion = plain(screen.query_one("#briefing-suggestion"))
         assert "prune" in suggestion  # the demo is over its threshold of 50
         claude = plain(screen.query_one("#body-claude"))
@@ -139,3 +139,29 @@ async def test_legion_file_changes_refresh_the_screen(make_app, demo, mode):
                 break
         await settle(pilot)
         assert screen.data is not first
+
+
+async def test_the_briefing_screen_shows_what_legion_briefing_json_reports(demo_app, demo, monkeypatch, capsys):
+    import json
+
+    from mneme_tui.cli import main
+
+    monkeypatch.setenv("HOME", str(demo.claude_home.resolve()))  # where the CLI finds Claude Code's MEMORY.md
+    assert main(["legion", "briefing", "--dir", str(demo.legion_dir), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    weeks = printed["weekly_success"]
+    assert len(weeks) == 12 and sum(week["outcomes"] for week in weeks) > 0
+    assert set(printed["preference_signals"]) == {"positive", "corrective", "negative"}
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        screen = demo_app.screen
+        assert json.loads(json.dumps(screen.data.legion.to_json())) == printed
+        trend = plain(screen.query_one("#body-trend"))
+        preferences = plain(screen.query_one("#body-preferences"))
+    latest = [week for week in weeks if week["success_rate"] is not None][-1]
+    assert f"latest {latest['success_rate']:.0%} ({latest['outcomes']} outcome" in trend
+    for signal, count in printed["preference_signals"].items():
+        assert f"{signal} {count}" in preferences
+    for agent in printed["agent_signals"]:
+        assert f"{agent['positive']:>4} {agent['corrective']:>5} {agent['negative']:>4}" in preferences

@@ -75,6 +75,35 @@ async def test_dismiss_then_undo_changes_the_database_and_back(demo, make_app, m
         assert [(h.from_status, h.to_status) for h in history] == [("active", "tombstoned"), ("tombstoned", "active")]
 
 
+async def test_a_failed_undo_keeps_the_undo_and_a_later_one_restores(make_app, monkeypatch):
+    from mneme_tui.errors import ERR_DATABASE, MnemeError
+
+    store = _many(5)
+    app = make_app(store)
+    original = Store.restore
+    fails = iter([True, False])  # the first undo fails (the database is busy), the second goes through
+
+    def restore_once_failing(self, change, reason="undo"):
+        if next(fails):
+            raise MnemeError(ERR_DATABASE, "database is locked")
+        return original(self, change, reason=reason)
+
+    monkeypatch.setattr(Store, "restore", restore_once_failing)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        key = _table(app).cursor_key
+        await pilot.press("d")
+        await settle(pilot)
+        assert store.get(int(key)).status == "tombstoned" and len(screen.undo_stack) == 1
+        await pilot.press("u")
+        await settle(pilot)
+        assert any("database is locked" in n.message for n in app._notifications)
+        assert store.get(int(key)).status == "tombstoned" and len(screen.undo_stack) == 1  # rolled back
+        await pilot.press("u")
+        await settle(pilot)
+        assert store.get(int(key)).status == "active" and screen.undo_stack == []
+
+
 async def test_marked_memories_are_dismissed_together(make_app):
     store = _many(10)
     app = make_app(store)

@@ -83,9 +83,9 @@ async def test_a_stale_search_is_never_shown_after_a_newer_one(make_app, monkeyp
         screen = app.screen
         show = screen._show_result
 
-        def spy(generation, result):
+        def spy(result):
             shown.append(result.request.query)
-            show(generation, result)
+            show(result)
 
         monkeypatch.setattr(screen, "_show_result", spy)
         await type_text(pilot, "busy")

@@ -5,16 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from mneme_tui.errors import MnemeError
+from mneme_tui.memory.records import StatusChange
 from mneme_tui.tui.widgets.footer import KeyFooter
 from mneme_tui.tui.widgets.header import AppHeader, ModeBar
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
+    from mneme_tui.memory.store import Store
     from mneme_tui.tui.app import MnemeApp
     from mneme_tui.tui.context import AppContext
 
@@ -27,6 +31,9 @@ class ModeScreen(Screen):
     """
 
     MODE_NAME: ClassVar[str] = ""
+    MODE_KEY: ClassVar[str] = ""  # the key that shows this mode (also in the mode bar)
+    MODE_TITLE: ClassVar[str] = ""
+    MODE_DESCRIPTION: ClassVar[str] = ""  # one line for the help screen and the command palette
     HELP: ClassVar[str] = ""
 
     def __init__(self) -> None:
@@ -35,16 +42,16 @@ class ModeScreen(Screen):
         self.generation = 0
 
     @property
-    def mneme(self) -> "MnemeApp":
+    def mneme(self) -> MnemeApp:
         return self.app  # type: ignore[return-value]
 
     @property
-    def ctx(self) -> "AppContext":
+    def ctx(self) -> AppContext:
         return self.mneme.ctx
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
-        yield ModeBar(self.MODE_NAME)
+        yield ModeBar(self.MODE_NAME, [(m.MODE_NAME, m.MODE_KEY, m.MODE_TITLE) for m in mode_screens(self.app)])
         yield from self.compose_body()
         yield KeyFooter()
 
@@ -57,22 +64,73 @@ class ModeScreen(Screen):
     def reload(self, reason: str = "") -> None:
         """Fetch this screen's data again (override)."""
 
-    def fetch_in_worker(self, load: Callable[[], T], show: Callable[[T], None]) -> None:
-        """Run ``load`` in a thread worker (one at a time per screen) and ``show`` its result on the UI
-        thread, unless a newer fetch started meanwhile; a MnemeError becomes a toast."""
+    def fetch_in_worker(self, load: Callable[[], T], show: Callable[[T], None], *,
+                        finished: Callable[[], None] | None = None) -> None:
+        """Run ``load`` in a thread worker and ``show`` its result on the UI thread.
+
+        One fetch at a time per screen: a newer fetch (or anything that moves ``self.generation`` on)
+        makes this one stale, and a stale result is never shown. A MnemeError of a current fetch becomes
+        a toast. ``finished`` runs on the UI thread when the fetch has ended, whatever its outcome.
+        """
         self.generation += 1
         generation = self.generation
 
+        def current() -> bool:
+            return generation == self.generation and not get_current_worker().is_cancelled
+
+        def deliver(data: T) -> None:
+            if generation == self.generation:
+                show(data)
+
         def work() -> None:
             try:
-                data = load()
-            except MnemeError as exc:
-                self.app.call_from_thread(self.mneme.say, str(exc), "error")
-                return
-            if generation == self.generation:
-                self.app.call_from_thread(show, data)
+                if not current():
+                    return
+                try:
+                    data = load()
+                except MnemeError as exc:
+                    if current():
+                        self.app.call_from_thread(self.mneme.say, str(exc), "error")
+                    return
+                if current():
+                    self.app.call_from_thread(deliver, data)
+            finally:
+                if finished is not None:
+                    try:
+                        self.app.call_from_thread(finished)
+                    except RuntimeError:  # the app is closing
+                        pass
 
         self.run_worker(work, thread=True, exclusive=True, group=self.MODE_NAME, exit_on_error=False)
+
+    def change_status(self, write: Callable[[Store], StatusChange], done: Callable[[StatusChange], None],
+                      rollback: Callable[[], None]) -> None:
+        """Dismiss or undo: run ``write`` in a thread worker, then ``done`` with its change on the UI thread
+        (the app learns it was its own write and marks the other screens stale). If the write fails,
+        ``rollback`` puts the screen's undo state back, the error becomes a toast and the screen reloads."""
+
+        def work() -> None:
+            try:
+                with self.ctx.session() as store:
+                    change = write(store)
+                    store.refresh_index()
+                    revision = store.revision()
+            except MnemeError as exc:
+                self.app.call_from_thread(failed, str(exc))
+                return
+            self.app.call_from_thread(written, change, revision)
+
+        def written(change: StatusChange, revision: int) -> None:
+            self.mneme.own_write(revision)
+            done(change)
+            self.mneme.data_changed(source=self)
+
+        def failed(message: str) -> None:
+            rollback()
+            self.mneme.say(message, "error")
+            self.reload("failed")
+
+        self.run_worker(work, thread=True, group=f"{self.MODE_NAME}-write", exit_on_error=False)
 
     def mark_stale(self) -> None:
         """The data changed while this screen was not shown: reload when it is shown again."""
@@ -82,3 +140,19 @@ class ModeScreen(Screen):
         if self._stale:
             self._stale = False
             self.reload("resume")
+
+
+def mode_screens(app: App) -> list[type[ModeScreen]]:
+    """The app's modes in order: the ModeScreen classes of its ``MODES``."""
+    return [screen for screen in app.MODES.values() if isinstance(screen, type) and issubclass(screen, ModeScreen)]
+
+
+def screen_bindings(screen_class: type) -> list[Binding]:
+    """The Binding objects declared on a screen (or app) class (not inherited defaults)."""
+    found = []
+    for item in getattr(screen_class, "BINDINGS", []):
+        if isinstance(item, Binding):
+            found.append(item)
+        elif isinstance(item, tuple):
+            found.append(Binding(*item))
+    return found

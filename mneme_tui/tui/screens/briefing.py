@@ -6,9 +6,7 @@ Without Legion files it says so in one calm line and shows the store's own numbe
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -18,70 +16,51 @@ from textual.containers import Container, Vertical, VerticalScroll
 from textual.widgets import Sparkline, Static
 
 from mneme_tui import config
+from mneme_tui.legion.briefing import AgentSummary
+from mneme_tui.legion.briefing_report import SIGNALS, SUCCESS_WEEKS, BriefingReport, WeekSuccess, briefing_report
+from mneme_tui.legion.records import OutcomeRecord
+from mneme_tui.legion.scoring import ArchetypeScore
 from mneme_tui.memory import kinds as K
+from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.screens.base import ModeScreen
-from mneme_tui.tui.text import literal
-from mneme_tui.tui.widgets.charts import bar_chart, weekly_success
+from mneme_tui.tui.text import literal_text
+from mneme_tui.tui.widgets.charts import bar_chart
 from mneme_tui.tui.widgets.score_bars import bar
 
-SIGNALS = ("positive", "corrective", "negative")
 MAX_MEMORY_SCORE = 5.0
-WEEKS = 12
 
 
 @dataclass
 class BriefingData:
-    """Everything the screen shows, fetched in one worker."""
+    """Everything the screen shows, fetched in one worker: the store's numbers and the Legion picture
+    (None without a Legion folder)."""
 
-    legion_present: bool = False
-    legion_dir: str = ""
-    briefing: Any = None
-    agent_scores: list = field(default_factory=list)
-    archetypes: list = field(default_factory=list)
-    weeks: list = field(default_factory=list)
-    preferences: list = field(default_factory=list)
-    file_counts: dict[str, int] = field(default_factory=dict)
-    settings: Any = None
-    warnings: list[str] = field(default_factory=list)
     kind_status: dict[str, dict[str, int]] = field(default_factory=dict)
     status_totals: dict[str, int] = field(default_factory=dict)
+    legion_dir: str = ""
+    legion: BriefingReport | None = None
+
+    @property
+    def legion_present(self) -> bool:
+        return self.legion is not None and self.legion.present
 
 
-def load_briefing(ctx) -> BriefingData:
+def load_briefing(ctx: AppContext) -> BriefingData:
     """Read the store's numbers and (when present) the Legion folder: thread-safe, no Textual."""
-    data = BriefingData()
     with ctx.session() as store:
-        data.kind_status = store.kind_status_counts()
-        data.status_totals = store.status_counts()
+        data = BriefingData(kind_status=store.kind_status_counts(), status_totals=store.status_counts())
     legion = ctx.legion()
-    if legion is None:
-        return data
-    data.legion_dir = str(ctx.legion_dir)
-    report = legion.read_all()
-    data.file_counts = {f.file: f.record_count for f in report.files if f.exists}
-    data.legion_present = bool(data.file_counts)
-    if not data.legion_present:
-        return data
-    from mneme_tui.legion.records import OutcomeRecord
-    from mneme_tui.legion.scoring import parse_record_date
-
-    data.briefing = legion.briefing()
-    data.agent_scores = legion.agent_scores()
-    data.archetypes = legion.archetype_scores()
-    data.settings = legion.settings
-    data.preferences = legion.recall_preferences(limit=None).records
-    outcomes_file = report.file("OUTCOMES.md")
-    outcomes = [r for r in (outcomes_file.records if outcomes_file else []) if isinstance(r, OutcomeRecord)]
-    data.weeks = weekly_success(
-        ((parse_record_date(r.date), r.outcome.strip().lower() == "success") for r in outcomes),
-        legion.today(), WEEKS,
-    )
-    data.warnings = list(dict.fromkeys(report.warnings + data.briefing.warnings + data.settings.warnings))
+    if legion is not None:
+        data.legion_dir = str(ctx.legion_dir)
+        data.legion = briefing_report(legion)
     return data
 
 
 class BriefingScreen(ModeScreen):
     MODE_NAME = "briefing"
+    MODE_KEY = "3"
+    MODE_TITLE = "Briefing"
+    MODE_DESCRIPTION = "What an agent is told: Legion briefing and agent scores"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     HELP = "The Legion session briefing and agent performance; the store's numbers when there is no Legion."
     BINDINGS = [Binding("r", "refresh", "Refresh", tooltip="Read the Legion files and the store again")]
@@ -140,25 +119,26 @@ class BriefingScreen(ModeScreen):
         self.query_one("#briefing-suggestion", Static).update(suggestion)
         self.query_one("#briefing-suggestion", Static).display = bool(suggestion.plain)
         self._body("store").update(self._store_table(data))
-        if not data.legion_present:
+        report = data.legion
+        if report is None or not report.present:
             return
-        briefing = data.briefing
+        briefing = report.briefing
         self._body("recent").update(self._recent_table(briefing.recent_outcomes))
         self._body("top").update(self._top_table(briefing.top_agents))
-        scores = [(s.agent_id, s.memory_score) for s in data.agent_scores]
+        scores = [(s.agent_id, s.memory_score) for s in report.agent_scores]
         self._body("scores").update(
             bar_chart(scores, maximum=MAX_MEMORY_SCORE, width=16, label_width=24) if scores
             else Text("No agent has 2 or more recent outcomes yet.", style="dim")
         )
-        self._body("archetypes").update(self._archetype_table(data.archetypes))
-        rates = [rate for _, _, rate in data.weeks if rate is not None]
+        self._body("archetypes").update(self._archetype_table(report.archetypes))
+        rates = [week.success_rate for week in report.weekly_success if week.success_rate is not None]
         sparkline = self.query_one("#trend-sparkline", Sparkline)
         sparkline.data = rates or [0.0]
-        self._body("trend").update(self._trend_text(data.weeks))
-        self._body("preferences").update(self._preferences_text(data.preferences))
+        self._body("trend").update(self._trend_text(report.weekly_success))
+        self._body("preferences").update(self._preferences_text(report))
         claude = briefing.claude_memory
         self.query_one("#panel-claude").display = bool(claude)
-        self._body("claude").update(literal(claude, "italic") if claude else Text(""))
+        self._body("claude").update(literal_text(claude, "italic") if claude else Text(""))
 
     def _summary(self, data: BriefingData) -> Text:
         totals = data.status_totals
@@ -167,13 +147,14 @@ class BriefingScreen(ModeScreen):
             f"{totals.get(K.TOMBSTONED, 0):,} tombstoned · {totals.get('all', 0):,} in all"
         )
         out = Text(end="")
-        if not data.legion_present:
+        report = data.legion
+        if report is None or not report.present:
             out.append("No Legion memory for this project — showing the store's own numbers.\n", style="dim")
             out.append(store_line)
             return out
-        count = data.file_counts
+        count = report.files
         out.append("Legion ", style="bold")
-        out.append(literal(data.legion_dir, "dim"))
+        out.append(literal_text(data.legion_dir, "dim"))
         out.append(f"  as of {config.now():%Y-%m-%d}\n", style="dim")
         parts = [f"{count.get('OUTCOMES.md', 0)} outcomes", f"{count.get('PATTERNS.md', 0)} patterns",
                  f"{count.get('ERRORS.md', 0)} errors", f"{count.get('PREFERENCES.md', 0)} preferences"]
@@ -181,22 +162,21 @@ class BriefingScreen(ModeScreen):
             parts.append(f"{count['ARCHIVE.md']} archived")
         out.append(" · ".join(parts) + "\n")
         out.append(store_line, style="dim")
-        for warning in data.warnings:
+        for warning in report.warnings:
             out.append("\n")
-            out.append(literal(warning, "yellow"))
+            out.append(literal_text(warning, "yellow"))
         return out
 
     def _suggestion(self, data: BriefingData) -> Text:
-        if not data.legion_present or data.settings is None:
+        report = data.legion
+        if report is None or not report.present:
             return Text("")
-        total = data.briefing.total_records
-        threshold = data.settings.prune_threshold
-        if data.briefing.note:
-            return literal(data.briefing.note, "bold yellow")
-        if total > threshold:
+        if report.briefing.note:
+            return literal_text(report.briefing.note, "bold yellow")
+        if report.over_prune_threshold:
             return Text(
-                f"OUTCOMES.md has {total} records, over the prune threshold of {threshold}: "
-                "press 4 to preview a prune.", style="bold yellow",
+                f"OUTCOMES.md has {report.briefing.total_records} records, over the prune threshold of "
+                f"{report.prune_threshold}: press 4 to preview a prune.", style="bold yellow",
             )
         return Text("")
 
@@ -210,27 +190,27 @@ class BriefingScreen(ModeScreen):
                              width=fixed, min_width=fixed, ratio=None if fixed else 1)
         return table
 
-    def _recent_table(self, records) -> Table | Text:
+    def _recent_table(self, records: list[OutcomeRecord]) -> Table | Text:
         if not records:
             return Text("No recent outcomes above the decay floor.", style="dim")
         table = self._table(("id", "left", 5), ("date", "left", 10), ("agent", "left"), ("outcome", "left", 7),
                             ("imp", "right", 3), ("summary", "left"))
         styles = {"success": "green", "partial": "yellow", "failed": "red"}
         for r in records:
-            table.add_row(literal(r.id), literal(r.date, "dim"), literal(r.agent), literal(r.outcome, styles.get(r.outcome, "")),
-                          Text(str(r.importance)), literal(r.summary))
+            table.add_row(literal_text(r.id), literal_text(r.date, "dim"), literal_text(r.agent), literal_text(r.outcome, styles.get(r.outcome, "")),
+                          Text(str(r.importance)), literal_text(r.summary))
         return table
 
-    def _top_table(self, agents) -> Table | Text:
+    def _top_table(self, agents: list[AgentSummary]) -> Table | Text:
         if not agents:
             return Text("No agents yet.", style="dim")
         table = self._table(("agent", "left"), ("tasks", "right", 5), ("success", "right", 7), ("avg imp", "right", 7))
         for a in agents:
-            table.add_row(literal(a.agent_id), Text(str(a.total_tasks)), Text(f"{a.success_rate:.0%}"),
+            table.add_row(literal_text(a.agent_id), Text(str(a.total_tasks)), Text(f"{a.success_rate:.0%}"),
                           Text(f"{a.avg_importance:.1f}"))
         return table
 
-    def _archetype_table(self, archetypes) -> Table | Text:
+    def _archetype_table(self, archetypes: list[ArchetypeScore]) -> Table | Text:
         if not archetypes:
             return Text("No task types with recent outcomes.", style="dim")
         table = self._table(("task type", "left", 14), ("n", "right", 3), ("success", "left", 13), ("imp", "right", 3),
@@ -238,42 +218,39 @@ class BriefingScreen(ModeScreen):
         for a in archetypes:
             rate = Text(f"{a.success_rate:>4.0%} ", style="bold")
             rate.append(bar(a.success_rate, 8), style="green on #303030")
-            table.add_row(literal(a.task_type), Text(str(a.total_outcomes)), rate, Text(f"{a.avg_importance:.1f}"),
-                          literal(a.top_agent or "—", "dim" if not a.top_agent else ""))
+            table.add_row(literal_text(a.task_type), Text(str(a.total_outcomes)), rate, Text(f"{a.avg_importance:.1f}"),
+                          literal_text(a.top_agent or "—", "dim" if not a.top_agent else ""))
         return table
 
-    def _trend_text(self, weeks) -> Text:
-        with_data = [(start, n, rate) for start, n, rate in weeks if rate is not None]
+    def _trend_text(self, weeks: list[WeekSuccess]) -> Text:
+        with_data = [week for week in weeks if week.success_rate is not None]
         if not with_data:
-            return Text(f"No outcomes in the last {WEEKS} weeks.", style="dim")
-        first, last = weeks[0][0], weeks[-1][0]
-        total = sum(n for _, n, _ in weeks)
+            return Text(f"No outcomes in the last {SUCCESS_WEEKS} weeks.", style="dim")
+        first, last = weeks[0].start, weeks[-1].start
+        total = sum(week.outcomes for week in weeks)
         latest = with_data[-1]
         out = Text(f"success rate per week, {first:%b %d} – {last:%b %d} ({total} outcomes); ", style="dim")
-        out.append(f"latest {latest[2]:.0%} ({latest[1]} outcome{'s' if latest[1] != 1 else ''})", style="bold")
+        out.append(f"latest {latest.success_rate:.0%} ({latest.outcomes} outcome{'s' if latest.outcomes != 1 else ''})",
+                   style="bold")
         return out
 
-    def _preferences_text(self, preferences) -> Text:
-        if not preferences:
+    def _preferences_text(self, report: BriefingReport) -> Text:
+        latest = report.latest_preference
+        if latest is None:
             return Text("No preference signals recorded.", style="dim")
-        counts = Counter(p.signal.strip().lower() for p in preferences)
         out = Text(end="")
         styles = {"positive": "green", "corrective": "yellow", "negative": "red"}
         for signal in SIGNALS:
-            out.append(f"{signal} {counts.get(signal, 0)}", style=styles[signal])
+            out.append(f"{signal} {report.signals[signal]}", style=styles[signal])
             out.append("   ")
         out.append("\n")
-        per_agent: dict[str, Counter] = {}
-        for p in preferences:
-            per_agent.setdefault(p.agent or "system", Counter())[p.signal.strip().lower()] += 1
-        ranked = sorted(per_agent.items(), key=lambda item: (-sum(item[1].values()), item[0]))[:5]
         out.append(f"{'agent':<30} {'pos':>4} {'corr':>5} {'neg':>4}\n", style="bold dim")
-        for agent, signals in ranked:
-            out.append(literal(f"{agent if len(agent) <= 30 else agent[:29] + '…':<30}"))
-            out.append(f" {signals.get('positive', 0):>4} {signals.get('corrective', 0):>5} {signals.get('negative', 0):>4}\n")
-        latest = preferences[0]
+        for signals in report.agent_signals:
+            agent = signals.agent
+            out.append(literal_text(f"{agent if len(agent) <= 30 else agent[:29] + '…':<30}"))
+            out.append(f" {signals.positive:>4} {signals.corrective:>5} {signals.negative:>4}\n")
         out.append("latest: ", style="dim")
-        out.append(literal(f"{latest.date} {latest.decision_point}: {latest.user_choice}"))
+        out.append(literal_text(f"{latest.date} {latest.decision_point}: {latest.user_choice}"))
         return out
 
     def _store_table(self, data: BriefingData) -> Table | Text:
@@ -284,6 +261,6 @@ class BriefingScreen(ModeScreen):
         ordered = [k for k in K.ALL_KINDS if k in data.kind_status] + sorted(set(data.kind_status) - set(K.ALL_KINDS))
         for kind in ordered:
             row = data.kind_status[kind]
-            table.add_row(literal(kind), *[Text(f"{row.get(s, 0):,}") for s in K.STATUSES],
+            table.add_row(literal_text(kind), *[Text(f"{row.get(s, 0):,}") for s in K.STATUSES],
                           Text(f"{sum(row.values()):,}", style="bold"))
         return table

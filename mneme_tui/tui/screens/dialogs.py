@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from mneme_tui.tui.text import literal
+from mneme_tui.tui.text import literal_text
 
 
 class ChoiceScreen(ModalScreen[str | None]):
@@ -30,7 +30,7 @@ class ChoiceScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="choice-dialog", classes="dialog"):
             yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            options = [Option(literal(label), id=f"choice-{index}") for index, (_, label) in enumerate(self._choices)]
+            options = [Option(literal_text(label), id=f"choice-{index}") for index, (_, label) in enumerate(self._choices)]
             yield OptionList(*options, id="choice-list")
 
     def on_mount(self) -> None:

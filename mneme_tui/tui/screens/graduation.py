@@ -13,18 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from mneme_tui.errors import MnemeError
 from mneme_tui.memory.learning.graduation import MIN_ACCESS, MIN_RECURRENCE, GraduationCandidate, graduation_candidates
 from mneme_tui.memory.records import StatusChange
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
-from mneme_tui.tui.text import KIND_STYLES, cell, literal, one_line
+from mneme_tui.tui.text import KIND_STYLES, cell, literal_text, one_line
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
@@ -54,6 +53,9 @@ class Dismissal:
 
 class GraduationScreen(ModeScreen):
     MODE_NAME = "graduation"
+    MODE_KEY = "5"
+    MODE_TITLE = "Graduation"
+    MODE_DESCRIPTION = "Pitfalls ready to codify as policy rules"
     HELP = (f"Pitfalls to codify as policy: recurring in ≥ {MIN_RECURRENCE} tasks in a scope, or read by "
             f"≥ {MIN_ACCESS} tasks (policy gates). Copy the rule with c; once codified, d dismisses the group.")
     BINDINGS = [
@@ -97,32 +99,22 @@ class GraduationScreen(ModeScreen):
     # ------------------------------------------------------------------- data
     def reload(self, reason: str = "", *, keep: str | None = None, fallback_row: int | None = None) -> None:
         """Fetch the candidates again; the cursor stays on the same candidate (or the same row)."""
-        self.generation += 1
         table = self.query_one("#graduation-table", PagedTable)
         if reason == "scope":  # another list: start at its top, as the Memories filters do
             keep, fallback_row = None, 0
         else:
             keep = keep if keep is not None else table.cursor_key
             fallback_row = fallback_row if fallback_row is not None else table.cursor_row
-        self.load(self.generation, self.all_repos, keep, fallback_row)
+        all_repos = self.all_repos
+        self.fetch_in_worker(lambda: self._load(all_repos), lambda shown: self._show(shown, keep, fallback_row))
 
-    @work(thread=True, exclusive=True, group="graduation", exit_on_error=False)
-    def load(self, generation: int, all_repos: bool, keep: str | None, fallback_row: int) -> None:
-        ctx = self.ctx
-        try:
-            with ctx.session() as store:
-                found = graduation_candidates(store, None if all_repos else ctx.repo)
-        except MnemeError as exc:
-            self.app.call_from_thread(self.mneme.say, str(exc), "error")
-            return
-        if generation != self.generation:
-            return
-        shown = CandidateList(all_repos, tuple(found))
-        self.app.call_from_thread(self._show, generation, shown, keep, fallback_row)
+    def _load(self, all_repos: bool) -> CandidateList:
+        """The graduation candidates of this repo (or all repos), in a worker thread."""
+        with self.ctx.session() as store:
+            found = graduation_candidates(store, None if all_repos else self.ctx.repo)
+        return CandidateList(all_repos, tuple(found))
 
-    def _show(self, generation: int, shown: CandidateList, keep: str | None, fallback_row: int) -> None:
-        if generation != self.generation:
-            return
+    def _show(self, shown: CandidateList, keep: str | None, fallback_row: int | None) -> None:
         self.shown = shown
         self._rows = {str(c.memory.id): c for c in shown.candidates}
         table = self.query_one("#graduation-table", PagedTable)
@@ -181,7 +173,7 @@ class GraduationScreen(ModeScreen):
             rule.update("")
             return
         facts.update(candidate_text(candidate))
-        rule.update(literal(candidate.rule_text().rstrip("\n")))
+        rule.update(literal_text(candidate.rule_text().rstrip("\n")))
 
     @on(DataTable.RowSelected, "#graduation-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -224,25 +216,18 @@ class GraduationScreen(ModeScreen):
             return
         self.write_status(self.undo_stack.pop(), [], undo=True)
 
-    @work(thread=True, group="graduation-write", exit_on_error=False)
     def write_status(self, dismissal: Dismissal, ids: list[int], *, undo: bool) -> None:
         """Dismiss ``ids`` (the candidate's group), or restore what ``dismissal.change`` changed."""
-        try:
-            with self.ctx.session() as store:
-                if undo:
-                    change = store.undo(dismissal.change, reason=UNDO_REASON)
-                else:
-                    change = store.dismiss(ids, reason=DISMISS_REASON)
-                store.refresh_index()
-                revision = store.index.seq
-        except MnemeError as exc:
-            self.app.call_from_thread(self._write_failed, str(exc), dismissal if undo else None)
-            return
-        self.app.call_from_thread(self._written, Dismissal(change, dismissal.memory_id, dismissal.gate),
-                                  undo, revision)
+        def done(change: StatusChange) -> None:
+            self._written(Dismissal(change, dismissal.memory_id, dismissal.gate), undo)
 
-    def _written(self, done: Dismissal, undo: bool, revision: int | None = None) -> None:
-        self.mneme.own_write(revision)
+        if undo:
+            self.change_status(lambda store: store.undo(dismissal.change, reason=UNDO_REASON), done,
+                               rollback=lambda: self.undo_stack.append(dismissal))
+        else:
+            self.change_status(lambda store: store.dismiss(ids, reason=DISMISS_REASON), done, rollback=lambda: None)
+
+    def _written(self, done: Dismissal, undo: bool) -> None:
         ids = done.change.ids
         gate = one_line(done.gate, 40)
         if undo:
@@ -256,13 +241,6 @@ class GraduationScreen(ModeScreen):
             else:
                 self.mneme.say("Nothing to dismiss: already tombstoned.")
             self.reload("dismiss")
-        self.mneme.data_changed(source=self)
-
-    def _write_failed(self, message: str, undo: Dismissal | None) -> None:
-        if undo is not None:
-            self.undo_stack.append(undo)
-        self.mneme.say(message, "error")
-        self.reload("failed")
 
 
 def _ids(ids: list[int]) -> str:
@@ -271,7 +249,7 @@ def _ids(ids: list[int]) -> str:
 
 def _field(out: Text, name: str, value: Text | str) -> None:
     out.append(f"{name:<9}", style="dim")
-    out.append(value if isinstance(value, Text) else literal(value))
+    out.append(value if isinstance(value, Text) else literal_text(value))
     out.append("\n")
 
 
@@ -281,11 +259,11 @@ def candidate_text(candidate: GraduationCandidate) -> Text:
     out = Text(end="")
     out.append(f"#{memory.id}", style="bold")
     out.append("  ")
-    out.append(literal(memory.kind, KIND_STYLES.get(memory.kind, "") or "bold"))
+    out.append(literal_text(memory.kind, KIND_STYLES.get(memory.kind, "") or "bold"))
     out.append("  ")
-    out.append(literal(candidate.gate, "bold"))
+    out.append(literal_text(candidate.gate, "bold"))
     out.append(f"  {'structural' if candidate.structural else 'policy'} gate\n", style="dim")
-    _field(out, "reason", literal(candidate.reason, "italic"))
+    _field(out, "reason", literal_text(candidate.reason, "italic"))
     tasks = f"{candidate.recurrence} task{'s' * (candidate.recurrence != 1)}"
     _field(out, "rule", f"{candidate.rule} — {tasks}, read {candidate.access_count}×")
     _field(out, "scope", candidate.scope if candidate.scope else "— (topic has no \"@ scope\"; the rule uses \".\")")

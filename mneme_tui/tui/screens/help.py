@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
-
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from mneme_tui.tui.modes import registered_modes
+from mneme_tui.tui.screens.base import mode_screens, screen_bindings
 from mneme_tui.tui.widgets.footer import KeyFooter
 
 COMMON_KEYS = [
@@ -28,7 +26,7 @@ DIALOG_KEYS = [
 ]
 
 
-def _key_display(app, binding: Binding) -> str:
+def _key_display(app: App, binding: Binding) -> str:
     keys = [k.strip() for k in binding.key.split(",")]
     shown = []
     for key in keys:
@@ -36,10 +34,8 @@ def _key_display(app, binding: Binding) -> str:
     return " / ".join(shown)
 
 
-def help_table(app) -> Table:
+def help_table(app: App) -> Table:
     """A two-column table (key, what it does) grouped by mode."""
-    from mneme_tui.tui.app import MnemeApp, screen_bindings
-
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
@@ -50,22 +46,19 @@ def help_table(app) -> Table:
         table.add_row(Text(title, style="bold underline"), Text(""))
 
     section("Everywhere")
-    for mode in registered_modes():
-        table.add_row(Text(mode.key), Text(f"{mode.title}: {mode.description}"))
-    for binding in screen_bindings(MnemeApp):
+    for mode in mode_screens(app):
+        table.add_row(Text(mode.MODE_KEY), Text(f"{mode.MODE_TITLE}: {mode.MODE_DESCRIPTION}"))
+    for binding in screen_bindings(type(app)):
         table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
     for key, text in COMMON_KEYS:
         table.add_row(Text(key), Text(text))
-    for mode in registered_modes():
-        module_name, _, class_name = mode.screen.partition(":")
-        screen_class = getattr(importlib.import_module(module_name), class_name)
-        bindings = [b for b in screen_bindings(screen_class) if b.description]
+    for mode in mode_screens(app):
+        bindings = [b for b in screen_bindings(mode) if b.description]
         if not bindings:
             continue
-        section(f"{mode.title} ({mode.key})")
-        help_text = getattr(screen_class, "HELP", "")
-        if help_text:
-            table.add_row(Text(""), Text(help_text, style="italic dim"))
+        section(f"{mode.MODE_TITLE} ({mode.MODE_KEY})")
+        if mode.HELP:
+            table.add_row(Text(""), Text(mode.HELP, style="italic dim"))
         for binding in bindings:
             table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
     section("Dialogs")

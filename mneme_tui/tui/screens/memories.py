@@ -10,13 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable
 
 from mneme_tui import config
-from mneme_tui.errors import MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import Memory, StatusChange
 from mneme_tui.memory.store import LIST_ORDERS
@@ -52,6 +51,9 @@ class ListPage:
 
 class MemoriesScreen(ModeScreen):
     MODE_NAME = "memories"
+    MODE_KEY = "2"
+    MODE_TITLE = "Memories"
+    MODE_DESCRIPTION = "Browse, filter and dismiss memories"
     HELP = "Every memory, paged. Filter by status, repo and kind; dismiss stale ones with d, undo with u."
     BINDINGS = [
         Binding("d", "dismiss_selected", "Dismiss", tooltip="Dismiss (tombstone) the highlighted memory, or the marked ones"),
@@ -92,42 +94,35 @@ class MemoriesScreen(ModeScreen):
     # ------------------------------------------------------------------- data
     def reload(self, reason: str = "", *, keep: str | None = None, fallback_row: int | None = None,
                at_end: bool = False) -> None:
-        self.generation += 1
         table = self.query_one("#memories-table", PagedTable)
         if keep is None and reason != "filter":
             keep = table.cursor_key
         if fallback_row is None and reason != "filter":
             fallback_row = table.cursor_row
-        self.load_page(self.generation, self.filter, keep, fallback_row, at_end)
+        self._fetch_page(keep, fallback_row, at_end)
 
-    @work(thread=True, exclusive=True, group="memories", exit_on_error=False)
-    def load_page(self, generation: int, wanted: ListFilter, keep: str | None, fallback_row: int | None,
-                  at_end: bool) -> None:
+    def _fetch_page(self, keep: str | None, fallback_row: int | None, at_end: bool) -> None:
+        wanted = self.filter
+        self.fetch_in_worker(lambda: self._load_page(wanted),
+                             lambda page: self._show_page(page, keep, fallback_row, at_end))
+
+    def _load_page(self, wanted: ListFilter) -> ListPage:
+        """One page of the list ``wanted`` names, with the status counts (in a worker thread)."""
         ctx = self.ctx
         repo = None if wanted.all_repos else ctx.repo
-        try:
-            with ctx.session() as store:
-                counts = store.status_counts(repo_id=repo, kind=wanted.kind, include_global=not wanted.all_repos)
-                total = counts.get(wanted.status, 0)
-                offset = wanted.offset
-                if offset >= total > 0:
-                    offset = (total - 1) // PAGE_SIZE * PAGE_SIZE
-                memories = store.list(
-                    status=wanted.status, repo_id=repo, kind=wanted.kind, limit=PAGE_SIZE, offset=max(0, offset),
-                    order=wanted.order, include_global=not wanted.all_repos,
-                )
-        except MnemeError as exc:
-            self.app.call_from_thread(self.mneme.say, str(exc), "error")
-            return
-        if generation != self.generation:
-            return
-        page = ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts)
-        self.app.call_from_thread(self._show_page, generation, page, keep, fallback_row, at_end)
+        with ctx.session() as store:
+            counts = store.status_counts(repo_id=repo, kind=wanted.kind, include_global=not wanted.all_repos)
+            total = counts.get(wanted.status, 0)
+            offset = wanted.offset
+            if offset >= total > 0:
+                offset = (total - 1) // PAGE_SIZE * PAGE_SIZE
+            memories = store.list(
+                status=wanted.status, repo_id=repo, kind=wanted.kind, limit=PAGE_SIZE, offset=max(0, offset),
+                order=wanted.order, include_global=not wanted.all_repos,
+            )
+        return ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts)
 
-    def _show_page(self, generation: int, page: ListPage, keep: str | None, fallback_row: int | None,
-                   at_end: bool) -> None:
-        if generation != self.generation:
-            return
+    def _show_page(self, page: ListPage, keep: str | None, fallback_row: int | None, at_end: bool) -> None:
         self.page = page
         self.filter = page.filter
         now = config.now()
@@ -239,8 +234,7 @@ class MemoriesScreen(ModeScreen):
         if offset < 0 or offset >= page.total:
             return
         self.filter = replace(self.filter, offset=offset)
-        self.generation += 1
-        self.load_page(self.generation, self.filter, None, 0, event.step < 0)
+        self._fetch_page(None, 0, event.step < 0)
 
     # ---------------------------------------------------------- mark / detail
     def _cursor_memory(self) -> Memory | None:
@@ -290,43 +284,29 @@ class MemoriesScreen(ModeScreen):
                 table.set_cell(str(memory_id), "status", status_cell(previous))
         self.write_status([], change)
 
-    @work(thread=True, group="memories-write", exit_on_error=False)
     def write_status(self, ids: list[int], undo: StatusChange | None) -> None:
-        try:
-            with self.ctx.session() as store:
-                if undo is None:
-                    change = store.dismiss(ids, reason=DISMISS_REASON)
-                else:
-                    change = store.undo(undo, reason=UNDO_REASON)
-                store.refresh_index()
-                revision = store.index.seq
-        except MnemeError as exc:
-            self.app.call_from_thread(self._write_failed, str(exc), undo)
-            return
-        self.app.call_from_thread(self._written, change, undo, revision)
-
-    def _written(self, change: StatusChange, undo: StatusChange | None, revision: int | None = None) -> None:
-        self.mneme.own_write(revision)
-        ids = change.ids
+        """Dismiss ``ids``, or (``undo``) restore what an earlier dismissal changed."""
         if undo is None:
-            self.marked.clear()
-            if ids:
-                self.undo_stack.append(change)
-                self.mneme.say(f"Dismissed {self._describe(ids)} — press u to undo.")
-            else:
-                self.mneme.say("Nothing to dismiss: already tombstoned.")
-            self.reload("dismiss")
+            self.change_status(lambda store: store.dismiss(ids, reason=DISMISS_REASON), self._dismissed,
+                               rollback=lambda: None)
         else:
-            restored = [memory_id for memory_id, _ in undo.changed]
-            self.mneme.say(f"Restored {self._describe(restored)}.")
-            self.reload("undo", keep=str(restored[0]) if restored else None)
-        self.mneme.data_changed(source=self)
+            self.change_status(lambda store: store.undo(undo, reason=UNDO_REASON),
+                               lambda change: self._restored(undo), rollback=lambda: self.undo_stack.append(undo))
 
-    def _write_failed(self, message: str, undo: StatusChange | None) -> None:
-        if undo is not None:
-            self.undo_stack.append(undo)
-        self.mneme.say(message, "error")
-        self.reload("failed")
+    def _dismissed(self, change: StatusChange) -> None:
+        ids = change.ids
+        self.marked.clear()
+        if ids:
+            self.undo_stack.append(change)
+            self.mneme.say(f"Dismissed {self._describe(ids)} — press u to undo.")
+        else:
+            self.mneme.say("Nothing to dismiss: already tombstoned.")
+        self.reload("dismiss")
+
+    def _restored(self, undo: StatusChange) -> None:
+        restored = [memory_id for memory_id, _ in undo.changed]
+        self.mneme.say(f"Restored {self._describe(restored)}.")
+        self.reload("undo", keep=str(restored[0]) if restored else None)
 
     def _describe(self, ids: list[int]) -> str:
         if len(ids) == 1:

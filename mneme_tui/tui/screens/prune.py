@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -16,31 +15,36 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from mneme_tui.errors import MnemeError
+from mneme_tui.legion.planning import MemorySettings
+from mneme_tui.legion.prune import PrunePlan, PruneResult
+from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ConfirmScreen
-from mneme_tui.tui.text import cell, literal
+from mneme_tui.tui.text import cell, literal_text
 
 
 @dataclass
 class PruneData:
     present: bool
     legion_dir: str
-    plan: Any = None
-    settings: Any = None
+    plan: PrunePlan | None = None
+    settings: MemorySettings | None = None
 
 
-def load_plan(ctx) -> PruneData:
+def load_plan(ctx: AppContext) -> PruneData:
     legion = ctx.legion()
     if legion is None:
         return PruneData(False, "")
-    present = (ctx.legion_dir / "OUTCOMES.md").is_file()
-    if not present:
+    if ctx.legion_dir is None or not (ctx.legion_dir / "OUTCOMES.md").is_file():
         return PruneData(False, str(ctx.legion_dir))
     return PruneData(True, str(ctx.legion_dir), legion.prune_plan(), legion.settings)
 
 
 class PruneScreen(ModeScreen):
     MODE_NAME = "prune"
+    MODE_KEY = "4"
+    MODE_TITLE = "Prune"
+    MODE_DESCRIPTION = "Preview and apply the Legion outcome prune"
     HELP = "Old, low-importance outcomes move from OUTCOMES.md to ARCHIVE.md; nothing is deleted."
     BINDINGS = [
         Binding("a", "apply", "Apply prune", tooltip="Confirm, then move the candidates to ARCHIVE.md"),
@@ -50,7 +54,7 @@ class PruneScreen(ModeScreen):
     def __init__(self) -> None:
         super().__init__()
         self.data: PruneData | None = None
-        self.last_result: Any = None
+        self.last_result: PruneResult | None = None
         self.applying = False
 
     def compose_body(self) -> ComposeResult:
@@ -86,11 +90,11 @@ class PruneScreen(ModeScreen):
         self.data = data
         self.query_one("#prune-tables").display = data.present
         settings_line = self.query_one("#prune-settings", Static)
-        if not data.present:
+        plan, settings = data.plan, data.settings
+        if plan is None or settings is None:
             where = f" ({data.legion_dir})" if data.legion_dir else ""
             settings_line.update(Text(f"No Legion OUTCOMES.md for this project{where}: nothing to prune.", style="dim"))
             return
-        plan, settings = data.plan, data.settings
         out = Text(end="")
         out.append("settings  ", style="dim")
         out.append(f"prune_age_days {plan.prune_age_days} · prune_threshold {settings.prune_threshold} · "
@@ -103,7 +107,7 @@ class PruneScreen(ModeScreen):
             out.append(" · over threshold", style="bold yellow")
         for warning in plan.warnings:
             out.append("\n")
-            out.append(literal(warning, "yellow"))
+            out.append(literal_text(warning, "yellow"))
         settings_line.update(out)
         reasons = Counter(entry.reason for entry in plan.kept)
         kept_summary = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items(), key=lambda i: (-i[1], i[0])))
@@ -148,7 +152,7 @@ class PruneScreen(ModeScreen):
     # ------------------------------------------------------------------ apply
     def action_apply(self) -> None:
         data = self.data
-        if data is None or not data.present:
+        if data is None or data.plan is None:
             self.mneme.say("Nothing to prune: this project has no Legion OUTCOMES.md.")
             return
         if self.applying:
@@ -163,7 +167,7 @@ class PruneScreen(ModeScreen):
         body.append(f"older than {plan.prune_age_days} days with importance ≤ 3 from OUTCOMES.md to ARCHIVE.md?\n\n")
         ids = ", ".join(e.record.id or "—" for e in plan.candidates[:12])
         more = f" and {len(plan.candidates) - 12} more" if len(plan.candidates) > 12 else ""
-        body.append(literal(ids + more, "dim"))
+        body.append(literal_text(ids + more, "dim"))
         body.append(f"\n\n{len(plan.kept)} stay: " + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items())) + ".\n")
         body.append("Nothing is deleted; if a write fails both files are put back.", style="italic")
 
@@ -175,7 +179,7 @@ class PruneScreen(ModeScreen):
         self.app.push_screen(ConfirmScreen("Apply prune", body, confirm_label="Archive"), answered)
 
     @work(thread=True, exclusive=True, group="prune-apply", exit_on_error=False)
-    def apply_plan(self, plan) -> None:
+    def apply_plan(self, plan: PrunePlan) -> None:
         try:
             legion = self.ctx.legion()
             result = legion.apply_prune(plan)
@@ -187,7 +191,7 @@ class PruneScreen(ModeScreen):
             return
         self.app.call_from_thread(self._applied, result, "")
 
-    def _applied(self, result, error: str) -> None:
+    def _applied(self, result: PruneResult | None, error: str) -> None:
         self.applying = False
         self.mneme.own_write(legion=True)
         self.last_result = result
@@ -196,13 +200,13 @@ class PruneScreen(ModeScreen):
         if result is None or not result.ok:
             message = error or (result.message if result is not None else "the prune failed")
             out = Text("Prune failed: ", style="bold red")
-            out.append(literal(message))
+            out.append(literal_text(message))
             out.append("\nOUTCOMES.md and ARCHIVE.md are as they were before the prune.", style="dim")
             if result is not None and result.records_text:
                 out.append("\nRecords that would have been archived:\n", style="dim")
                 lines = result.records_text.splitlines()
                 shown = "\n".join(lines[:8]) + (f"\n… {len(lines) - 8} more lines" if len(lines) > 8 else "")
-                out.append(literal(shown, "dim"))
+                out.append(literal_text(shown, "dim"))
             panel.update(out)
             panel.set_class(True, "-error")
             self.mneme.say(f"Prune failed: {message}", "error")

@@ -6,16 +6,14 @@ from dataclasses import dataclass, replace
 from time import perf_counter
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.timer import Timer
 from textual.widgets import Input
-from textual.worker import get_current_worker
 
 from mneme_tui import config
-from mneme_tui.errors import MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.ranking import PROFILES
 from mneme_tui.memory.records import Memory, ScoredMemory
@@ -49,6 +47,9 @@ class SearchResult:
 
 class RecallScreen(ModeScreen):
     MODE_NAME = "recall"
+    MODE_KEY = "1"
+    MODE_TITLE = "Recall"
+    MODE_DESCRIPTION = "Search memories with the hybrid ranking"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     HELP = "Type to search; results are ranked by the hybrid score. The detail pane explains each score."
     BINDINGS = [
@@ -64,7 +65,6 @@ class RecallScreen(ModeScreen):
     def __init__(self) -> None:
         super().__init__()
         self.request = SearchRequest(query="", cross_repo=False, kind=None, limit=10, profile="spec")
-        self.generation = 0
         self.shown_generation = -1
         self.last_result: SearchResult | None = None
         self._items: dict[str, ScoredMemory | Memory] = {}
@@ -122,7 +122,9 @@ class RecallScreen(ModeScreen):
         self._debounce = None
         self._pending = False
         self._searching = True
-        self.run_search(self.generation, self.request, keep_cursor)
+        request = self.request
+        self.fetch_in_worker(lambda: self._search(request, keep_cursor), self._show_result,
+                             finished=self._search_finished)
 
     def _search_finished(self) -> None:
         """A search ended (shown, dropped as stale, or failed): run the coalesced one, if any."""
@@ -131,55 +133,31 @@ class RecallScreen(ModeScreen):
             self._search_now(keep_cursor=False)
 
     def reload(self, reason: str = "") -> None:
-        self.generation += 1
         self._search_now(keep_cursor=True)
 
-    @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
-    def run_search(self, generation: int, request: SearchRequest, keep_cursor: bool = False) -> None:
-        """Rank in a thread; a search overtaken by a newer one is dropped, before and after the work."""
-        try:
-            self._search(generation, request, keep_cursor)
-        finally:
-            try:
-                self.app.call_from_thread(self._search_finished)
-            except RuntimeError:  # the app is closing
-                pass
-
-    def _search(self, generation: int, request: SearchRequest, keep_cursor: bool) -> None:
-        if generation != self.generation:
-            return
-        worker = get_current_worker()
+    def _search(self, request: SearchRequest, keep_cursor: bool) -> SearchResult:
+        """Rank (or, without a query, list) in a worker thread."""
         started = perf_counter()
         ctx = self.ctx
-        try:
-            with ctx.session() as store:
-                items: tuple[ScoredMemory | Memory, ...]
-                if request.query.strip():
-                    items = tuple(
-                        store.recall(
-                            request.query, repo=ctx.repo, cross_repo=request.cross_repo, kind=request.kind,
-                            limit=request.limit, profile=request.profile,
-                        )
+        with ctx.session() as store:
+            items: tuple[ScoredMemory | Memory, ...]
+            if request.query.strip():
+                items = tuple(
+                    store.recall(
+                        request.query, repo=ctx.repo, cross_repo=request.cross_repo, kind=request.kind,
+                        limit=request.limit, profile=request.profile,
                     )
-                else:
-                    items = tuple(
-                        store.list(
-                            status=K.ACTIVE, repo_id=None if request.cross_repo else ctx.repo,
-                            include_global=not request.cross_repo, kind=request.kind, limit=request.limit,
-                        )
+                )
+            else:
+                items = tuple(
+                    store.list(
+                        status=K.ACTIVE, repo_id=None if request.cross_repo else ctx.repo,
+                        include_global=not request.cross_repo, kind=request.kind, limit=request.limit,
                     )
-        except MnemeError as exc:
-            if generation == self.generation and not worker.is_cancelled:
-                self.app.call_from_thread(self.mneme.say, str(exc), "error")
-            return
-        if generation != self.generation or worker.is_cancelled:
-            return
-        result = SearchResult(request, items, perf_counter() - started, keep_cursor)
-        self.app.call_from_thread(self._show_result, generation, result)
+                )
+        return SearchResult(request, items, perf_counter() - started, keep_cursor)
 
-    def _show_result(self, generation: int, result: SearchResult) -> None:
-        if generation != self.generation:
-            return  # a newer search is on its way: never show a stale one
+    def _show_result(self, result: SearchResult) -> None:
         table = self.query_one("#results", ResultsTable)
         keep = table.cursor_key if result.keep_cursor else None
         self._items = {}
@@ -197,7 +175,7 @@ class RecallScreen(ModeScreen):
             )
         table.show_rows(rows, keep=keep, fallback_row=0 if keep is None else None)
         first = self.last_result is None
-        self.shown_generation = generation
+        self.shown_generation = self.generation
         self.last_result = result
         self._show_options()
         self._show_detail()
@@ -261,7 +239,6 @@ class RecallScreen(ModeScreen):
 
     def _changed_options(self, **changes) -> None:
         self.request = replace(self.request, **changes)
-        self.generation += 1
         self._show_options()
         self._search_now()
 

@@ -1,9 +1,8 @@
-"""Text charts for the briefing: horizontal bars and a success-rate series by week."""
+"""Text charts for the briefing: horizontal bars."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import date, timedelta
+from collections.abc import Sequence
 
 from rich.text import Text
 
@@ -29,21 +28,3 @@ def bar_chart(
         out.append("\n")
     out.rstrip()
     return out
-
-
-def weekly_success(dated_outcomes: Iterable[tuple[date | None, bool]], today: date, weeks: int = 12
-                   ) -> list[tuple[date, int, float | None]]:
-    """``(week start, outcomes, success rate or None)`` for the last ``weeks`` weeks, oldest first."""
-    start = today - timedelta(days=today.weekday()) - timedelta(weeks=weeks - 1)
-    totals = [0] * weeks
-    wins = [0] * weeks
-    for when, success in dated_outcomes:
-        if when is None or when < start or when > today:
-            continue
-        week = (when - start).days // 7
-        totals[week] += 1
-        wins[week] += int(success)
-    return [
-        (start + timedelta(weeks=i), totals[i], (wins[i] / totals[i]) if totals[i] else None)
-        for i in range(weeks)
-    ]

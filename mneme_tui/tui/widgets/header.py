@@ -55,18 +55,18 @@ class ModeBar(Widget):
     ModeBar { height: 1; background: $boost; link-style: none; link-style-hover: reverse; }
     """
 
-    def __init__(self, active: str, **kwargs) -> None:
+    def __init__(self, active: str, modes: list[tuple[str, str, str]], **kwargs) -> None:
+        """``modes``: ``(name, key, title)`` of every mode, in order; ``active`` names the highlighted one."""
         super().__init__(**kwargs)
         self.active = active
+        self.modes = modes
 
     def render(self) -> RenderResult:
-        from mneme_tui.tui.modes import registered_modes
-
         parts: list[Content] = []
-        for mode in registered_modes():
-            label = f" {mode.key} {mode.title} "
-            piece = Content(label).stylize(Style.from_meta({"@click": f"app.mode({mode.name!r})"}))
-            if mode.name == self.active:
+        for name, key, title in self.modes:
+            label = f" {key} {title} "
+            piece = Content(label).stylize(Style.from_meta({"@click": f"app.mode({name!r})"}))
+            if name == self.active:
                 piece = piece.stylize("bold reverse")
             parts.append(piece)
             parts.append(Content(" "))

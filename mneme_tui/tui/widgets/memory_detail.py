@@ -11,13 +11,13 @@ from textual.widgets import Static
 
 from mneme_tui import display
 from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory
-from mneme_tui.tui.text import KIND_STYLES, STATUS_STYLES, literal, stamp
+from mneme_tui.tui.text import KIND_STYLES, STATUS_STYLES, literal_text, stamp
 from mneme_tui.tui.widgets.score_bars import component_legend, score_breakdown
 
 
 def _field(out: Text, name: str, value: Text | str) -> None:
     out.append(f"{name:<11}", style="dim")
-    out.append(value if isinstance(value, Text) else literal(value))
+    out.append(value if isinstance(value, Text) else literal_text(value))
     out.append("\n")
 
 
@@ -34,15 +34,15 @@ def memory_text(
     out = Text(end="")
     out.append(f"#{memory.id}", style="bold")
     out.append("  ")
-    out.append(literal(memory.kind, KIND_STYLES.get(memory.kind, "") or "bold"))
+    out.append(literal_text(memory.kind, KIND_STYLES.get(memory.kind, "") or "bold"))
     out.append("  ")
-    out.append(literal(memory.status, STATUS_STYLES.get(memory.status, "")))
+    out.append(literal_text(memory.status, STATUS_STYLES.get(memory.status, "")))
     if memory.superseded_by:
         out.append(f" by #{memory.superseded_by}", style="yellow")
     out.append("\n")
     _field(out, "topic", memory.topic)
     out.append("\n")
-    out.append(literal(memory.content))
+    out.append(literal_text(memory.content))
     out.append("\n\n")
     _field(out, "repo", memory.repo_id or "(none)")
     _field(out, "created", f"{stamp(memory.created_at)} ({display.age(memory.created_at, now)} ago)")
@@ -54,7 +54,7 @@ def memory_text(
     if scored is not None:
         out.append("\n")
         out.append("why  ", style="dim")
-        out.append(literal("; ".join(scored.reasons) or "ranked by the hybrid score", "italic"))
+        out.append(literal_text("; ".join(scored.reasons) or "ranked by the hybrid score", "italic"))
         out.append(f"   (profile {scored.profile})\n", style="dim")
         out.append(score_breakdown(scored.components, scored.score, profile=scored.profile, width=bar_width))
         out.append("\n")
@@ -65,12 +65,12 @@ def memory_text(
             out.append("no status changes recorded\n", style="dim")
         for entry in history:
             out.append(f"{stamp(entry.at)}  ", style="dim")
-            out.append(literal(entry.from_status, STATUS_STYLES.get(entry.from_status, "")))
+            out.append(literal_text(entry.from_status, STATUS_STYLES.get(entry.from_status, "")))
             out.append(" → ")
-            out.append(literal(entry.to_status, STATUS_STYLES.get(entry.to_status, "")))
+            out.append(literal_text(entry.to_status, STATUS_STYLES.get(entry.to_status, "")))
             if entry.reason:
                 out.append("  ")
-                out.append(literal(entry.reason, "italic"))
+                out.append(literal_text(entry.reason, "italic"))
             out.append("\n")
     return out
 

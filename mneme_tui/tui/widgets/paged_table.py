@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
-from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
+
+from mneme_tui import compat
 
 Row = Sequence[Text]
 
@@ -21,13 +22,13 @@ class PagedTable(DataTable):
     """DataTable with ``PageRequest`` messages at the page edges and keyed in-place refreshes."""
 
     class PageRequest(Message):
-        def __init__(self, table: "PagedTable", step: int) -> None:
+        def __init__(self, table: PagedTable, step: int) -> None:
             super().__init__()
             self.table = table
             self.step = step
 
         @property
-        def control(self) -> "PagedTable":
+        def control(self) -> PagedTable:
             return self.table
 
     def __init__(self, **kwargs) -> None:
@@ -82,30 +83,8 @@ class PagedTable(DataTable):
 
     # ------------------------------------------------------------- contents
     def set_cell(self, row_key: str, column_key: str, value: Text) -> None:
-        """Change one cell and repaint only its row.
-
-        ``DataTable.update_cell`` invalidates every cached row, so the whole visible table is rendered
-        again (tens of milliseconds for a screenful); this drops only the caches of the changed row.
-        It relies on DataTable's caches (Textual is pinned to 8.2.x); anything unexpected falls back to
-        ``update_cell``.
-        """
-        try:
-            row, column = RowKey(row_key), ColumnKey(column_key)
-            if row not in self._row_locations or column not in self._column_locations:
-                raise CellDoesNotExist(f"no cell {row_key!r}/{column_key!r}")
-            index = self._row_locations.get(row)
-            self._data[row][column] = value
-            for key in [k for k in self._cell_render_cache.keys() if k[0] == row]:
-                self._cell_render_cache.discard(key)
-            for key in [k for k in self._row_render_cache.keys() if k[0] == row]:
-                self._row_render_cache.discard(key)
-            self._row_renderable_cache.discard((self._update_count, index))
-            self._line_cache.clear()
-            self.refresh_row(index)
-        except CellDoesNotExist:
-            raise
-        except Exception:  # internals changed: take the slow, always-correct path
-            self.update_cell(row_key, column_key, value)
+        """Change one cell and repaint only its row (see ``compat.set_table_cell``)."""
+        compat.set_table_cell(self, row_key, column_key, value)
 
     @property
     def row_keys(self) -> list[str]:

@@ -1,0 +1,82 @@
+"""Argument parsing shared by the command modules: the parser class, common options, integer types,
+and the store that ``--db`` names."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, NoReturn
+
+from mneme_tui import config, display
+
+if TYPE_CHECKING:
+    from mneme_tui.memory.store import Store
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr (control characters in the user's
+    arguments shown as ``\\x1b``, never echoed raw) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: error: {display.printable(message)} (see {self.prog} --help)\n")
+        raise SystemExit(2)
+
+
+def add_common_options(parser: argparse.ArgumentParser, *, suppress_defaults: bool = True) -> None:
+    """``--db PATH`` on the top-level parser and on every subcommand (either position works)."""
+    default = argparse.SUPPRESS if suppress_defaults else None
+    parser.add_argument("--db", metavar="PATH", default=default, help="database file (default: $MNEME_DB or the user data dir)")
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document to stdout")
+
+
+def add_command(sub: argparse._SubParsersAction, name: str, help_text: str, *, json_option: bool = True) -> argparse.ArgumentParser:
+    """A subcommand parser with the options every command takes (``--db``, and ``--json`` by default)."""
+    parser = sub.add_parser(name, help=help_text, description=help_text)
+    add_common_options(parser)
+    if json_option:
+        add_json_option(parser)
+    return parser
+
+
+def add_profile_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--profile",
+        help="ranking profile (default: $MNEME_PROFILE, the config file's `profile`, or spec)",
+    )
+
+
+def resolve_profile(args: argparse.Namespace) -> str:
+    """``--profile`` > ``MNEME_PROFILE`` > config file ``profile`` > ``spec``."""
+    from mneme_tui.memory.ranking import DEFAULT_PROFILE
+
+    return config.resolve_profile(getattr(args, "profile", None), DEFAULT_PROFILE)
+
+
+def positive_int(raw: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    return _int_at_least(raw, 1, "must be at least 1")
+
+
+def non_negative_int(raw: str) -> int:
+    """argparse type: an integer ≥ 0."""
+    return _int_at_least(raw, 0, "cannot be negative")
+
+
+def _int_at_least(raw: str, minimum: int, complaint: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {raw!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{complaint}: {raw!r}")
+    return value
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The Store for ``--db`` / ``MNEME_DB`` / the default path."""
+    from mneme_tui.memory.store import Store
+
+    return Store(config.resolve_db_path(getattr(args, "db", None)))

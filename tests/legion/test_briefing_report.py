@@ -1,0 +1,44 @@
+"""The briefing picture's own numbers: success per week and preference signals, checked by hand."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from mneme_tui.legion.briefing_report import WeekSuccess, signal_counts, weekly_success
+from mneme_tui.legion.records import OutcomeRecord, PreferenceRecord
+
+TODAY = date(2026, 3, 4)  # a Wednesday: the current week starts on Monday 2026-03-02
+
+
+def outcome(day: str, result: str) -> OutcomeRecord:
+    return OutcomeRecord(id="O-1", date=day, outcome=result)
+
+
+def test_weekly_success_counts_each_week_and_its_successes():
+    weeks = weekly_success([
+        outcome("2026-03-02", "success"), outcome("2026-03-04", " Success "), outcome("2026-03-03", "failed"),
+        outcome("2026-02-23", "partial"),
+        outcome("2026-03-05", "success"),  # tomorrow: left out
+        outcome("2025-12-07", "success"),  # before the first of the 3 weeks: left out
+        outcome("not a date", "success"),
+    ], TODAY, weeks=3)
+    assert weeks == [
+        WeekSuccess(date(2026, 2, 16), 0, None),
+        WeekSuccess(date(2026, 2, 23), 1, 0.0),
+        WeekSuccess(date(2026, 3, 2), 3, 2 / 3),
+    ]
+
+
+def test_signal_counts_in_all_and_per_agent():
+    def pref(signal: str, agent: str) -> PreferenceRecord:
+        return PreferenceRecord(id="PRF-1", signal=signal, agent=agent)
+
+    totals, agents = signal_counts([
+        pref("positive", "ana"), pref("Negative", "ana"), pref("odd", "ana"),
+        pref("corrective", "bo"), pref("positive", "bo"), pref("positive", "bo"),
+        pref("negative", ""), pref("positive", "cy"),
+    ], top=3)
+    assert totals == {"positive": 4, "corrective": 1, "negative": 2}
+    assert [(a.agent, a.positive, a.corrective, a.negative, a.total) for a in agents] == [
+        ("ana", 1, 0, 1, 3), ("bo", 2, 1, 0, 3), ("cy", 1, 0, 0, 1),
+    ]
