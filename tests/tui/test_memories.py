@@ -80,15 +80,15 @@ async def test_a_failed_undo_keeps_the_undo_and_a_later_one_restores(make_app, m
 
     store = _many(5)
     app = make_app(store)
-    original = Store.restore
+    original = Store.undo
     fails = iter([True, False])  # the first undo fails (the database is busy), the second goes through
 
-    def restore_once_failing(self, change, reason="undo"):
+    def undo_once_failing(self, change, reason="undo"):
         if next(fails):
             raise MnemeError(ERR_DATABASE, "database is locked")
         return original(self, change, reason=reason)
 
-    monkeypatch.setattr(Store, "restore", restore_once_failing)
+    monkeypatch.setattr(Store, "undo", undo_once_failing)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(pilot)
         key = _table(app).cursor_key
