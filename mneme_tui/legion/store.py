@@ -24,7 +24,6 @@ from mneme_tui.legion.document import Document, renumber
 from mneme_tui.legion.errormatch import similar
 from mneme_tui.legion.records import (
     ErrorRecord,
-    OutcomeRecord,
     Record,
     record_text,
     values_for_fields,
@@ -157,14 +156,6 @@ def _fields_of(document: Document, record: Record) -> list[str]:
         if segment.record is record and segment.table is not None:
             return segment.table.fields
     return []
-
-
-def first_time_for(document: Document, agent: str, task_type: str) -> bool:
-    """True when no outcome in ``document`` pairs this agent with this task type."""
-    return not any(
-        isinstance(r, OutcomeRecord) and r.agent.strip() == agent.strip() and r.task_type.strip() == task_type.strip()
-        for r in document.records
-    )
 
 
 def store_error(
