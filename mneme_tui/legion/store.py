@@ -28,7 +28,7 @@ from mneme_tui.legion.records import (
     record_text,
     values_for_fields,
 )
-from mneme_tui.legion.schemas import ARCHIVE, ERRORS, TableSchema
+from mneme_tui.legion.schemas import ARCHIVE, ERRORS, TableSchema, reject_placeholders
 from mneme_tui.legion.storage import load_document, modify_file
 
 OUTCOMES_VALUES = ("success", "partial", "failed")
@@ -119,6 +119,7 @@ def append_record(
     prepare: Callable[[Record, Document], Record] | None = None,
 ) -> StoreResult:
     """Assign the next ID, let ``prepare`` finish the record from the current file, append, verify."""
+    reject_placeholders(record.to_json())
     path = memory_dir / schema.file_name
     holder: dict[str, Any] = {}
 
@@ -166,6 +167,7 @@ def store_error(
     lock_timeout: float,
 ) -> StoreResult:
     """Spec §9: skip a duplicate with a resolved fix, update an unresolved one, else append."""
+    reject_placeholders(record.to_json())
     path = memory_dir / ERRORS.file_name
     outcome: dict[str, Any] = {}
 
