@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.cli import legion_commands, main
 from mneme_tui.legion.recall import preference_notes
 from mneme_tui.legion.records import PreferenceRecord
 from mneme_tui.legion.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
 
+from . import test_legion_cli as cli_tests
 from .conftest import outcome_row
+
+proj = cli_tests.proj  # the CLI tests' project fixture (cwd, COLUMNS, branch feature-x)
+run = cli_tests.run
 
 PATTERN_ROWS = (
     "| P-001 | 2026-10-14 | main | Golden vectors first | kernel | deterministic code | O-001 | testing, ts |\n"
@@ -36,16 +39,6 @@ PREFERENCE_ROWS = (
 
 
 @pytest.fixture
-def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    monkeypatch.chdir(root)
-    monkeypatch.setenv("COLUMNS", "300")
-    monkeypatch.setattr(legion_commands, "BRANCH_PROVIDER", lambda folder: "feature-x")
-    return root
-
-
-@pytest.fixture
 def folder(proj: Path) -> Path:
     memory_dir = proj / ".planning" / "memory"
     memory_dir.mkdir(parents=True)
@@ -56,15 +49,6 @@ def folder(proj: Path) -> Path:
     (memory_dir / "ERRORS.md").write_text(ERRORS.template + ERROR_ROWS, encoding="utf-8")
     (memory_dir / "PREFERENCES.md").write_text(PREFERENCES.template + PREFERENCE_ROWS, encoding="utf-8")
     return memory_dir
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def recall_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
