@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui import config, display
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, legion_recall_command, output
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.briefing_report import briefing_report
@@ -44,13 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     sync.add_argument("-p", "--project", metavar="REPO", help="repository to mirror into (default: the active repo)")
     sync.set_defaults(func=cmd_sync)
 
-    recall = arguments.add_command(actions, "recall", "recall outcomes: filters, decay scoring, newest first")
+    recall = arguments.add_command((actions, "recall", "recall outcomes, patterns, errors or preferences")
     _dir_option(recall)
-    recall.add_argument("--tags", type=_list, default=[], metavar="T,..", help="any of these tags")
-    recall.add_argument("--agent", metavar="A", help="only this agent")
-    recall.add_argument("--task-type", metavar="T", help="only this task type")
-    recall.add_argument("--branch", default="all", metavar="B", help="a branch name, 'current' or 'all' (default: all)")
-    recall.add_argument("-n", "--limit", type=arguments.positive_int, default=20, help="result limit (default: 20)")
+    legion_recall_command.add_arguments(recall)
     recall.set_defaults(func=cmd_recall)
 
     briefing = arguments.add_command(actions, "briefing", "session briefing: recent outcomes, top agents, totals")
@@ -212,25 +208,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- recall
 def cmd_recall(args: argparse.Namespace) -> int:
-    legion = _legion(args)
-    branch = args.branch.strip() or "all"
-    result = legion.recall_outcomes(tags=args.tags, agent=args.agent, task_type=args.task_type, branch=branch,
-                                    limit=args.limit)
-    if args.json:
-        output.print_json(result.to_json())
-        return 0
-    if not legion.memory_dir.is_dir():
-        print(_no_folder(legion))
-        return 0
-    if not result.records:
-        print(f"No matching outcomes ({result.total_records} records in OUTCOMES.md).")
-    else:
-        _outcome_table(result.records)
-        print(f"{len(result.records)} of {result.total_records} records")
-    if result.note:
-        print(output.literal(result.note))
-    _warn(result.warnings)
-    return 0
+    return legion_recall_command.run(args, _legion(args), outcome_table=_outcome_table, warn=_warn)
 
 
 def cmd_briefing(args: argparse.Namespace) -> int:
@@ -239,9 +217,7 @@ def cmd_briefing(args: argparse.Namespace) -> int:
         output.print_json(briefing_report(legion).to_json())
         return 0
     briefing = legion.briefing()
-    if not legion.memory_dir.is_dir():
-        print(_no_folder(legion))
-    else:
+    if legion.memory_dir.is_dir():  # spec §6: no placeholder about missing memory
         print(f"Session briefing: {briefing.total_records} outcome records")
         if briefing.recent_outcomes:
             print("\nRecent outcomes")
@@ -269,8 +245,7 @@ def cmd_agents(args: argparse.Namespace) -> int:
     if args.json:
         output.print_json({"agents": [a.to_json() for a in agents], "archetypes": [a.to_json() for a in archetypes]})
         return 0
-    if not legion.memory_dir.is_dir():
-        print(_no_folder(legion))
+    if not legion.memory_dir.is_dir():  # spec §6: no placeholder about missing memory
         return 0
     if not agents:
         print("No agent scores (an agent needs at least 2 recent outcomes).")

@@ -22,6 +22,7 @@ from mneme_tui.legion.catalog import Catalog, load_catalog
 from mneme_tui.legion.claude_memory import claude_memory_excerpt
 from mneme_tui.legion.document import Document, NotImported
 from mneme_tui.legion.gitbranch import BranchProvider, current_branch
+from mneme_tui.legion.gitbranch import default_branch as git_default_branch
 from mneme_tui.legion.planning import MemorySettings, load_memory_settings, read_current_phase
 from mneme_tui.legion.prune import PrunePlan, PruneResult, apply_prune, plan_prune
 from mneme_tui.legion.records import (
@@ -32,7 +33,7 @@ from mneme_tui.legion.records import (
     Record,
     split_tags,
 )
-from mneme_tui.legion.schemas import ARCHIVE, DEFAULT_BRANCH, ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+from mneme_tui.legion.schemas import ARCHIVE, ERRORS, OUTCOMES, PATTERNS, PREFERENCES
 from mneme_tui.legion.storage import DEFAULT_LOCK_TIMEOUT, load_document
 from mneme_tui.legion.store import (
     DECISION_POINTS,
@@ -41,7 +42,6 @@ from mneme_tui.legion.store import (
     StoreResult,
     append_record,
     base_importance,
-    first_time_for,
     importance_with_modifiers,
     require_choice,
     resolve_task_type,
@@ -137,7 +137,7 @@ class LegionMemory:
         memory_dir: Path,
         *,
         project_root: Path | None = None,
-        default_branch: str = DEFAULT_BRANCH,
+        default_branch: str | None = None,
         branch_provider: BranchProvider | None = None,
         claude_home: Path | None = None,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
@@ -147,7 +147,7 @@ class LegionMemory:
             parent = self.memory_dir.parent
             project_root = parent.parent if parent.name == ".planning" else parent
         self.project_root = Path(project_root)
-        self.default_branch = default_branch
+        self.default_branch = default_branch or git_default_branch(self.project_root)
         self.branch_provider = branch_provider
         self.claude_home = Path(claude_home) if claude_home is not None else Path.home()
         self.lock_timeout = lock_timeout
@@ -235,7 +235,7 @@ class LegionMemory:
                 base = base_importance(outcome, review_escalated=review_escalated, review_cycles=review_cycles,
                                        trivial=trivial)
                 final.importance = importance_with_modifiers(
-                    base, first_time=first_time_for(document, agent, resolved_type),
+                    base, first_time=scoring.first_time(document.records, agent, resolved_type),
                     cross_division=bool(cross_division), review_blockers=review_blockers,
                 )
             return final

@@ -6,6 +6,8 @@
 - Preferences: signal / decision-point / tags / agent / branch filters (AND), recency sort, limit 10;
   entries marked ``(SUPERSEDED by X)`` are left out unless ``include_superseded``.
 - Preference boost per agent: positive +1, corrective +0.5, negative -1; ``boost = sum x 0.5``.
+- Preference notes: corrective ``review-verdict`` signals that cluster (>= 2) on one tag give
+  "Previous preference signals suggest {latest user choice} for {tag}" (advisory only).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ PATTERN_LIMIT = 10
 ERROR_LIMIT = 5
 PREFERENCE_LIMIT = 10
 SIGNAL_POINTS = {"positive": 1.0, "corrective": 0.5, "negative": -1.0}
+NOTE_DECISION_POINT = "review-verdict"
+NOTE_MIN_SIGNALS = 2
+NOTE_LIMIT = 3
 
 
 def _branch_ok(branch_value: str, branch: str | None) -> bool:
@@ -134,3 +139,31 @@ def preference_boost(records: Sequence[PreferenceRecord], agent: str) -> Prefere
             counts[signal] += 1
     score = sum(SIGNAL_POINTS[name] * count for name, count in counts.items())
     return PreferenceBoost(agent, counts["positive"], counts["corrective"], counts["negative"], score, score * 0.5)
+
+
+def preference_notes(records: Sequence[PreferenceRecord]) -> list[str]:
+    """Spec §13 approach suggestion: one note per tag on which corrective review verdicts cluster.
+
+    Live ``review-verdict`` records with a ``corrective`` signal are grouped by tag; a tag with at
+    least two of them gives "Previous preference signals suggest {pattern} for {tag}", where the
+    pattern is the newest such record's User Choice. Most signals first, then by tag; at most three.
+    """
+    groups: dict[str, list[PreferenceRecord]] = {}
+    for record in records:
+        if record.superseded_by or record.decision_point.strip() != NOTE_DECISION_POINT:
+            continue
+        if record.signal.strip().lower() != "corrective":
+            continue
+        for tag in dict.fromkeys(t.lower() for t in record.tags):
+            groups.setdefault(tag, []).append(record)
+    clusters = sorted(
+        ((tag, items) for tag, items in groups.items() if len(items) >= NOTE_MIN_SIGNALS),
+        key=lambda pair: (-len(pair[1]), pair[0]),
+    )
+    notes = []
+    for tag, items in clusters[:NOTE_LIMIT]:
+        newest = min(items, key=lambda r: recency_sort_key(r, 0.0))
+        choice = " ".join((newest.user_choice or newest.context).split())
+        notes.append(f"Previous preference signals suggest {choice!r} for {tag} "
+                     f"({len(items)} corrective {NOTE_DECISION_POINT} signals)")
+    return notes

@@ -8,7 +8,11 @@ branch; no ``ID`` -> an empty ID, as in 9-column files written by some ports).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 
 OUTCOME = "outcome"
 PATTERN = "pattern"
@@ -16,6 +20,9 @@ ERROR = "error"
 PREFERENCE = "preference"
 
 DEFAULT_BRANCH = "main"
+
+#: A template placeholder such as ``{task type}`` or ``{NNN}`` (Completion Gate: none may remain).
+PLACEHOLDER = re.compile(r"\{[A-Za-z_][^{}\n]{0,60}\}")
 
 
 def field_name(column: str) -> str:
@@ -145,3 +152,17 @@ def schema_for_header(fields: list[str]) -> TableSchema | None:
         if schema.matches(fields):
             return schema
     return None
+
+
+def reject_placeholders(values: Mapping[str, Any]) -> None:
+    """Raise ERR_VALIDATION_FAILED when a field of a new record still holds a ``{placeholder}``.
+
+    The skill's Completion Gate for record operations: "New entry appended with all required fields
+    populated (no {placeholder} strings remaining)". ``values`` maps field names to text or lists of text.
+    """
+    for name, value in values.items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and (found := PLACEHOLDER.search(text)):
+                raise MnemeError(
+                    ERR_VALIDATION_FAILED, f"{name} still holds the template placeholder {found.group(0)}; fill it in"
+                )

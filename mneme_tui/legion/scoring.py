@@ -67,6 +67,26 @@ def list_matches(cell: str, wanted: str) -> bool:
     return cell.strip().lower() == wanted or wanted in {item.lower() for item in split_tags(cell)}
 
 
+def first_time(records: Iterable[Record], agent: str, task_type: str) -> bool:
+    """Spec §2 "First time an agent handles this task type": some listed agent / task type pair is new.
+
+    Agent and Task Type cells may be comma lists; an earlier ``implementation, testing`` row counts as
+    having handled ``implementation`` (and ``testing``).
+    """
+    seen = {
+        (a.lower(), t.lower())
+        for r in records
+        if isinstance(r, OutcomeRecord)
+        for a in _items(r.agent)
+        for t in _items(r.task_type)
+    }
+    return any((a.lower(), t.lower()) not in seen for a in _items(agent) for t in _items(task_type))
+
+
+def _items(cell: str) -> list[str]:
+    return split_tags(cell) or [cell.strip()]
+
+
 def tags_match(record: Record, query_tags: Iterable[str]) -> bool:
     wanted = {tag.strip().lower() for tag in query_tags if tag.strip()}
     return bool(wanted & {tag.lower() for tag in record.tags})
@@ -153,7 +173,7 @@ class AgentScore:
 
 
 def _agents(record: OutcomeRecord) -> list[str]:
-    return split_tags(record.agent) or [record.agent.strip()]
+    return _items(record.agent)
 
 
 def agent_scores(records: Sequence[OutcomeRecord], today: date, task_types: Iterable[str] = ()) -> list[AgentScore]:
@@ -214,7 +234,7 @@ def archetype_scores(
     wanted = {t.strip().lower() for t in task_types if t.strip()}
     groups: dict[str, list[OutcomeRecord]] = defaultdict(list)
     for record in records:
-        types = split_tags(record.task_type) or [record.task_type.strip()]
+        types = _items(record.task_type)
         if wanted and not wanted & {t.lower() for t in types}:
             continue
         scored = with_scores(record, today)

@@ -24,12 +24,11 @@ from mneme_tui.legion.document import Document, renumber
 from mneme_tui.legion.errormatch import similar
 from mneme_tui.legion.records import (
     ErrorRecord,
-    OutcomeRecord,
     Record,
     record_text,
     values_for_fields,
 )
-from mneme_tui.legion.schemas import ARCHIVE, ERRORS, TableSchema
+from mneme_tui.legion.schemas import ARCHIVE, ERRORS, TableSchema, reject_placeholders
 from mneme_tui.legion.storage import load_document, modify_file
 
 OUTCOMES_VALUES = ("success", "partial", "failed")
@@ -120,6 +119,7 @@ def append_record(
     prepare: Callable[[Record, Document], Record] | None = None,
 ) -> StoreResult:
     """Assign the next ID, let ``prepare`` finish the record from the current file, append, verify."""
+    reject_placeholders(record.to_json())
     path = memory_dir / schema.file_name
     holder: dict[str, Any] = {}
 
@@ -159,14 +159,6 @@ def _fields_of(document: Document, record: Record) -> list[str]:
     return []
 
 
-def first_time_for(document: Document, agent: str, task_type: str) -> bool:
-    """True when no outcome in ``document`` pairs this agent with this task type."""
-    return not any(
-        isinstance(r, OutcomeRecord) and r.agent.strip() == agent.strip() and r.task_type.strip() == task_type.strip()
-        for r in document.records
-    )
-
-
 def store_error(
     memory_dir: Path,
     record: ErrorRecord,
@@ -175,6 +167,7 @@ def store_error(
     lock_timeout: float,
 ) -> StoreResult:
     """Spec §9: skip a duplicate with a resolved fix, update an unresolved one, else append."""
+    reject_placeholders(record.to_json())
     path = memory_dir / ERRORS.file_name
     outcome: dict[str, Any] = {}
 
