@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     sync.add_argument("-p", "--project", metavar="REPO", help="repository to mirror into (default: the active repo)")
     sync.set_defaults(func=cmd_sync)
 
-    recall = arguments.add_command((actions, "recall", "recall outcomes, patterns, errors or preferences")
+    recall = arguments.add_command(actions, "recall", "recall outcomes, patterns, errors or preferences")
     _dir_option(recall)
     legion_recall_command.add_arguments(recall)
     recall.set_defaults(func=cmd_recall)
