@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "mneme_tui.cli.task_commands",
     "mneme_tui.cli.eval_command",
     "mneme_tui.cli.bench_command",
+    "mneme_tui.cli.mcp_command",
 )
 
 
