@@ -25,10 +25,10 @@ from mneme_tui.errors import MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.store import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.learning import distill, orientation
+from mneme_tui.memory.learning import orientation
 from mneme_tui.memory.learning.report import parse_report_text
 from mneme_tui.memory.learning.scope import relative_to_root
-from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
+from mneme_tui.memory.learning.tasksync import sync_task
 from mneme_tui.memory.store import Store
 
 INSTRUCTIONS = (
@@ -166,16 +166,9 @@ def build_server(ctx: ServerContext) -> MCPServer:
         dry_run: Annotated[bool, Field(description="show what would be written; write nothing")] = False,
     ) -> str:
         """Learn from a verified task: mint its pitfalls and pattern (`mneme task sync --json`). A report that
-        is not verified writes nothing; the result then has `synced: false` and the reason."""
+        is not verified writes nothing; the result then has `verified: false` and the reason."""
 
-        def work() -> dict[str, Any]:
-            parsed = parse_report_text(json.dumps(report), source="report")
-            plan = distill(parsed, ctx.root)
-            if not plan.verified:
-                return SyncResult(parsed.task_id, parsed.repo, False, plan.reason, dry_run, notes=plan.notes).to_json()
-            return (preview(store, plan) if dry_run else commit(store, plan)).to_json()
-
-        return _answer(work)
+        return _answer(lambda: sync_task(store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json())
 
     @server.tool(structured_output=False)
     def legion_briefing() -> str:
