@@ -7,7 +7,6 @@ runs, so other commands never pay for the ``mcp`` SDK.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from mneme_tui import config
 from mneme_tui.cli import output
@@ -24,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from mneme_tui.agent_server import ServerContext, build_server
+    from mneme_tui.cli.task_commands import _root
 
-    root = Path(args.root).expanduser().resolve() if args.root else config.find_git_root() or Path.cwd().resolve()
+    root = _root(args)  # the same --root check and default as `mneme task sync` and `mneme handshake`
     context = ServerContext(
         store=output.open_store(args),
         repo=config.resolve_repo(args.project, start=root),

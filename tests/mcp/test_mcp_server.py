@@ -239,3 +239,18 @@ def test_exits_when_the_client_closes_stdin(workspace: Path) -> None:
     lines = out.decode().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["id"] == 1  # stdout holds protocol messages only
     assert b"Traceback" not in err
+
+
+def test_bad_options_fail_in_one_line_before_serving(workspace: Path) -> None:
+    for argv, code in ((["--root", str(workspace / "missing")], "ERR_VALIDATION_FAILED"),
+                       (["--db", str(workspace / "src" / "store.py")], "ERR_DATABASE")):
+        done = subprocess.run([sys.executable, "-m", "mneme_tui", "mcp", *argv], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr.count("\n") == 1 and code in done.stderr, done.stderr
+
+
+def test_other_commands_do_not_import_the_sdk() -> None:
+    code = "import sys; from mneme_tui.cli import build_parser; build_parser(); print('mcp' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
