@@ -193,17 +193,24 @@ def build_server(ctx: ServerContext) -> MCPServer:
         agent: Annotated[str, Field(description="the agent id")],
         outcome: Annotated[str, Field(description=" | ".join(OUTCOMES_VALUES))],
         summary: Annotated[str, Field(description="one-line summary of what happened")],
-        phase: str = "",
+        phase: Annotated[str, Field(description="phase number")] = "",
         plan: Annotated[str, Field(description="plan id, e.g. 05-01")] = "",
         task_type: Annotated[str | None, Field(description="task type; default: from CATALOG.md, else general")] = None,
         importance: Annotated[int | None, Field(description="1-5; default: scored from the outcome")] = None,
+        review_escalated: Annotated[bool, Field(description="the review escalated (importance 4)")] = False,
+        review_cycles: Annotated[int, Field(ge=0, description="review cycles needed")] = 0,
+        review_blockers: Annotated[int, Field(ge=0, description="blockers the review found")] = 0,
+        trivial: Annotated[bool, Field(description="a trivial task (importance 1)")] = False,
+        cross_division: Annotated[bool | None, Field(description="the agent worked outside its division; default: from CATALOG.md")] = None,
         tags: Tags = [],  # noqa: B006 (a schema default)
         branch: Branch = None,
     ) -> str:
         """Append a task outcome to OUTCOMES.md (`mneme legion record outcome --json`)."""
         return _answer(lambda: ctx.legion().record_outcome(
             agent=agent, outcome=outcome, summary=summary, phase=phase, plan=plan, task_type=task_type,
-            importance=importance, tags=tags, branch=branch).to_json())
+            importance=importance, review_escalated=review_escalated, review_cycles=review_cycles,
+            review_blockers=review_blockers, trivial=trivial, cross_division=cross_division, tags=tags,
+            branch=branch).to_json())
 
     @server.tool(structured_output=False)
     def legion_record_pattern(
@@ -223,7 +230,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
     def legion_record_error(
         error_signature: Annotated[str, Field(description="the error text")],
         fix: Annotated[str, Field(description="the fix")],
-        agent: str = "",
+        agent: Annotated[str, Field(description="the agent id")] = "",
         resolved: Annotated[bool, Field(description="false when the fix did not resolve it yet")] = True,
         tags: Tags = [],  # noqa: B006 (a schema default)
         branch: Branch = None,
@@ -240,7 +247,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
         signal: Annotated[str, Field(description=" | ".join(SIGNALS))],
         proposed: Annotated[str, Field(description="what the agent proposed")] = "",
         user_choice: Annotated[str, Field(description="what the user chose")] = "",
-        agent: str = "system",
+        agent: Annotated[str, Field(description="the agent id")] = "system",
         tags: Tags = [],  # noqa: B006 (a schema default)
         branch: Branch = None,
     ) -> str:

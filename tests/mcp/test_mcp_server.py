@@ -94,7 +94,7 @@ async def test_lists_every_tool_with_a_described_schema(workspace: Path) -> None
         assert tool.description and len(tool.description) > 30, tool.name
         assert tool.input_schema["type"] == "object"
         for name, field in tool.input_schema.get("properties", {}).items():
-            assert field.get("description") or name in {"phase", "agent"}, (tool.name, name)
+            assert field.get("description"), (tool.name, name)
     recall = next(tool for tool in tools if tool.name == "recall")
     assert recall.input_schema["required"] == ["query"]
     assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id"}
@@ -211,7 +211,7 @@ async def test_legion_tools(workspace: Path, capsys: pytest.CaptureFixture[str])
                               summary="shipped the parser", tags=["parser"], branch="main")
         assert recorded["action"] == "created"
         await call(session, "legion_record_outcome", agent="agent-a", outcome="failed", summary="broke the build",
-                   branch="main")
+                   review_cycles=2, review_blockers=1, branch="main")
         await call(session, "legion_record_pattern", pattern="parse in two passes", context="the parser", branch="main")
         await call(session, "legion_record_error", error_signature="KeyError: 'id'", fix="check the key first",
                    branch="main")
