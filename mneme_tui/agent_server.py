@@ -11,6 +11,8 @@ stdout belongs to the protocol: the SDK's stdio transport takes it over, and log
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +74,19 @@ def _kind(kind: str | None) -> str | None:
 Repo = Annotated[str | None, Field(description="repository scope; default: the server's active repo")]
 Tags = Annotated[list[str], Field(description="any of these tags")]
 Branch = Annotated[str | None, Field(description="branch to record on; default: the current git branch")]
+
+
+def serve(ctx: ServerContext) -> None:
+    """Serve over stdio until the client closes stdin; the index loads in the background meanwhile."""
+    threading.Thread(target=_warm, args=(ctx.store,), name="mneme-index", daemon=True).start()
+    build_server(ctx).run("stdio")
+
+
+def _warm(store: Store) -> None:
+    try:
+        store.refresh_index()
+    except MnemeError as exc:  # the first tool call meets the same error and reports it
+        logging.getLogger("mneme_tui.agent_server").warning("mneme: %s", exc)
 
 
 def build_server(ctx: ServerContext) -> MCPServer:

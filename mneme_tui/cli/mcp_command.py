@@ -22,16 +22,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from mneme_tui.agent_server import ServerContext, build_server
+    from mneme_tui.agent_server import ServerContext, serve
     from mneme_tui.cli.task_commands import _root
 
     root = _root(args)  # the same --root check and default as `mneme task sync` and `mneme handshake`
-    context = ServerContext(
+    serve(ServerContext(
         store=output.open_store(args),
         repo=config.resolve_repo(args.project, start=root),
         profile=output.resolve_profile(args),
         root=root,
         legion_dir=config.resolve_legion_dir(args.legion_dir, start=root),
-    )
-    build_server(context).run("stdio")
+    ))
     return 0
