@@ -104,8 +104,12 @@ def build_server(ctx: ServerContext) -> MCPServer:
         kind: Annotated[str | None, Field(description=f"only this kind: {', '.join(K.ALL_KINDS)}")] = None,
         all_repos: Annotated[bool, Field(description="search every repository, without the locality boost")] = False,
         repo: Repo = None,
-        profile: Annotated[str | None, Field(description="ranking profile (spec, bm25, ...); default: the server's")] = None,
-        task_id: Annotated[str | None, Field(description="the task you work on: each memory returned is reinforced once for it")] = None,
+        profile: Annotated[
+            str | None, Field(description="ranking profile (spec, bm25, ...); default: the server's")
+        ] = None,
+        task_id: Annotated[
+            str | None, Field(description="the task you work on: each memory returned is reinforced once for it")
+        ] = None,
     ) -> str:
         """Search the memory with the hybrid ranking: the memories most relevant to `query`, best first, each
         with its score, score components and why it is in the list. Same JSON as `mneme recall --json`."""
@@ -115,21 +119,28 @@ def build_server(ctx: ServerContext) -> MCPServer:
 
     @server.tool(structured_output=False)
     def save(
-        content: Annotated[str, Field(description="the memory: one self-contained lesson, decision or fact (markdown)")],
+        content: Annotated[
+            str, Field(description="the memory: one self-contained lesson, decision or fact (markdown)")
+        ],
         kind: Annotated[str, Field(description=f"advisory kind: {', '.join(K.ADVISORY_KINDS)}")] = "reflection",
         topic: Annotated[str, Field(description="a short topic, e.g. Architecture or Testing")] = "General",
-        repo: Annotated[str | None, Field(description="repository scope; 'global' for every repo; default: the active repo")] = None,
+        repo: Annotated[
+            str | None, Field(description="repository scope; 'global' for every repo; default: the active repo")
+        ] = None,
         task_id: Annotated[str, Field(description="the task this came from, e.g. INT-734")] = "",
     ) -> str:
         """Save an advisory memory and return it (`mneme save --json`). Pitfalls, patterns and other statutory
         kinds are minted only by `task_sync` of a verified report; asking for one fails with ERR_VALIDATION_FAILED."""
-        return _answer(lambda: store.save(content, kind=kind, topic=topic, repo_id=repo_of(repo), task_id=task_id).to_json())
+        return _answer(lambda: store.save(
+            content, kind=kind, topic=topic, repo_id=repo_of(repo), task_id=task_id).to_json())
 
     @server.tool(name="list", structured_output=False)
     def list_memories(
         status: Annotated[str, Field(description=f"{', '.join(K.STATUSES)} or all")] = "active",
         kind: Annotated[str | None, Field(description="only this kind")] = None,
-        repo: Annotated[str | None, Field(description="exactly this repository; default: the active repo plus global")] = None,
+        repo: Annotated[
+            str | None, Field(description="exactly this repository; default: the active repo plus global")
+        ] = None,
         all_repos: Annotated[bool, Field(description="memories of every repository")] = False,
         limit: Annotated[int, Field(ge=1, description="at most this many")] = 20,
     ) -> str:
@@ -164,8 +175,12 @@ def build_server(ctx: ServerContext) -> MCPServer:
 
     @server.tool(structured_output=False)
     def handshake(
-        task_id: Annotated[str | None, Field(description="the task starting now: the pitfalls shown are reinforced once for it")] = None,
-        modified: Annotated[list[str], Field(description="files the task changes, repository-relative")] = [],  # noqa: B006 (a schema default)
+        task_id: Annotated[
+            str | None, Field(description="the task starting now: the pitfalls shown are reinforced once for it")
+        ] = None,
+        modified: Annotated[
+            list[str], Field(description="files the task changes, repository-relative")
+        ] = [],  # noqa: B006 (a schema default)
         limit: Annotated[int, Field(ge=1, description="at most this many pitfalls, and this many patterns")] = 20,
         repo: Repo = None,
     ) -> str:
@@ -177,13 +192,16 @@ def build_server(ctx: ServerContext) -> MCPServer:
 
     @server.tool(structured_output=False)
     def task_sync(
-        report: Annotated[dict[str, Any], Field(description="the task's verification report (the JSON object `mneme task sync` reads)")],
+        report: Annotated[
+            dict[str, Any], Field(description="the task's verification report: the JSON object `mneme task sync` reads")
+        ],
         dry_run: Annotated[bool, Field(description="show what would be written; write nothing")] = False,
     ) -> str:
         """Learn from a verified task: mint its pitfalls and pattern (`mneme task sync --json`). A report that
         is not verified writes nothing; the result then has `verified: false` and the reason."""
 
-        return _answer(lambda: sync_task(store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json())
+        return _answer(lambda: sync_task(
+            store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json())
 
     @server.tool(structured_output=False)
     def legion_briefing() -> str:
@@ -216,7 +234,9 @@ def build_server(ctx: ServerContext) -> MCPServer:
         review_cycles: Annotated[int, Field(ge=0, description="review cycles needed")] = 0,
         review_blockers: Annotated[int, Field(ge=0, description="blockers the review found")] = 0,
         trivial: Annotated[bool, Field(description="a trivial task (importance 1)")] = False,
-        cross_division: Annotated[bool | None, Field(description="the agent worked outside its division; default: from CATALOG.md")] = None,
+        cross_division: Annotated[
+            bool | None, Field(description="the agent worked outside its division; default: from CATALOG.md")
+        ] = None,
         tags: Tags = [],  # noqa: B006 (a schema default)
         branch: Branch = None,
     ) -> str:
@@ -253,7 +273,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
         """Record an error and its fix in ERRORS.md; a known resolved error is not duplicated
         (`mneme legion record error --json`)."""
         return _answer(lambda: ctx.legion().record_error(
-            error_signature=error_signature, fix=fix, agent=agent, resolved=resolved, tags=tags, branch=branch).to_json())
+            error_signature=error_signature, fix=fix, agent=agent, resolved=resolved, tags=tags,
+            branch=branch).to_json())
 
     @server.tool(structured_output=False)
     def legion_record_preference(

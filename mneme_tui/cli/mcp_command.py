@@ -14,9 +14,12 @@ from mneme_tui.cli import output
 
 def register(sub: argparse._SubParsersAction) -> None:
     mcp = output.add_command(sub, "mcp", "serve the memory to an agent as MCP tools over stdio", json_option=False)
-    mcp.add_argument("-p", "--project", metavar="REPO", help="the active repository (default: $MNEME_REPO or the git work tree's name)")
-    mcp.add_argument("--legion-dir", metavar="DIR", help="Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)")
-    mcp.add_argument("--root", metavar="DIR", help="repository work tree for task sync and handshake (default: the enclosing git work tree)")
+    mcp.add_argument("-p", "--project", metavar="REPO",
+                     help="the active repository (default: $MNEME_REPO or the git work tree's name)")
+    mcp.add_argument("--legion-dir", metavar="DIR",
+                     help="Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)")
+    mcp.add_argument("--root", metavar="DIR",
+                     help="repository work tree for task sync and handshake (default: the enclosing git work tree)")
     output.add_profile_option(mcp)
     mcp.set_defaults(func=cmd_mcp)
 
