@@ -74,6 +74,7 @@ def _kind(kind: str | None) -> str | None:
 Repo = Annotated[str | None, Field(description="repository scope; default: the server's active repo")]
 Tags = Annotated[list[str], Field(description="any of these tags")]
 Branch = Annotated[str | None, Field(description="branch to record on; default: the current git branch")]
+AgentId = Annotated[str, Field(description="the agent id")]
 
 
 def serve(ctx: ServerContext) -> None:
@@ -223,7 +224,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
 
     @server.tool(structured_output=False)
     def legion_record_outcome(
-        agent: Annotated[str, Field(description="the agent id")],
+        agent: AgentId,
         outcome: Annotated[str, Field(description=" | ".join(OUTCOMES_VALUES))],
         summary: Annotated[str, Field(description="one-line summary of what happened")],
         phase: Annotated[str, Field(description="phase number")] = "",
@@ -265,7 +266,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
     def legion_record_error(
         error_signature: Annotated[str, Field(description="the error text")],
         fix: Annotated[str, Field(description="the fix")],
-        agent: Annotated[str, Field(description="the agent id")] = "",
+        agent: AgentId = "",
         resolved: Annotated[bool, Field(description="false when the fix did not resolve it yet")] = True,
         tags: Tags = [],  # noqa: B006 (a schema default)
         branch: Branch = None,
@@ -283,7 +284,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
         signal: Annotated[str, Field(description=" | ".join(SIGNALS))],
         proposed: Annotated[str, Field(description="what the agent proposed")] = "",
         user_choice: Annotated[str, Field(description="what the user chose")] = "",
-        agent: Annotated[str, Field(description="the agent id")] = "system",
+        agent: AgentId = "system",
         tags: Tags = [],  # noqa: B006 (a schema default)
         branch: Branch = None,
     ) -> str:
