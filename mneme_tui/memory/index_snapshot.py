@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import logging
 import mmap
@@ -29,6 +28,7 @@ import os
 import struct
 import zlib
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,10 +72,11 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "ids": index.ids, "vectors": index.vectors, "repo_codes": index.repo_codes,
             "kind_codes": index.kind_codes, "status_codes": index.status_codes,
             "created_days": index.created_days, "access": index.access,
-            "vocab": _text(sorted(index.vocab, key=index.vocab.__getitem__)),
+            **_word_table("vocab", index.vocab),
             "tokens": tokens, "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-            "postings_rows": index._postings_rows, "postings_start": index._postings_start,
-            "term_vocab": _text(sorted(terms.vocab, key=terms.vocab.__getitem__)),
+            "postings_rows": index._postings_rows.astype(np.int32),  # row numbers: half the bytes to map and check
+            "postings_start": index._postings_start,
+            **_word_table("term_vocab", terms.vocab),
             "term_start": terms.doc_start, "term_ids": terms.doc_terms, "term_tf": terms.doc_tf,
             "term_len": terms.doc_len,
         }
@@ -182,20 +183,18 @@ def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndar
     for code, kind in enumerate(header["kinds"]):
         if index._kind_code(str(kind)) != code:
             raise DamagedSnapshot("has a wrong kind table")
-    vocab = _words(arrays["vocab"])
-    index.vocab = defaultdict(itertools.count(len(vocab)).__next__, zip(vocab, range(len(vocab))))
+    index.vocab = SnapshotVocab(*_word_arrays(arrays, "vocab"), new_ids=True)
     tokens, token_start = arrays["tokens"], arrays["token_start"]
     postings_rows, postings_start = arrays["postings_rows"], arrays["postings_start"]
     if (token_start.size != size + 1 or token_start[0] != 0 or token_start[-1] != tokens.size
-            or postings_start.size != len(vocab) + 1 or postings_start[-1] != postings_rows.size
+            or postings_start.size != len(index.vocab) + 1 or postings_start[-1] != postings_rows.size
             or postings_rows.size != tokens.size):
         raise DamagedSnapshot("has wrong token postings")
     index._row_tokens = RowTokens(tokens, token_start)
     index._postings_rows, index._postings_start = postings_rows, postings_start
     index._postings_built_for, index._postings_stale = size, False
     terms = index.terms
-    term_vocab = _words(arrays["term_vocab"])
-    terms.vocab = dict(zip(term_vocab, range(len(term_vocab))))
+    terms.vocab = SnapshotVocab(*_word_arrays(arrays, "term_vocab"), new_ids=False)
     terms.doc_start, terms.doc_terms = arrays["term_start"], arrays["term_ids"]
     terms.doc_tf, terms.doc_len = arrays["term_tf"], arrays["term_len"]
     terms._stale = True
@@ -211,9 +210,130 @@ def _discard(path: Path, reason: str) -> None:
         path.unlink(missing_ok=True)
 
 
-def _text(words: list[str]) -> np.ndarray:
-    return np.frombuffer("\n".join(words).encode("utf-8"), dtype=np.uint8)
+class SnapshotVocab(defaultdict):
+    """A word → id table as a snapshot stores it, usable without building the dict first.
+
+    Loading a million-word vocabulary into a dict costs more than the rest of a cold recall, which
+    looks up a handful of words. So a word is found by binary search in the snapshot's sorted word
+    list (and remembered); the whole dict is built only when it is needed: the first new word, a
+    listing, or many look-ups (catching up on rows written since). With ``new_ids`` a new word gets
+    the next id, as the index's ``defaultdict`` vocabulary does; without, it is a KeyError.
+    """
+
+    LOOKUPS_BEFORE_FILLING = 4_096
+
+    def __init__(self, blob: np.ndarray, starts: np.ndarray, order: np.ndarray, *, new_ids: bool) -> None:
+        super().__init__(None)
+        self._blob, self._starts, self._order = blob, starts, order
+        self._count = int(order.size)
+        self._new_ids = new_ids
+        self._lookups = 0
+        self._filled = False
+
+    def _word(self, word_id: int) -> bytes:
+        return self._blob[self._starts[word_id] : self._starts[word_id + 1] - 1].tobytes()
+
+    def _find(self, word: str) -> int | None:
+        """The id of ``word`` in the snapshot (binary search over the words in byte order), or None."""
+        key = word.encode("utf-8", "surrogatepass")
+        low, high = 0, self._count
+        while low < high:
+            middle = (low + high) // 2
+            if self._word(int(self._order[middle])) < key:
+                low = middle + 1
+            else:
+                high = middle
+        if low < self._count and self._word(int(self._order[low])) == key:
+            return int(self._order[low])
+        return None
+
+    def _known(self, word: str) -> int | None:
+        """The id of a word the snapshot has (remembered), or None; fills the dict after many look-ups."""
+        self._lookups += 1
+        if self._lookups > self.LOOKUPS_BEFORE_FILLING:
+            self._fill()
+            return dict.get(self, word)
+        found = self._find(word)
+        if found is not None:
+            dict.__setitem__(self, word, found)
+        return found
+
+    def _fill(self) -> None:
+        if not self._filled:
+            self._filled = True
+            dict.update(self, zip(_words(self._blob[:-1]), range(self._count)))
+
+    def __missing__(self, word: str) -> int:
+        found = None if self._filled else self._known(word)
+        if found is not None:
+            return found
+        if not self._new_ids:
+            raise KeyError(word)
+        self._fill()
+        return dict.setdefault(self, word, dict.__len__(self))
+
+    def __contains__(self, word: object) -> bool:
+        if dict.__contains__(self, word):
+            return True
+        return not self._filled and isinstance(word, str) and self._known(word) is not None
+
+    def __len__(self) -> int:
+        return dict.__len__(self) if self._filled else self._count
+
+    def setdefault(self, word: str, default: int) -> int:  # type: ignore[override]
+        if word in self:
+            return self[word]
+        self._fill()
+        return dict.setdefault(self, word, default)
+
+    def get(self, word: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[word] if word in self else default  # noqa: SIM401 (dict.get would skip the snapshot)
+
+    def __iter__(self) -> Iterator[str]:
+        self._fill()
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        self._fill()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._fill()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._fill()
+        return dict.items(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _word_table(name: str, vocab: dict[str, int]) -> dict[str, np.ndarray]:
+    """A vocabulary as arrays: its words in id order (UTF-8, each ended by a newline), where each starts,
+    and the ids in the words' sorted order (Python's str order is UTF-8's byte order)."""
+    words = sorted(vocab, key=vocab.__getitem__)
+    encoded = [word.encode("utf-8", "surrogatepass") for word in words]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1
+    return {
+        name: np.frombuffer(b"".join(word + b"\n" for word in encoded), dtype=np.uint8),
+        f"{name}_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+        f"{name}_order": np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64),
+    }
+
+
+def _word_arrays(arrays: dict[str, np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    blob, starts, order = arrays[name], arrays[f"{name}_start"], arrays[f"{name}_order"]
+    if starts.size != order.size + 1 or starts[0] != 0 or starts[-1] != blob.size:
+        raise DamagedSnapshot(f"has a wrong {name} table")
+    return blob, starts, order
 
 
 def _words(data: np.ndarray) -> list[str]:
-    return data.tobytes().decode("utf-8").split("\n") if data.size else []
+    return data.tobytes().decode("utf-8", "surrogatepass").split("\n") if data.size else []

@@ -308,3 +308,38 @@ def test_cli_reports_a_damaged_snapshot_in_one_line(tmp_path):
     assert json.loads(damaged.stdout) == json.loads(good.stdout) == json.loads(again.stdout)
     assert damaged.stderr.count("\n") == 1 and "index cache" in damaged.stderr and "Traceback" not in damaged.stderr
     assert good.stderr == again.stderr == ""
+
+
+def _vocab(words: list[str], *, new_ids: bool) -> index_snapshot.SnapshotVocab:
+    arrays = index_snapshot._word_table("v", dict(zip(words, range(len(words)))))
+    return index_snapshot.SnapshotVocab(arrays["v"], arrays["v_start"], arrays["v_order"], new_ids=new_ids)
+
+
+WORDS = ["zeta", "alpha", "ölbad", "42", "日本", "alphabet", "a", "mu", "straße", "Σίσυφος"]
+
+
+def test_snapshot_vocabulary_answers_like_the_dict_it_stands_for():
+    vocab = _vocab(WORDS, new_ids=True)
+    assert len(vocab) == len(WORDS) and not vocab._filled
+    for word_id, word in enumerate(WORDS):
+        assert word in vocab and vocab[word] == word_id
+    assert "alph" not in vocab and "zzz" not in vocab and 7 not in vocab
+    assert not vocab._filled  # look-ups alone never build the dict
+    assert vocab["brand-new"] == len(WORDS) and vocab._filled  # a new word gets the next id
+    assert dict(vocab) == {**dict(zip(WORDS, range(len(WORDS)))), "brand-new": len(WORDS)}
+
+    terms = _vocab(WORDS, new_ids=False)
+    with pytest.raises(KeyError):
+        terms["missing"]
+    assert terms.get("missing") is None and terms.get("mu") == 7 and not terms._filled
+    assert terms.setdefault("mu", 99) == 7 and terms.setdefault("new", len(terms)) == len(WORDS)
+    assert terms == {**dict(zip(WORDS, range(len(WORDS)))), "new": len(WORDS)}
+    assert sorted(_vocab(WORDS, new_ids=False), key=_vocab(WORDS, new_ids=False).__getitem__) == WORDS
+    assert len(_vocab([], new_ids=True)) == 0 and "x" not in _vocab([], new_ids=False)
+
+
+def test_snapshot_vocabulary_fills_itself_after_many_lookups(monkeypatch):
+    monkeypatch.setattr(index_snapshot.SnapshotVocab, "LOOKUPS_BEFORE_FILLING", 3)
+    vocab = _vocab(WORDS, new_ids=False)
+    assert [vocab[w] for w in WORDS[:3]] == [0, 1, 2] and not vocab._filled
+    assert vocab[WORDS[5]] == 5 and vocab._filled and len(vocab) == len(WORDS)
