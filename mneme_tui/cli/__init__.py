@@ -13,13 +13,14 @@ from mneme_tui.cli import (
     bench_command,
     eval_command,
     legion_commands,
+    mcp_command,
     memory_commands,
     output,
     task_commands,
 )
 from mneme_tui.errors import MnemeError
 
-COMMAND_MODULES = (memory_commands, legion_commands, task_commands, eval_command, bench_command)
+COMMAND_MODULES = (memory_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -133,7 +133,7 @@ def _cold_recall(db_path: Path, workdir: str) -> dict[str, float]:
         runs = []
         for _ in range(COLD_RUNS):
             if label == "without_snapshot":
-                for stale in Path(cache).glob("*.npz"):
+                for stale in Path(cache).glob("index-*"):
                     stale.unlink()
             start = time.perf_counter()
             subprocess.run(command, env=dict(env, MNEME_CACHE_DIR=cache), check=True, capture_output=True)

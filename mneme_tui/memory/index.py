@@ -14,6 +14,7 @@ import itertools
 import threading
 import warnings
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -110,6 +111,44 @@ class _SpecWordIds(dict):
         return token_id
 
 
+class RowTokens:
+    """Each row's distinct token ids: one flat array with row offsets (as the snapshot stores them, so a
+    loaded index needs no per-row arrays), plus the rows appended or replaced since."""
+
+    def __init__(self, flat: np.ndarray | None = None, starts: np.ndarray | None = None) -> None:
+        self._flat = np.zeros(0, dtype=np.int32) if flat is None else flat
+        self._starts = np.zeros(1, dtype=np.int64) if starts is None else starts
+        self._base = self._starts.size - 1
+        self._added: list[np.ndarray] = []
+        self._replaced: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return self._base + len(self._added)
+
+    def __getitem__(self, row: int) -> np.ndarray:
+        if row >= self._base:
+            return self._added[row - self._base]
+        replaced = self._replaced.get(row)
+        return self._flat[self._starts[row] : self._starts[row + 1]] if replaced is None else replaced
+
+    def __setitem__(self, row: int, tokens: np.ndarray) -> None:
+        if row >= self._base:
+            self._added[row - self._base] = tokens
+        else:
+            self._replaced[row] = tokens
+
+    def extend(self, rows: Iterable[np.ndarray]) -> None:
+        self._added.extend(rows)
+
+    def flat(self, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(token ids of rows ``start``…, each row's length), concatenated in row order."""
+        if start == 0 and not self._added and not self._replaced:
+            return self._flat, np.diff(self._starts)
+        rows = [self[row] for row in range(start, len(self))]
+        lengths = np.fromiter((t.size for t in rows), dtype=np.int64, count=len(rows))
+        return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)), lengths
+
+
 class MemoryIndex:
     """Column arrays over all rows of ``memories``; positions are stable and ordered by id."""
 
@@ -130,7 +169,7 @@ class MemoryIndex:
         self.statuses: dict[str, int] = {status: code for code, status in enumerate(STATUSES)}
         self.kind_lambda = np.array([DECAY_LAMBDA[k] for k in ALL_KINDS], dtype=np.float64)
         self.vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # token -> id
-        self._row_tokens: list[np.ndarray] = []  # unique token ids per row
+        self._row_tokens = RowTokens()  # unique token ids per row
         self._postings_rows = np.zeros(0, dtype=np.int64)
         self._postings_start = np.zeros(1, dtype=np.int64)
         self._postings_built_for = 0  # rows covered by the postings; later rows are scanned directly
@@ -280,9 +319,7 @@ class MemoryIndex:
         span = (self._postings_built_for, self.size)
         if self._tail_cache is None or self._tail_cache[0] != span:
             start = self._postings_built_for
-            tail_rows = self._row_tokens[start:]
-            lengths = np.fromiter((t.size for t in tail_rows), dtype=np.int64, count=len(tail_rows))
-            tokens = np.concatenate(tail_rows) if tail_rows else np.zeros(0, dtype=np.int32)
+            tokens, lengths = self._row_tokens.flat(start)
             owners = np.repeat(np.arange(start, self.size, dtype=np.int64), lengths)
             self._tail_cache = (span, tokens, owners)
         return self._tail_cache[1], self._tail_cache[2]
@@ -297,8 +334,7 @@ class MemoryIndex:
                 [self._postings_start, np.full(vocab_size + 1 - self._postings_start.size, self._postings_start[-1])]
             )
             return
-        lengths = np.fromiter((t.size for t in self._row_tokens), dtype=np.int64, count=self.size)
-        tokens = np.concatenate(self._row_tokens) if self.size else np.zeros(0, dtype=np.int32)
+        tokens, lengths = self._row_tokens.flat()
         rows = np.repeat(np.arange(self.size, dtype=np.int64), lengths)
         order = np.argsort(tokens, kind="stable")
         self._postings_rows = rows[order]

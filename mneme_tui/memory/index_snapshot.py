@@ -2,116 +2,338 @@
 
 The snapshot lives in the cache folder (``config.cache_dir()``), is keyed by the database's ``db_uuid``
 and records the revision ``seq`` it reflects; loading it and then applying the rows changed since that
-seq gives exactly the index a full load would. A missing, foreign or damaged snapshot is ignored, and so
-is one written by another format version or with another text analysis (``TermFeatures.key``).
+seq gives exactly the index a full load would. Another database's snapshot, or one made with another
+text analysis (``TermFeatures.key``), is quietly replaced.
 
-Format 2 adds the ``bm25`` profile's analysed terms: the term vocabulary, the row-major term lists with
-their frequencies (``term_start``/``term_ids``/``term_tf``) and each row's analysed length.
+The file is one header and the index's arrays, raw and 64-byte aligned, so loading is a memory map
+(copy-on-write: the index may update rows in place, the file never changes) rather than a parse. It
+holds the token postings too, so the first recall builds nothing. A CRC-32 covers the header and one
+the data: a truncated, damaged or foreign-format file is detected, deleted (the next refresh writes a
+new one) and reported once as a warning on the ``mneme_tui`` logger (one line on stderr by default).
+Writes go to a temporary file that is renamed over the old one.
+
+Layout: ``MAGIC``, then little-endian u32 format version, header length, header CRC, data CRC; the
+header (JSON: revision, repos, kinds, the analysis key and each array's dtype, shape and offset);
+padding to 64; the data.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import itertools
+import json
+import logging
+import mmap
 import os
-import tempfile
+import struct
+import zlib
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from mneme_tui import config
-from mneme_tui.memory.index import MemoryIndex
+from mneme_tui.memory.index import MemoryIndex, RowTokens
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
+MAGIC = b"MNEMEIDX"
+_PREFIX = struct.Struct("<8sIIII")  # magic, format version, header length, header crc, data crc
+_ALIGN = 64
 MIN_ROWS = 5_000
 """Smaller stores load from SQLite fast enough; no snapshot is written for them."""
+SUFFIX = ".idx"
+
+log = logging.getLogger("mneme_tui.index_snapshot")
+
+
+class DamagedSnapshot(Exception):
+    """The snapshot file exists but cannot be used as it is (the message says why)."""
 
 
 def snapshot_path(db_path: Path) -> Path:
+    """The snapshot file of the database at ``db_path``."""
     digest = hashlib.sha256(str(Path(db_path).resolve()).encode("utf-8")).hexdigest()[:16]
-    return config.cache_dir() / f"index-{digest}.npz"
+    return config.cache_dir() / f"index-{digest}{SUFFIX}"
 
 
 def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
     """Write the snapshot atomically; False (and nothing written) when the folder is not writable."""
+    import tempfile  # only writers pay for it
+
     with index.lock:
-        lengths = np.fromiter((t.size for t in index._row_tokens), dtype=np.int64, count=index.size)
-        tokens = np.concatenate(index._row_tokens) if index.size else np.zeros(0, dtype=np.int32)
-        vocab = sorted(index.vocab, key=index.vocab.__getitem__)
+        if index._postings_built_for < index.size:
+            index._postings_stale = True  # the snapshot holds postings for every row
+        index._ensure_postings()
+        tokens, lengths = index._row_tokens.flat()
         terms = index.terms
-        term_vocab = sorted(terms.vocab, key=terms.vocab.__getitem__)
-        arrays = {
-            "meta": np.array([FORMAT_VERSION, index.seq, index.size, index.update_seq], dtype=np.int64),
-            "db_uuid": np.array(db_uuid),
-            "ids": index.ids,
-            "vectors": index.vectors,
-            "repo_codes": index.repo_codes,
-            "kind_codes": index.kind_codes,
-            "status_codes": index.status_codes,
-            "created_days": index.created_days,
-            "access": index.access,
-            "repos": _names(index.repos),
-            "kinds": _names(index.kinds),
-            "vocab": np.array("\n".join(vocab)),
-            "token_lengths": lengths,
-            "tokens": tokens,
-            "term_key": np.array(terms.key),
-            "term_vocab": np.array("\n".join(term_vocab)),
-            "term_start": terms.doc_start,
-            "term_ids": terms.doc_terms,
-            "term_tf": terms.doc_tf,
+        arrays: dict[str, np.ndarray] = {
+            "ids": index.ids, "vectors": index.vectors, "repo_codes": index.repo_codes,
+            "kind_codes": index.kind_codes, "status_codes": index.status_codes,
+            "created_days": index.created_days, "access": index.access,
+            **_word_table("vocab", index.vocab),
+            "tokens": tokens, "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+            "postings_rows": index._postings_rows.astype(np.int32),  # row numbers: half the bytes to map and check
+            "postings_start": index._postings_start,
+            **_word_table("term_vocab", terms.vocab),
+            "term_start": terms.doc_start, "term_ids": terms.doc_terms, "term_tf": terms.doc_tf,
             "term_len": terms.doc_len,
         }
+        header: dict[str, Any] = {
+            "db_uuid": db_uuid, "seq": index.seq, "size": index.size, "update_seq": index.update_seq,
+            "repos": sorted(index.repos, key=index.repos.__getitem__),
+            "kinds": sorted(index.kinds, key=index.kinds.__getitem__), "term_key": terms.key, "arrays": {},
+        }
+        chunks, offset = [], 0
+        for name, array in arrays.items():
+            data = np.ascontiguousarray(array)
+            header["arrays"][name] = [data.dtype.str, list(data.shape), offset]
+            padding = -data.nbytes % _ALIGN
+            chunks.append(data.tobytes() + b"\0" * padding)
+            offset += data.nbytes + padding
+    head = json.dumps(header).encode("utf-8")
+    head += b" " * (-(len(head) + _PREFIX.size) % _ALIGN)
+    data_crc = 0
+    for chunk in chunks:
+        data_crc = zlib.crc32(chunk, data_crc)
+    prefix = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(prefix=".index-", suffix=".npz", dir=path.parent)
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays)
-        os.replace(temp_name, path)
+        handle, temp_name = tempfile.mkstemp(prefix=".index-", suffix=SUFFIX, dir=path.parent)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(prefix + head)
+                for chunk in chunks:
+                    stream.write(chunk)
+            os.replace(temp_name, path)
+        except OSError:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+        path.with_suffix(".npz").unlink(missing_ok=True)  # the previous format's file, if any
         return True
     except OSError:
         return False
 
 
 def load(path: Path, db_uuid: str) -> MemoryIndex | None:
-    """The index stored at ``path`` for this database, or None when there is no usable snapshot."""
+    """The index stored at ``path`` for this database, or None when there is no usable snapshot.
+
+    A damaged snapshot is deleted and reported once (a warning on the ``mneme_tui`` logger)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = [int(v) for v in data["meta"]]
-            if meta[0] != FORMAT_VERSION or str(data["db_uuid"]) != db_uuid:
-                return None
-            _, seq, size, update_seq = meta
-            index = MemoryIndex()
-            index.seq, index.size, index.update_seq = seq, size, update_seq
-            for name in ("ids", "vectors", "repo_codes", "kind_codes", "status_codes", "created_days", "access"):
-                setattr(index, name, np.array(data[name]))
-            index.repos = {str(name): code for code, name in enumerate(data["repos"])}
-            for code, kind in enumerate(data["kinds"]):
-                if index._kind_code(str(kind)) != code:
-                    return None
-            vocab = str(data["vocab"]).split("\n") if str(data["vocab"]) else []
-            index.vocab = defaultdict(itertools.count(len(vocab)).__next__, zip(vocab, range(len(vocab))))
-            lengths = data["token_lengths"]
-            index._row_tokens = np.split(np.array(data["tokens"]), np.cumsum(lengths)[:-1]) if size else []
-            index._postings_stale = True
-            terms = index.terms
-            if str(data["term_key"]) != terms.key:
-                return None
-            term_vocab = str(data["term_vocab"]).split("\n") if str(data["term_vocab"]) else []
-            terms.vocab = dict(zip(term_vocab, range(len(term_vocab))))
-            for name, attribute in (("term_start", "doc_start"), ("term_ids", "doc_terms"), ("term_tf", "doc_tf"),
-                                    ("term_len", "doc_len")):
-                setattr(terms, attribute, data[name])  # np.load gives fresh, writable arrays
-            terms._stale = True
-            if index.ids.size != size or index.vectors.shape[0] != size or len(index._row_tokens) != size:
-                return None
-            if terms.size != size or terms.doc_start.size != size + 1 or terms.doc_terms.size != terms.doc_start[-1]:
-                return None
-            return index
-    except (OSError, ValueError, KeyError, EOFError):
+        with path.open("rb") as stream:
+            mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:  # unreadable, or an empty file (which cannot be mapped)
+        _discard(path, f"cannot be read ({exc})")
+        return None
+    try:
+        header, arrays = _read(mapped)
+        if header["db_uuid"] != db_uuid:
+            return None  # another database once lived at this path: the next save replaces it
+        index = MemoryIndex()
+        if header["term_key"] != index.terms.key:
+            return None  # made with another text analysis: rebuilt from the database
+        return _index(index, header, arrays)
+    except DamagedSnapshot as exc:
+        _discard(path, str(exc))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        _discard(path, f"has a malformed header ({type(exc).__name__}: {exc})")
+    return None
+
+
+def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The header and the arrays (views of the copy-on-write map), after checking both checksums."""
+    if len(mapped) < _PREFIX.size:
+        raise DamagedSnapshot("is truncated")
+    magic, version, head_length, head_crc, data_crc = _PREFIX.unpack_from(mapped)
+    if magic != MAGIC:
+        raise DamagedSnapshot("is not a mneme index snapshot")
+    if version != FORMAT_VERSION:
+        raise DamagedSnapshot(f"has format {version}, not {FORMAT_VERSION}")
+    data_start = _PREFIX.size + head_length
+    if len(mapped) < data_start:
+        raise DamagedSnapshot("is truncated")
+    head = mapped[_PREFIX.size : data_start]
+    if zlib.crc32(head) != head_crc:
+        raise DamagedSnapshot("has a damaged header")
+    header = json.loads(head)
+    arrays = {}
+    for name, (dtype, shape, offset) in header["arrays"].items():
+        kind = np.dtype(dtype)
+        count = int(np.prod(shape, dtype=np.int64))
+        if data_start + offset + count * kind.itemsize > len(mapped):
+            raise DamagedSnapshot("is truncated")
+        arrays[name] = np.frombuffer(mapped, dtype=kind, count=count, offset=data_start + offset).reshape(shape)
+    if zlib.crc32(memoryview(mapped)[data_start:]) != data_crc:
+        raise DamagedSnapshot("has damaged data")
+    return header, arrays
+
+
+def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> MemoryIndex:
+    """Fill ``index`` from a snapshot's header and arrays (DamagedSnapshot when they do not fit)."""
+    size = int(header["size"])
+    index.seq, index.size, index.update_seq = int(header["seq"]), size, int(header["update_seq"])
+    for name in ("ids", "vectors", "repo_codes", "kind_codes", "status_codes", "created_days", "access"):
+        if arrays[name].shape[0] != size or arrays[name].dtype != getattr(index, name).dtype:
+            raise DamagedSnapshot(f"has a wrong {name} array")
+        setattr(index, name, arrays[name])
+    index.repos = {str(name): code for code, name in enumerate(header["repos"])}
+    for code, kind in enumerate(header["kinds"]):
+        if index._kind_code(str(kind)) != code:
+            raise DamagedSnapshot("has a wrong kind table")
+    index.vocab = SnapshotVocab(*_word_arrays(arrays, "vocab"), new_ids=True)
+    tokens, token_start = arrays["tokens"], arrays["token_start"]
+    postings_rows, postings_start = arrays["postings_rows"], arrays["postings_start"]
+    if (token_start.size != size + 1 or token_start[0] != 0 or token_start[-1] != tokens.size
+            or postings_start.size != len(index.vocab) + 1 or postings_start[-1] != postings_rows.size
+            or postings_rows.size != tokens.size):
+        raise DamagedSnapshot("has wrong token postings")
+    index._row_tokens = RowTokens(tokens, token_start)
+    index._postings_rows, index._postings_start = postings_rows, postings_start
+    index._postings_built_for, index._postings_stale = size, False
+    terms = index.terms
+    terms.vocab = SnapshotVocab(*_word_arrays(arrays, "term_vocab"), new_ids=False)
+    terms.doc_start, terms.doc_terms = arrays["term_start"], arrays["term_ids"]
+    terms.doc_tf, terms.doc_len = arrays["term_tf"], arrays["term_len"]
+    terms._stale = True
+    if terms.size != size or terms.doc_start.size != size + 1 or terms.doc_terms.size != terms.doc_start[-1]:
+        raise DamagedSnapshot("has wrong analysed terms")
+    return index
+
+
+def _discard(path: Path, reason: str) -> None:
+    """Delete a damaged snapshot and say so once; the next refresh writes a good one."""
+    log.warning("mneme: warning: the index cache %s %s; rebuilding it from the database", path, reason)
+    with contextlib.suppress(OSError):  # a read-only cache folder: the snapshot is simply not used
+        path.unlink(missing_ok=True)
+
+
+class SnapshotVocab(defaultdict):
+    """A word → id table as a snapshot stores it, usable without building the dict first.
+
+    Loading a million-word vocabulary into a dict costs more than the rest of a cold recall, which
+    looks up a handful of words. So a word is found by binary search in the snapshot's sorted word
+    list (and remembered); the whole dict is built only when it is needed: the first new word, a
+    listing, or many look-ups (catching up on rows written since). With ``new_ids`` a new word gets
+    the next id, as the index's ``defaultdict`` vocabulary does; without, it is a KeyError.
+    """
+
+    LOOKUPS_BEFORE_FILLING = 4_096
+
+    def __init__(self, blob: np.ndarray, starts: np.ndarray, order: np.ndarray, *, new_ids: bool) -> None:
+        super().__init__(None)
+        self._blob, self._starts, self._order = blob, starts, order
+        self._count = int(order.size)
+        self._new_ids = new_ids
+        self._lookups = 0
+        self._filled = False
+
+    def _word(self, word_id: int) -> bytes:
+        return self._blob[self._starts[word_id] : self._starts[word_id + 1] - 1].tobytes()
+
+    def _find(self, word: str) -> int | None:
+        """The id of ``word`` in the snapshot (binary search over the words in byte order), or None."""
+        key = word.encode("utf-8", "surrogatepass")
+        low, high = 0, self._count
+        while low < high:
+            middle = (low + high) // 2
+            if self._word(int(self._order[middle])) < key:
+                low = middle + 1
+            else:
+                high = middle
+        if low < self._count and self._word(int(self._order[low])) == key:
+            return int(self._order[low])
         return None
 
+    def _known(self, word: str) -> int | None:
+        """The id of a word the snapshot has (remembered), or None; fills the dict after many look-ups."""
+        self._lookups += 1
+        if self._lookups > self.LOOKUPS_BEFORE_FILLING:
+            self._fill()
+            return dict.get(self, word)
+        found = self._find(word)
+        if found is not None:
+            dict.__setitem__(self, word, found)
+        return found
 
-def _names(codes: dict[str, int]) -> np.ndarray:
-    return np.array(sorted(codes, key=codes.__getitem__), dtype=str)
+    def _fill(self) -> None:
+        if not self._filled:
+            self._filled = True
+            dict.update(self, zip(_words(self._blob[:-1]), range(self._count)))
+
+    def __missing__(self, word: str) -> int:
+        found = None if self._filled else self._known(word)
+        if found is not None:
+            return found
+        if not self._new_ids:
+            raise KeyError(word)
+        self._fill()
+        return dict.setdefault(self, word, dict.__len__(self))
+
+    def __contains__(self, word: object) -> bool:
+        if dict.__contains__(self, word):
+            return True
+        return not self._filled and isinstance(word, str) and self._known(word) is not None
+
+    def __len__(self) -> int:
+        return dict.__len__(self) if self._filled else self._count
+
+    def setdefault(self, word: str, default: int) -> int:  # type: ignore[override]
+        if word in self:
+            return self[word]
+        self._fill()
+        return dict.setdefault(self, word, default)
+
+    def get(self, word: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[word] if word in self else default  # noqa: SIM401 (dict.get would skip the snapshot)
+
+    def __iter__(self) -> Iterator[str]:
+        self._fill()
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        self._fill()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._fill()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._fill()
+        return dict.items(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._fill()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _word_table(name: str, vocab: dict[str, int]) -> dict[str, np.ndarray]:
+    """A vocabulary as arrays: its words in id order (UTF-8, each ended by a newline), where each starts,
+    and the ids in the words' sorted order (Python's str order is UTF-8's byte order)."""
+    words = sorted(vocab, key=vocab.__getitem__)
+    encoded = [word.encode("utf-8", "surrogatepass") for word in words]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1
+    return {
+        name: np.frombuffer(b"".join(word + b"\n" for word in encoded), dtype=np.uint8),
+        f"{name}_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+        f"{name}_order": np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64),
+    }
+
+
+def _word_arrays(arrays: dict[str, np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    blob, starts, order = arrays[name], arrays[f"{name}_start"], arrays[f"{name}_order"]
+    if starts.size != order.size + 1 or starts[0] != 0 or starts[-1] != blob.size:
+        raise DamagedSnapshot(f"has a wrong {name} table")
+    return blob, starts, order
+
+
+def _words(data: np.ndarray) -> list[str]:
+    return data.tobytes().decode("utf-8", "surrogatepass").split("\n") if data.size else []

@@ -214,3 +214,132 @@ def test_snapshot_of_a_replaced_database_is_not_used(tmp_path):
     fresh = new.save("fresh row in the new database")
     assert _ids(new.recall("ghost row", repo="global", limit=50)) in ([], [fresh.id])
     assert _ids(new.recall("fresh row", repo="global")) == [fresh.id]
+
+
+# ------------------------------------------------------------------- a damaged snapshot is rebuilt, said once
+QUERIES = (("bulk row 17", "nomos", False), ("topic5 cache3", "acme", True), ("cache7 topic11", "global", False))
+
+
+def _big_store(path) -> Store:
+    store = Store(path)
+    store.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", kind="reflection",
+                          repo_id=("nomos", "acme", "global")[i % 3]) for i in range(index_snapshot.MIN_ROWS + 50)])
+    store.recall("bulk row", repo="nomos")  # writes the snapshot
+    assert index_snapshot.snapshot_path(path).exists()
+    return store
+
+
+def _answers(store: Store) -> list[list[tuple[int, float]]]:
+    return [[(r.memory.id, r.score) for r in store.recall(q, repo=repo, cross_repo=cross, limit=8)]
+            for q, repo, cross in QUERIES]
+
+
+def _prefix(version: int) -> bytes:
+    return index_snapshot._PREFIX.pack(index_snapshot.MAGIC, version, 0, 0, 0)
+
+
+DAMAGE = {
+    "truncated": lambda data: data[: len(data) // 2],
+    "truncated in the header": lambda data: data[:40],
+    "empty": lambda data: b"",
+    "garbage data": lambda data: data[: len(data) - 5000] + b"\xff" * 100 + data[len(data) - 4900 :],
+    "garbage header": lambda data: data[:30] + b"}{" + data[32:],
+    "not a snapshot": lambda data: b"PK\x03\x04 an old zip file" + data[20:],
+    "another format version": lambda data: _prefix(index_snapshot.FORMAT_VERSION + 1) + data[index_snapshot._PREFIX.size :],
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_damaged_snapshot_is_rebuilt_and_reported_once(tmp_path, caplog, damage):
+    path = tmp_path / "big.db"
+    expected = _answers(_big_store(path))
+    snapshot = index_snapshot.snapshot_path(path)
+    snapshot.write_bytes(DAMAGE[damage](snapshot.read_bytes()))
+    with caplog.at_level("WARNING"):
+        assert _answers(Store(path)) == expected
+        warned = [r.getMessage() for r in caplog.records]
+        assert len(warned) == 1 and str(snapshot) in warned[0] and "rebuilding" in warned[0], warned
+        assert index_snapshot.load(snapshot, Store(path)._db_uuid()) is not None  # rebuilt at once
+        caplog.clear()
+        assert _answers(Store(path)) == expected
+        assert caplog.records == []
+
+
+def test_missing_snapshot_is_rebuilt_silently(tmp_path, caplog):
+    path = tmp_path / "big.db"
+    expected = _answers(_big_store(path))
+    index_snapshot.snapshot_path(path).unlink()
+    with caplog.at_level("WARNING"):
+        assert _answers(Store(path)) == expected
+    assert caplog.records == []
+    assert index_snapshot.snapshot_path(path).exists()
+
+
+def test_snapshot_loads_as_a_copy_on_write_map(tmp_path):
+    """Rows updated in place after a load change the index, never the file; postings come from the file."""
+    path = tmp_path / "big.db"
+    _big_store(path)
+    snapshot = index_snapshot.snapshot_path(path)
+    before = snapshot.read_bytes()
+    cold = Store(path)
+    cold._load_snapshot()
+    assert cold.index._postings_built_for == cold.index.size and not cold.index._postings_stale
+    Store(path).dismiss([5])
+    Store(path).update_content(6, content="zebra crossing")
+    assert _ids(cold.recall("zebra crossing", repo="nomos", cross_repo=True))[0] == 6
+    assert 5 not in _ids(cold.recall("bulk row 5", repo="nomos", cross_repo=True, limit=50))
+    assert snapshot.read_bytes() == before
+
+
+def test_cli_reports_a_damaged_snapshot_in_one_line(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "big.db"
+    _big_store(path)
+    snapshot = index_snapshot.snapshot_path(path)
+    command = [sys.executable, "-m", "mneme_tui", "recall", "bulk row 17", "-p", "nomos", "--db", str(path), "--json"]
+    good = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), check=True)
+    snapshot.write_bytes(b"\0" * 100)
+    damaged = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), check=True)
+    again = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), check=True)
+    assert json.loads(damaged.stdout) == json.loads(good.stdout) == json.loads(again.stdout)
+    assert damaged.stderr.count("\n") == 1 and "index cache" in damaged.stderr and "Traceback" not in damaged.stderr
+    assert good.stderr == again.stderr == ""
+
+
+def _vocab(words: list[str], *, new_ids: bool) -> index_snapshot.SnapshotVocab:
+    arrays = index_snapshot._word_table("v", dict(zip(words, range(len(words)))))
+    return index_snapshot.SnapshotVocab(arrays["v"], arrays["v_start"], arrays["v_order"], new_ids=new_ids)
+
+
+WORDS = ["zeta", "alpha", "ölbad", "42", "日本", "alphabet", "a", "mu", "straße", "Σίσυφος"]
+
+
+def test_snapshot_vocabulary_answers_like_the_dict_it_stands_for():
+    vocab = _vocab(WORDS, new_ids=True)
+    assert len(vocab) == len(WORDS) and not vocab._filled
+    for word_id, word in enumerate(WORDS):
+        assert word in vocab and vocab[word] == word_id
+    assert "alph" not in vocab and "zzz" not in vocab and 7 not in vocab
+    assert not vocab._filled  # look-ups alone never build the dict
+    assert vocab["brand-new"] == len(WORDS) and vocab._filled  # a new word gets the next id
+    assert dict(vocab) == {**dict(zip(WORDS, range(len(WORDS)))), "brand-new": len(WORDS)}
+
+    terms = _vocab(WORDS, new_ids=False)
+    with pytest.raises(KeyError):
+        terms["missing"]
+    assert terms.get("missing") is None and terms.get("mu") == 7 and not terms._filled
+    assert terms.setdefault("mu", 99) == 7 and terms.setdefault("new", len(terms)) == len(WORDS)
+    assert terms == {**dict(zip(WORDS, range(len(WORDS)))), "new": len(WORDS)}
+    assert sorted(_vocab(WORDS, new_ids=False), key=_vocab(WORDS, new_ids=False).__getitem__) == WORDS
+    assert len(_vocab([], new_ids=True)) == 0 and "x" not in _vocab([], new_ids=False)
+
+
+def test_snapshot_vocabulary_fills_itself_after_many_lookups(monkeypatch):
+    monkeypatch.setattr(index_snapshot.SnapshotVocab, "LOOKUPS_BEFORE_FILLING", 3)
+    vocab = _vocab(WORDS, new_ids=False)
+    assert [vocab[w] for w in WORDS[:3]] == [0, 1, 2] and not vocab._filled
+    assert vocab[WORDS[5]] == 5 and vocab._filled and len(vocab) == len(WORDS)

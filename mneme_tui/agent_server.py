@@ -1,0 +1,296 @@
+"""``mneme mcp``: the store and the Legion memory as Model Context Protocol tools, served over stdio.
+
+Built on the official ``mcp`` SDK (``MCPServer``). One ``Store`` lives as long as the server, so its
+index stays warm; every recall refreshes it from the database's revision table first, so writes by other
+processes (an agent saving, a person dismissing in the TUI) are seen by the next answer. Each tool
+returns the same JSON document the matching CLI command prints with ``--json``; a ``MnemeError`` becomes
+a tool error whose text starts with its code word (``ERR_NOT_FOUND: no memory with id 9``).
+stdout belongs to the protocol: the SDK's stdio transport takes it over, and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from mneme_tui import __version__, display
+from mneme_tui.errors import MnemeError
+from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.store import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.learning import orientation
+from mneme_tui.memory.learning.report import parse_report_text
+from mneme_tui.memory.learning.scope import relative_to_root
+from mneme_tui.memory.learning.tasksync import sync_task
+from mneme_tui.memory.store import Store
+
+INSTRUCTIONS = (
+    "mneme is long-lived memory for coding work: reflections, decisions, learned pitfalls and verified "
+    "patterns, ranked for a question without any model. Call `handshake` when a task starts, `recall` "
+    "before changing unfamiliar code, and `save` when you learn something the next session should know."
+)
+
+
+@dataclass
+class ServerContext:
+    """What every tool works on: the store, the active repo, the repository root and the Legion folder."""
+
+    store: Store
+    repo: str
+    profile: str
+    root: Path
+    legion_dir: Path
+
+    def legion(self) -> LegionMemory:
+        return LegionMemory(self.legion_dir)
+
+
+def dumps(document: Any) -> str:
+    """The tool result text: the JSON the CLI's ``--json`` prints."""
+    return json.dumps(document, ensure_ascii=False, indent=2)
+
+
+def _answer(work: Callable[[], Any]) -> str:
+    """Run a tool body; a MnemeError becomes a one-line tool error that starts with its code word."""
+    try:
+        return dumps(work())
+    except MnemeError as exc:
+        raise ToolError(display.printable(str(exc))) from None
+
+
+def _kind(kind: str | None) -> str | None:
+    return None if kind is None else K.validate_kind(kind, allow_statutory=True)
+
+
+Repo = Annotated[str | None, Field(description="repository scope; default: the server's active repo")]
+Tags = Annotated[list[str], Field(description="any of these tags")]
+Branch = Annotated[str | None, Field(description="branch to record on; default: the current git branch")]
+AgentId = Annotated[str, Field(description="the agent id")]
+
+
+def serve(ctx: ServerContext) -> None:
+    """Serve over stdio until the client closes stdin; the index loads in the background meanwhile."""
+    threading.Thread(target=_warm, args=(ctx.store,), name="mneme-index", daemon=True).start()
+    build_server(ctx).run("stdio")
+
+
+def _warm(store: Store) -> None:
+    try:
+        store.refresh_index()
+    except MnemeError as exc:  # the first tool call meets the same error and reports it
+        logging.getLogger("mneme_tui.agent_server").warning("mneme: %s", exc)
+
+
+def build_server(ctx: ServerContext) -> MCPServer:
+    """The MCP server with every mneme tool registered on ``ctx``."""
+    server: MCPServer = MCPServer("mneme", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    store = ctx.store
+
+    def repo_of(repo: str | None) -> str:
+        return repo.strip() if repo and repo.strip() else ctx.repo
+
+    @server.tool(structured_output=False)
+    def recall(
+        query: Annotated[str, Field(description="what you want to know, in words (an error text, a file, a topic)")],
+        limit: Annotated[int, Field(ge=1, description="at most this many memories")] = 5,
+        kind: Annotated[str | None, Field(description=f"only this kind: {', '.join(K.ALL_KINDS)}")] = None,
+        all_repos: Annotated[bool, Field(description="search every repository, without the locality boost")] = False,
+        repo: Repo = None,
+        profile: Annotated[
+            str | None, Field(description="ranking profile (spec, bm25, ...); default: the server's")
+        ] = None,
+        task_id: Annotated[
+            str | None, Field(description="the task you work on: each memory returned is reinforced once for it")
+        ] = None,
+    ) -> str:
+        """Search the memory with the hybrid ranking: the memories most relevant to `query`, best first, each
+        with its score, score components and why it is in the list. Same JSON as `mneme recall --json`."""
+        return _answer(lambda: [r.to_json() for r in store.recall(
+            query, repo=repo_of(repo), cross_repo=all_repos, kind=_kind(kind), limit=limit,
+            profile=profile or ctx.profile, task_id=task_id.strip() if task_id and task_id.strip() else None)])
+
+    @server.tool(structured_output=False)
+    def save(
+        content: Annotated[
+            str, Field(description="the memory: one self-contained lesson, decision or fact (markdown)")
+        ],
+        kind: Annotated[str, Field(description=f"advisory kind: {', '.join(K.ADVISORY_KINDS)}")] = "reflection",
+        topic: Annotated[str, Field(description="a short topic, e.g. Architecture or Testing")] = "General",
+        repo: Annotated[
+            str | None, Field(description="repository scope; 'global' for every repo; default: the active repo")
+        ] = None,
+        task_id: Annotated[str, Field(description="the task this came from, e.g. INT-734")] = "",
+    ) -> str:
+        """Save an advisory memory and return it (`mneme save --json`). Pitfalls, patterns and other statutory
+        kinds are minted only by `task_sync` of a verified report; asking for one fails with ERR_VALIDATION_FAILED."""
+        return _answer(lambda: store.save(
+            content, kind=kind, topic=topic, repo_id=repo_of(repo), task_id=task_id).to_json())
+
+    @server.tool(name="list", structured_output=False)
+    def list_memories(
+        status: Annotated[str, Field(description=f"{', '.join(K.STATUSES)} or all")] = "active",
+        kind: Annotated[str | None, Field(description="only this kind")] = None,
+        repo: Annotated[
+            str | None, Field(description="exactly this repository; default: the active repo plus global")
+        ] = None,
+        all_repos: Annotated[bool, Field(description="memories of every repository")] = False,
+        limit: Annotated[int, Field(ge=1, description="at most this many")] = 20,
+    ) -> str:
+        """List memories, newest first (`mneme list --json`)."""
+        return _answer(lambda: [m.to_json() for m in store.list(
+            status=status, repo_id=None if all_repos else repo_of(repo), kind=_kind(kind), limit=limit,
+            include_global=repo is None)])
+
+    @server.tool(structured_output=False)
+    def show(memory_id: Annotated[int, Field(description="the memory's id")]) -> str:
+        """One memory with its audit history (every status change: from, to, when, why) and the tasks that
+        reinforced it: the memory's JSON plus `history` and `task_ids`."""
+
+        def work() -> dict[str, Any]:
+            document = store.get(memory_id).to_json()
+            document["history"] = [entry.to_json() for entry in store.history(memory_id)]
+            document["task_ids"] = store.task_ids_for(memory_id)
+            return document
+
+        return _answer(work)
+
+    @server.tool(structured_output=False)
+    def dismiss(ids: Annotated[list[int], Field(min_length=1, description="ids of the memories to tombstone")]) -> str:
+        """Tombstone memories that are wrong or obsolete (audited; nothing is deleted). Every id is checked
+        first: one unknown id changes nothing. Returns {"dismissed": [...], "unchanged": [...]}."""
+
+        def work() -> dict[str, list[int]]:
+            change = store.dismiss(ids)
+            return {"dismissed": change.ids, "unchanged": [i for i in dict.fromkeys(ids) if i not in change.ids]}
+
+        return _answer(work)
+
+    @server.tool(structured_output=False)
+    def handshake(
+        task_id: Annotated[
+            str | None, Field(description="the task starting now: the pitfalls shown are reinforced once for it")
+        ] = None,
+        modified: Annotated[
+            list[str], Field(description="files the task changes, repository-relative")
+        ] = [],  # noqa: B006 (a schema default)
+        limit: Annotated[int, Field(ge=1, description="at most this many pitfalls, and this many patterns")] = 20,
+        repo: Repo = None,
+    ) -> str:
+        """Orient yourself at the start of a task: learned pitfalls (scoped to the files you will change),
+        verified patterns and graduation candidates for this repository (`mneme handshake --json`)."""
+        return _answer(lambda: orientation(
+            store, repo_of(repo), task_id.strip() if task_id and task_id.strip() else None,
+            [relative_to_root(path, ctx.root) for path in modified], limit=limit).to_json())
+
+    @server.tool(structured_output=False)
+    def task_sync(
+        report: Annotated[
+            dict[str, Any], Field(description="the task's verification report: the JSON object `mneme task sync` reads")
+        ],
+        dry_run: Annotated[bool, Field(description="show what would be written; write nothing")] = False,
+    ) -> str:
+        """Learn from a verified task: mint its pitfalls and pattern (`mneme task sync --json`). A report that
+        is not verified writes nothing; the result then has `verified: false` and the reason."""
+
+        return _answer(lambda: sync_task(
+            store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json())
+
+    @server.tool(structured_output=False)
+    def legion_briefing() -> str:
+        """The Legion session briefing of this project (.planning/memory): recent outcomes, top agents,
+        totals and Claude Code's MEMORY.md excerpt (`mneme legion briefing --json`)."""
+        return _answer(lambda: ctx.legion().briefing().to_json())
+
+    @server.tool(structured_output=False)
+    def legion_recall(
+        tags: Tags = [],  # noqa: B006 (a schema default)
+        agent: Annotated[str | None, Field(description="only this agent")] = None,
+        task_type: Annotated[str | None, Field(description="only this task type")] = None,
+        branch: Annotated[str, Field(description="a branch name, 'current' or 'all'")] = "all",
+        limit: Annotated[int, Field(ge=1, description="at most this many")] = 20,
+    ) -> str:
+        """Recall Legion task outcomes, decay-scored, newest first (`mneme legion recall --json`)."""
+        return _answer(lambda: ctx.legion().recall_outcomes(
+            tags=tags, agent=agent, task_type=task_type, branch=branch.strip() or "all", limit=limit).to_json())
+
+    @server.tool(structured_output=False)
+    def legion_record_outcome(
+        agent: AgentId,
+        outcome: Annotated[str, Field(description=" | ".join(OUTCOMES_VALUES))],
+        summary: Annotated[str, Field(description="one-line summary of what happened")],
+        phase: Annotated[str, Field(description="phase number")] = "",
+        plan: Annotated[str, Field(description="plan id, e.g. 05-01")] = "",
+        task_type: Annotated[str | None, Field(description="task type; default: from CATALOG.md, else general")] = None,
+        importance: Annotated[int | None, Field(description="1-5; default: scored from the outcome")] = None,
+        review_escalated: Annotated[bool, Field(description="the review escalated (importance 4)")] = False,
+        review_cycles: Annotated[int, Field(ge=0, description="review cycles needed")] = 0,
+        review_blockers: Annotated[int, Field(ge=0, description="blockers the review found")] = 0,
+        trivial: Annotated[bool, Field(description="a trivial task (importance 1)")] = False,
+        cross_division: Annotated[
+            bool | None, Field(description="the agent worked outside its division; default: from CATALOG.md")
+        ] = None,
+        tags: Tags = [],  # noqa: B006 (a schema default)
+        branch: Branch = None,
+    ) -> str:
+        """Append a task outcome to OUTCOMES.md (`mneme legion record outcome --json`)."""
+        return _answer(lambda: ctx.legion().record_outcome(
+            agent=agent, outcome=outcome, summary=summary, phase=phase, plan=plan, task_type=task_type,
+            importance=importance, review_escalated=review_escalated, review_cycles=review_cycles,
+            review_blockers=review_blockers, trivial=trivial, cross_division=cross_division, tags=tags,
+            branch=branch).to_json())
+
+    @server.tool(structured_output=False)
+    def legion_record_pattern(
+        pattern: Annotated[str, Field(description="what worked")],
+        context: Annotated[str, Field(description="where it worked")] = "",
+        reuse_criteria: Annotated[str, Field(description="when to reuse it")] = "",
+        source: Annotated[str, Field(description="source outcome id, e.g. O-012")] = "",
+        tags: Tags = [],  # noqa: B006 (a schema default)
+        branch: Branch = None,
+    ) -> str:
+        """Append a pattern that worked to PATTERNS.md (`mneme legion record pattern --json`)."""
+        return _answer(lambda: ctx.legion().record_pattern(
+            pattern=pattern, context=context, reuse_criteria=reuse_criteria, source=source, tags=tags,
+            branch=branch).to_json())
+
+    @server.tool(structured_output=False)
+    def legion_record_error(
+        error_signature: Annotated[str, Field(description="the error text")],
+        fix: Annotated[str, Field(description="the fix")],
+        agent: AgentId = "",
+        resolved: Annotated[bool, Field(description="false when the fix did not resolve it yet")] = True,
+        tags: Tags = [],  # noqa: B006 (a schema default)
+        branch: Branch = None,
+    ) -> str:
+        """Record an error and its fix in ERRORS.md; a known resolved error is not duplicated
+        (`mneme legion record error --json`)."""
+        return _answer(lambda: ctx.legion().record_error(
+            error_signature=error_signature, fix=fix, agent=agent, resolved=resolved, tags=tags,
+            branch=branch).to_json())
+
+    @server.tool(structured_output=False)
+    def legion_record_preference(
+        decision_point: Annotated[str, Field(description=" | ".join(DECISION_POINTS))],
+        context: Annotated[str, Field(description="what was being decided")],
+        signal: Annotated[str, Field(description=" | ".join(SIGNALS))],
+        proposed: Annotated[str, Field(description="what the agent proposed")] = "",
+        user_choice: Annotated[str, Field(description="what the user chose")] = "",
+        agent: AgentId = "system",
+        tags: Tags = [],  # noqa: B006 (a schema default)
+        branch: Branch = None,
+    ) -> str:
+        """Append a user preference signal to PREFERENCES.md (`mneme legion record preference --json`)."""
+        return _answer(lambda: ctx.legion().record_preference(
+            decision_point=decision_point, context=context, proposed=proposed, user_choice=user_choice,
+            signal=signal, agent=agent, tags=tags, branch=branch).to_json())
+
+    return server

@@ -1,0 +1,256 @@
+"""``mneme mcp`` driven over stdio by the SDK's own client, against the real server process.
+
+Each tool's result is compared with what the CLI's ``--json`` prints on the same store (the CLI runs
+in-process here, on the same database file and Legion folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from mneme_tui.cli import main as cli_main
+
+REPO = "acme"
+TOOLS = {
+    "recall", "save", "list", "show", "dismiss", "handshake", "task_sync", "legion_briefing", "legion_recall",
+    "legion_record_outcome", "legion_record_pattern", "legion_record_error", "legion_record_preference",
+}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder outside git with a Legion folder; the database is ``mneme.db`` in it."""
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "store.py").write_text("class Store:\n    def save(self):\n        return 1\n")
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("MNEME_REPO", REPO)
+    return work
+
+
+def db(work: Path) -> Path:
+    return work / "mneme.db"
+
+
+def legion_dir(work: Path) -> Path:
+    return work / ".planning" / "memory"
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], work: Path, *argv: str) -> Any:
+    """``mneme ARGV --json --db …`` in-process: the parsed JSON it prints."""
+    capsys.readouterr()
+    code = cli_main([*argv, "--json", "--db", str(db(work))])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)
+
+
+@asynccontextmanager
+async def server(work: Path) -> AsyncIterator[ClientSession]:
+    """A live ``python -m mneme_tui mcp`` on the workspace's database, with an initialised session."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mneme_tui", "mcp", "--db", str(db(work)), "--legion-dir", str(legion_dir(work))],
+        env=dict(os.environ), cwd=work,
+    )
+    with (work / "server.err").open("a") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> Any:
+    """A tool's JSON result (the call must succeed)."""
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    return json.loads(result.content[0].text)
+
+
+async def error(session: ClientSession, tool: str, **arguments: Any) -> str:
+    """A tool error's text (the call must fail as a tool error, not kill the server)."""
+    result = await session.call_tool(tool, arguments)
+    assert result.is_error, result.content
+    text = result.content[0].text
+    assert "Traceback" not in text and "\n" not in text
+    return text
+
+
+async def test_lists_every_tool_with_a_described_schema(workspace: Path) -> None:
+    async with server(workspace) as session:
+        tools = (await session.list_tools()).tools
+    assert {tool.name for tool in tools} == TOOLS
+    for tool in tools:
+        assert tool.description and len(tool.description) > 30, tool.name
+        assert tool.input_schema["type"] == "object"
+        for name, field in tool.input_schema.get("properties", {}).items():
+            assert field.get("description"), (tool.name, name)
+    recall = next(tool for tool in tools if tool.name == "recall")
+    assert recall.input_schema["required"] == ["query"]
+    assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id"}
+
+
+async def test_memory_tools_answer_like_the_cli(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    async with server(workspace) as session:
+        saved = await call(session, "save", content="peewee keeps one connection per thread", topic="Architecture")
+        await call(session, "save", content="Never delete memories; tombstone them", kind="axiom", repo="global")
+        other = await call(session, "save", content="a worker thread needs its own connection", repo="other")
+        assert saved == cli_json(capsys, workspace, "list", "-n", "3")[1]
+        assert saved["repo_id"] == REPO and saved["topic"] == "Architecture" and saved["kind"] == "reflection"
+
+        recalled = await call(session, "recall", query="connection in a worker thread")
+        assert recalled == cli_json(capsys, workspace, "recall", "connection in a worker thread")
+        everywhere = await call(session, "recall", query="worker thread connection", all_repos=True, limit=2)
+        assert everywhere == cli_json(capsys, workspace, "recall", "worker thread connection", "-A", "-n", "2")
+        assert other["id"] in [m["id"] for m in everywhere]
+        by_kind = await call(session, "recall", query="memories", kind="axiom", profile="bm25")
+        assert by_kind == cli_json(capsys, workspace, "recall", "memories", "--kind", "axiom", "--profile", "bm25")
+
+        assert await call(session, "list") == cli_json(capsys, workspace, "list")
+        assert await call(session, "list", all_repos=True, limit=2) == cli_json(capsys, workspace, "list", "-A", "-n", "2")
+        assert await call(session, "list", repo="other") == cli_json(capsys, workspace, "list", "-p", "other")
+
+        dismissed = await call(session, "dismiss", ids=[saved["id"], saved["id"]])
+        assert dismissed == {"dismissed": [saved["id"]], "unchanged": []}
+        assert await call(session, "dismiss", ids=[saved["id"]]) == cli_json(capsys, workspace, "dismiss", str(saved["id"]))
+        assert await call(session, "list", status="tombstoned") == cli_json(capsys, workspace, "list", "--status", "tombstoned")
+
+        shown = await call(session, "show", memory_id=saved["id"])
+        assert {k: v for k, v in shown.items() if k not in ("history", "task_ids")} == {**saved, "status": "tombstoned"}
+        assert [(h["from_status"], h["to_status"], h["reason"]) for h in shown["history"]] == [("active", "tombstoned", "dismissed")]
+        assert shown["task_ids"] == []
+
+
+async def test_recall_with_a_task_reinforces_once(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cli_json(capsys, workspace, "save", "retry the flaky socket test with a fresh port")
+    async with server(workspace) as session:
+        for _ in range(2):
+            found = await call(session, "recall", query="flaky socket test", task_id="INT-9")
+        plain = await call(session, "recall", query="flaky socket test")
+        shown = await call(session, "show", memory_id=found[0]["id"])
+    assert found[0]["access_count"] == 1 and plain[0]["access_count"] == 1
+    assert shown["task_ids"] == ["INT-9"]
+
+
+async def test_errors_are_tool_errors_with_the_cli_code(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    async with server(workspace) as session:
+        assert "ERR_NOT_FOUND: no memory with id 99" in await error(session, "show", memory_id=99)
+        assert "ERR_NOT_FOUND" in await error(session, "dismiss", ids=[99])
+        statutory = await error(session, "save", content="never call save twice", kind="pitfall")
+        assert "ERR_VALIDATION_FAILED" in statutory and "statutory" in statutory
+        assert "ERR_VALIDATION_FAILED" in await error(session, "save", content="   ")
+        assert "ERR_VALIDATION_FAILED" in await error(session, "recall", query="x", kind="nonsense")
+        assert "ERR_VALIDATION_FAILED" in await error(session, "recall", query="x", profile="nonsense")
+        assert "ERR_VALIDATION_FAILED" in await error(session, "list", status="nonsense")
+        assert (await session.call_tool("recall", {"limit": 0})).is_error  # schema: query required, limit ≥ 1
+        assert await call(session, "list") == []  # the server is still alive and nothing was written
+    assert "Traceback" not in (workspace / "server.err").read_text()
+    capsys.readouterr()
+    assert cli_main(["save", "x", "--kind", "pitfall", "--db", str(db(workspace))]) == 1
+    assert "ERR_VALIDATION_FAILED" in capsys.readouterr().err
+
+
+async def test_sees_writes_by_other_processes(workspace: Path) -> None:
+    def mneme(*argv: str) -> dict[str, Any]:
+        done = subprocess.run([sys.executable, "-m", "mneme_tui", *argv, "--db", str(db(workspace)), "--json"],
+                              capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+
+    first = mneme("save", "the staging deploy needs the VPN")
+    async with server(workspace) as session:
+        assert [m["id"] for m in await call(session, "recall", query="staging deploy")] == [first["id"]]
+        second = mneme("save", "staging deploy: run migrations before the app")
+        found = await call(session, "recall", query="staging deploy migrations")
+        assert found[0]["id"] == second["id"]
+        mneme("dismiss", str(second["id"]))
+        assert [m["id"] for m in await call(session, "recall", query="staging deploy migrations")] == [first["id"]]
+
+
+async def test_handshake_and_task_sync(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = {
+        "task_id": "INT-1", "repo": REPO, "modified_files": ["src/store.py"],
+        "walkthrough": "Split Store.save so each function stays small.",
+        "runs": [
+            {"gates": [{"name": "Cognitive Complexity", "passed": False, "message": "over", "file": "src/store.py"}]},
+            {"gates": [{"name": "Cognitive Complexity", "passed": True, "message": "ok", "file": "src/store.py"}]},
+        ],
+    }
+    (workspace / "report.json").write_text(json.dumps(report))
+    async with server(workspace) as session:
+        preview = await call(session, "task_sync", report=report, dry_run=True)
+        assert preview == cli_json(capsys, workspace, "task", "sync", "report.json", "--dry-run")
+        synced = await call(session, "task_sync", report=report)
+        assert synced["verified"] is True and synced["learnings"]
+        refused = await call(session, "task_sync", report={**report, "task_id": "INT-2", "runs": report["runs"][:1]})
+        assert refused["verified"] is False and refused["written"] == 0
+        assert "ERR_VALIDATION_FAILED" in await error(session, "task_sync", report={"task_id": "INT-3"})
+
+        oriented = await call(session, "handshake", modified=["src/store.py"])
+        assert oriented == cli_json(capsys, workspace, "handshake", "--modified", "src/store.py")
+        assert oriented["learned_pitfalls"] and oriented["verified_patterns"]
+        await call(session, "handshake", task_id="INT-4", limit=1)
+        assert "ERR_VALIDATION_FAILED" in await error(session, "handshake", modified=["/elsewhere/x.py"])
+
+
+async def test_legion_tools(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = str(legion_dir(workspace))
+    async with server(workspace) as session:
+        empty = await call(session, "legion_briefing")
+        assert empty == cli_json(capsys, workspace, "legion", "briefing", "--dir", folder)
+        recorded = await call(session, "legion_record_outcome", agent="agent-a", outcome="success",
+                              summary="shipped the parser", tags=["parser"], branch="main")
+        assert recorded["action"] == "created"
+        await call(session, "legion_record_outcome", agent="agent-a", outcome="failed", summary="broke the build",
+                   review_cycles=2, review_blockers=1, branch="main")
+        await call(session, "legion_record_pattern", pattern="parse in two passes", context="the parser", branch="main")
+        await call(session, "legion_record_error", error_signature="KeyError: 'id'", fix="check the key first",
+                   branch="main")
+        await call(session, "legion_record_preference", decision_point="manual-edit", context="which parser",
+                   proposed="regex", user_choice="a real parser", signal="corrective", branch="main")
+        assert "ERR_VALIDATION_FAILED" in await error(session, "legion_record_outcome", agent="a", outcome="meh",
+                                                      summary="x", branch="main")
+        assert await call(session, "legion_briefing") == cli_json(capsys, workspace, "legion", "briefing", "--dir", folder)
+        recalled = await call(session, "legion_recall", tags=["parser"])
+        assert recalled == cli_json(capsys, workspace, "legion", "recall", "--tags", "parser", "--dir", folder)
+        assert len(recalled["records"]) == 1
+    for name in ("OUTCOMES.md", "PATTERNS.md", "ERRORS.md", "PREFERENCES.md"):
+        assert (legion_dir(workspace) / name).is_file(), name
+
+
+def test_exits_when_the_client_closes_stdin(workspace: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mneme_tui", "mcp", "--db", str(db(workspace))],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
+    out, err = process.communicate(json.dumps(request).encode() + b"\n", timeout=60)
+    assert process.returncode == 0, err
+    lines = out.decode().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["id"] == 1  # stdout holds protocol messages only
+    assert b"Traceback" not in err
+
+
+def test_bad_options_fail_in_one_line_before_serving(workspace: Path) -> None:
+    for argv, code in ((["--root", str(workspace / "missing")], "ERR_VALIDATION_FAILED"),
+                       (["--db", str(workspace / "src" / "store.py")], "ERR_DATABASE")):
+        done = subprocess.run([sys.executable, "-m", "mneme_tui", "mcp", *argv], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr.count("\n") == 1 and code in done.stderr, done.stderr
+
+
+def test_other_commands_do_not_import_the_sdk() -> None:
+    code = "import sys; from mneme_tui.cli import build_parser; build_parser(); print('mcp' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
