@@ -27,7 +27,7 @@ from mneme_tui.errors import MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.store import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.learning import orientation
+from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report_text
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task

@@ -9,18 +9,18 @@ from __future__ import annotations
 import argparse
 
 from mneme_tui import config
-from mneme_tui.cli import output
+from mneme_tui.cli import arguments
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    mcp = output.add_command(sub, "mcp", "serve the memory to an agent as MCP tools over stdio", json_option=False)
+    mcp = arguments.add_command(sub, "mcp", "serve the memory to an agent as MCP tools over stdio", json_option=False)
     mcp.add_argument("-p", "--project", metavar="REPO",
                      help="the active repository (default: $MNEME_REPO or the git work tree's name)")
     mcp.add_argument("--legion-dir", metavar="DIR",
                      help="Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)")
     mcp.add_argument("--root", metavar="DIR",
                      help="repository work tree for task sync and handshake (default: the enclosing git work tree)")
-    output.add_profile_option(mcp)
+    arguments.add_profile_option(mcp)
     mcp.set_defaults(func=cmd_mcp)
 
 
@@ -30,9 +30,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     root = _root(args)  # the same --root check and default as `mneme task sync` and `mneme handshake`
     serve(ServerContext(
-        store=output.open_store(args),
+        store=arguments.open_store(args),
         repo=config.resolve_repo(args.project, start=root),
-        profile=output.resolve_profile(args),
+        profile=arguments.resolve_profile(args),
         root=root,
         legion_dir=config.resolve_legion_dir(args.legion_dir, start=root),
     ))
