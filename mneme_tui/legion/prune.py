@@ -183,11 +183,11 @@ def apply_prune(memory_dir: Path, plan: PrunePlan, *, default_branch: str,
                 return PruneResult(True, 0, len(outcomes.records), preserved_hi, preserved_phase, archive_total,
                                    NO_CANDIDATES)
             atomic_write(memory_dir / JOURNAL_NAME, json.dumps({"rows": rows}) + "\n")
-            moved = _move_rows(memory_dir, rows, default_branch)
+            moved, out_written, arc_written = _move_rows(memory_dir, rows, default_branch)
             write_point("prune:written")
             if not verify_prune(memory_dir, rows, moved, default_branch):
-                restore_if_ours(out_path, out_state.data, read_state(out_path).data or b"")
-                restore_if_ours(arc_path, arc_state.data, read_state(arc_path).data or b"")
+                restore_if_ours(out_path, out_state.data, out_written)
+                restore_if_ours(arc_path, arc_state.data, arc_written)
                 (memory_dir / JOURNAL_NAME).unlink(missing_ok=True)
                 return failed("")
             (memory_dir / JOURNAL_NAME).unlink(missing_ok=True)
@@ -225,11 +225,13 @@ def _parsed(path: Path, state: FileState, template: str, default_branch: str) ->
     return document
 
 
-def _move_rows(memory_dir: Path, rows: list[str], default_branch: str) -> list[OutcomeRecord]:
+def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
+               ) -> tuple[list[OutcomeRecord], bytes, bytes]:
     """Move the OUTCOMES.md rows whose text is in ``rows`` to ARCHIVE.md, idempotently (under the lock).
 
     A row already in ARCHIVE.md is not added again; a row no longer in OUTCOMES.md is not looked for.
     ARCHIVE.md is written first; each write is checked against other writers and redone on new content.
+    Returns the moved records and the bytes written to OUTCOMES.md and ARCHIVE.md.
     """
     out_path = memory_dir / OUTCOMES.file_name
     arc_path = memory_dir / ARCHIVE.file_name
@@ -237,7 +239,7 @@ def _move_rows(memory_dir: Path, rows: list[str], default_branch: str) -> list[O
     for _ in range(MAX_REDO):
         out_state, arc_state = read_state(out_path), read_state(arc_path)
         if out_state.data is None:
-            return []
+            return [], b"", b""
         outcomes = _parsed(out_path, out_state, "", default_branch)
         archive = _parsed(arc_path, arc_state, ARCHIVE.template, default_branch)
         anchor = archive.last_table_segment(ARCHIVE.kind)
@@ -259,9 +261,11 @@ def _move_rows(memory_dir: Path, rows: list[str], default_branch: str) -> list[O
         arc_after = archive.render()
         if arc_after != arc_before and not write_if_unchanged(arc_path, arc_state, arc_before, arc_after):
             continue
-        if moved and not replace_if_unchanged(out_path, outcomes.render().encode("utf-8"), out_state):
+        out_after = outcomes.render().encode("utf-8")
+        if moved and not replace_if_unchanged(out_path, out_after, out_state):
             continue
-        return [s.record for s in moved if isinstance(s.record, OutcomeRecord)]
+        records = [s.record for s in moved if isinstance(s.record, OutcomeRecord)]
+        return records, out_after, arc_after.encode("utf-8")
     raise MnemeError(ERR_IO, "OUTCOMES.md or ARCHIVE.md kept changing while prune was writing them")
 
 
@@ -286,7 +290,7 @@ def _roll_forward(memory_dir: Path, default_branch: str) -> None:
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         rows = []  # written atomically, so never partial; anything else is not ours to act on
     if rows:
-        _move_rows(memory_dir, [str(row) for row in rows], default_branch)
+        _move_rows(memory_dir, [str(row) for row in rows], default_branch)  # idempotent: redoing it is safe
     journal.unlink(missing_ok=True)
 
 

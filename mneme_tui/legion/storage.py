@@ -54,6 +54,8 @@ DEFAULT_LOCK_TIMEOUT = 10.0
 MAX_REDO = 20
 """How many times a write starts again because another writer changed the file meanwhile."""
 STALE_TEMP_SECONDS = 60.0
+LATE_APPEND_GRACE = 0.02
+"""Seconds a replaced file's old copy is watched for a late append (an appender that opened it before the swap)."""
 FAULT_ENV = "MNEME_FAULT"
 FAULT_TRACE_ENV = "MNEME_FAULT_TRACE"
 _TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
@@ -269,26 +271,48 @@ def atomic_write(path: Path, text: str) -> None:
     _fsync_dir(path.parent)
 
 
+def _grown_by_append(path: Path, state: FileState) -> FileState | None:
+    """``path``'s new state when another writer only appended to it since ``state``; else None."""
+    current = read_state(path)
+    if state.data is None or current.data is None or current.size <= state.size:
+        return None
+    if not current.data.startswith(state.data):
+        return None
+    return current
+
+
 def replace_if_unchanged(path: Path, data: bytes, state: FileState) -> bool:
     """Swap ``data`` in for ``path`` if it still is what ``state`` describes; False (nothing written) if not.
 
-    Bytes appended to the old file by another writer between the check and the swap are carried over.
+    Rows another writer appended meanwhile (the file grew, its old bytes unchanged) are appended to
+    ``data`` too: appending at the end is what redoing the change on the new content gives. Bytes
+    appended to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
     """
     path = safe_path(path)
     tmp = _write_temp(path, data)
     old_fd = -1
     try:
         write_point(f"tmp:{path.name}")
-        if not _unchanged(path, state):
+        for _ in range(MAX_REDO):
+            if _unchanged(path, state):
+                break
+            grown = _grown_by_append(path, state)
+            if grown is None:
+                return False
+            assert grown.data is not None
+            _append_bytes(tmp, grown.data[state.size:])
+            state = grown
+        else:
             return False
         if state.data is not None:
             old_fd = os.open(path, os.O_RDONLY)
         os.replace(tmp, path)
         write_point(f"replaced:{path.name}")
         if old_fd >= 0:
-            late = os.fstat(old_fd).st_size - state.size
-            if late > 0:
-                _append_bytes(path, os.pread(old_fd, late, state.size))
+            time.sleep(LATE_APPEND_GRACE)
+            late_size = os.fstat(old_fd).st_size - state.size
+            if late_size > 0:
+                _append_bytes(path, os.pread(old_fd, late_size, state.size))
     finally:
         if old_fd >= 0:
             os.close(old_fd)
