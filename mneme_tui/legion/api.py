@@ -385,6 +385,8 @@ class LegionMemory:
 
     # -- prune ---------------------------------------------------------------------------------
     def prune_plan(self) -> PrunePlan:
+        """Spec §7.5 preview (after finishing a prune a crash interrupted)."""
+        self.recover()
         settings = self.settings
         return plan_prune(self.load(OUTCOMES.file_name), self.today(), settings, self.current_phase())
 

@@ -21,7 +21,8 @@ symlink is refused. Temp files left by a killed writer are removed by the next w
 Fault injection (tests only): ``MNEME_FAULT=<point>`` makes the process ``os._exit(99)`` on reaching
 that write point, as a ``kill -9`` there would; ``MNEME_FAULT_TRACE=<file>`` appends the name of every
 point reached to that file. Points: ``tmp:NAME`` (temp file written, not swapped in), ``replaced:NAME``
-(swapped in, not verified), ``append:NAME`` (about to append), plus prune's ``journal``.
+(swapped in, not verified), ``append:NAME`` (about to append), plus ``prune:written`` (both prune
+files written, journal not yet dropped) and ``sync:exported`` (files written, store not yet linked).
 
 Reads never lock and never create anything: a missing folder or file reads as an empty document.
 """
@@ -211,15 +212,15 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_stale_temps(folder: Path, name: str) -> None:
-    """Remove ``.NAME.PID.HEX.tmp`` files whose process is gone or that are older than a minute."""
+def clean_stale_temps(folder: Path, name: str | None = None) -> None:
+    """Remove ``.NAME.PID.HEX.tmp`` files (of ``name``, or any) whose process is gone or older than a minute."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return
     for entry in entries:
         match = _TEMP_NAME.match(entry.name)
-        if not match or match.group("name") != name or not entry.is_file(follow_symlinks=False):
+        if not match or name not in (None, match.group("name")) or not entry.is_file(follow_symlinks=False):
             continue
         try:
             old = time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS

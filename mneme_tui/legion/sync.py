@@ -62,6 +62,7 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion import mirror as mt
 from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.storage import write_point
 from mneme_tui.legion.mirror import (
     created_at,
     memory_content,
@@ -186,6 +187,7 @@ def sync(
         with store.db.atomic("IMMEDIATE"):
             mt.ensure_table(store.db)
         exports = export_memories(store, legion, project, mt.load_rows(store.db, project), report.warnings)
+    write_point("sync:exported")
     files = legion.read_all()
     with _gc_paused(), store.sqlite_errors(), store.db.atomic("IMMEDIATE"):  # the database work only
         rows = mt.load_rows(store.db, project)
