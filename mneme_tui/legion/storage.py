@@ -136,6 +136,7 @@ def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator
             if time.monotonic() >= deadline:
                 raise MnemeError(ERR_IO, f"timed out after {timeout:g}s waiting for {lock_path}")
             time.sleep(0.005)
+        clean_stale_temps(folder)
         try:
             yield
         finally:
