@@ -231,6 +231,14 @@ def clean_stale_temps(folder: Path, name: str | None = None) -> None:
             continue
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` and fsync it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)
+
+
 def _write_temp(path: Path, data: bytes) -> Path:
     """Write ``data`` to a fsynced temp file beside ``path`` with ``path``'s mode and group."""
     clean_stale_temps(path.parent, path.name)
@@ -249,10 +257,7 @@ def _write_temp(path: Path, data: bytes) -> Path:
                     pass
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, current.st_mode & 0o7777)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        _write_all(fd, data)
     except BaseException:
         os.close(fd)
         tmp.unlink(missing_ok=True)
@@ -326,10 +331,7 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState) -> bool:
 def _append_bytes(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        _write_all(fd, data)
     finally:
         os.close(fd)
 
@@ -343,10 +345,7 @@ def append_if_unchanged(path: Path, tail: bytes, state: FileState) -> bool:
         if (stat.st_size, stat.st_mtime_ns) != (state.size, state.mtime_ns):
             return False
         write_point(f"append:{path.name}")
-        view = memoryview(tail)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
+        _write_all(fd, tail)
     finally:
         os.close(fd)
     return True
