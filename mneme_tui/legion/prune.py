@@ -183,7 +183,11 @@ def apply_prune(memory_dir: Path, plan: PrunePlan, *, default_branch: str,
                 return PruneResult(True, 0, len(outcomes.records), preserved_hi, preserved_phase, archive_total,
                                    NO_CANDIDATES)
             atomic_write(memory_dir / JOURNAL_NAME, json.dumps({"rows": rows}) + "\n")
-            moved, out_written, arc_written = _move_rows(memory_dir, rows, default_branch)
+            try:
+                moved, out_written, arc_written = _move_rows(memory_dir, rows, default_branch)
+            except OSError:  # the move put ARCHIVE.md back; the journal must not finish it later
+                (memory_dir / JOURNAL_NAME).unlink(missing_ok=True)
+                raise
             write_point("prune:written")
             if not verify_prune(memory_dir, rows, moved, default_branch):
                 restore_if_ours(out_path, out_state.data, out_written)
@@ -262,8 +266,12 @@ def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
         if arc_after != arc_before and not write_if_unchanged(arc_path, arc_state, arc_before, arc_after):
             continue
         out_after = outcomes.render().encode("utf-8")
-        if moved and not replace_if_unchanged(out_path, out_after, out_state):
-            continue
+        try:
+            if moved and not replace_if_unchanged(out_path, out_after, out_state):
+                continue
+        except OSError:
+            restore_if_ours(arc_path, arc_state.data, arc_after.encode("utf-8"))  # keep the pair as it was
+            raise
         records = [s.record for s in moved if isinstance(s.record, OutcomeRecord)]
         return records, out_after, arc_after.encode("utf-8")
     raise MnemeError(ERR_IO, "OUTCOMES.md or ARCHIVE.md kept changing while prune was writing them")
@@ -296,8 +304,15 @@ def _roll_forward(memory_dir: Path, default_branch: str) -> None:
 
 def finish_interrupted_prune(memory_dir: Path, *, default_branch: str,
                              lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
-    """Roll a crashed prune's journal forward (every write and sync starts with this; cheap when none)."""
+    """Roll a crashed prune's journal forward (every write and sync starts with this; cheap when none).
+
+    When that cannot be done now (a lock timeout, a write error, a file that does not parse) the journal
+    is kept for the next attempt and the caller goes on.
+    """
     if not (memory_dir / JOURNAL_NAME).exists():
         return
-    with memory_lock(memory_dir, lock_timeout):
-        _roll_forward(memory_dir, default_branch)
+    try:
+        with memory_lock(memory_dir, lock_timeout):
+            _roll_forward(memory_dir, default_branch)
+    except (OSError, MnemeError, _Unparseable, UnicodeDecodeError):
+        return  # the journal stays; the next write or sync tries again
