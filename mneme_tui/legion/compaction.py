@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui.config import now
-from mneme_tui.errors import ERR_NOT_FOUND, MnemeError
-from mneme_tui.legion.storage import atomic_write, safe_path
+from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.legion.storage import atomic_write, read_state
 
 _REQ_ID = re.compile(r"(?<![\w-])([A-Z]{2,}[A-Z0-9]*-\d{1,4}[a-z]?)(?![\w-])")
 _NOT_REQ = {"UTF", "SHA", "ISO", "RFC", "MD", "HTTP", "TLS", "SSL", "PAT", "PIT", "PRF", "ES", "IPV"}
@@ -129,7 +129,10 @@ def _section_kind(heading: str) -> str | None:
 
 
 def _read_summary(path: Path, number: str) -> _Summary:
-    text = safe_path(path).read_text(encoding="utf-8")
+    try:
+        text = (read_state(path).data or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"{path} is not UTF-8 text; nothing was compacted") from None
     plan_match = re.match(rf"^({re.escape(number)}-[\w]+?)-SUMMARY\.md$", path.name)
     summary = _Summary(path.name, plan_match.group(1) if plan_match else path.stem, text=text)
     summary.front, body = _frontmatter(text.split("\n"))

@@ -54,6 +54,8 @@ LOCK_NAME = ".lock"
 DEFAULT_LOCK_TIMEOUT = 10.0
 MAX_REDO = 20
 """How many times a write starts again because another writer changed the file meanwhile."""
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest memory or summary file read (64 MiB, about 500,000 outcome rows); larger ones are refused."""
 STALE_TEMP_SECONDS = 60.0
 LATE_APPEND_GRACE = 0.02
 """Seconds a replaced file's old copy is watched for a late append (an appender that opened it before the swap)."""
@@ -157,9 +159,16 @@ class FileState:
 
 
 def read_state(path: Path) -> FileState:
-    """The file's bytes and state (through :func:`safe_path`); missing -> ``FileState(None)``."""
+    """The file's bytes and state (through :func:`safe_path`); missing -> ``FileState(None)``.
+
+    A file over ``MAX_FILE_BYTES`` is refused (MnemeError) before it is read.
+    """
     try:
         with open(safe_path(path), "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            if stat.st_size > MAX_FILE_BYTES:
+                raise MnemeError(ERR_VALIDATION_FAILED, f"{path.name} is {stat.st_size:,} bytes, over the "
+                                 f"{MAX_FILE_BYTES:,}-byte limit for a memory file; not read")
             data = handle.read()
             stat = os.fstat(handle.fileno())
     except (FileNotFoundError, NotADirectoryError):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.cells import escape_cell, unescape_cell
 from mneme_tui.legion.compaction import compact_phase
@@ -36,3 +38,21 @@ def test_huge_escaped_cell_round_trips(tmp_path: Path) -> None:
     stored = memory.record_outcome(agent="a", outcome="success", summary=value)
     assert memory.recall_outcomes(limit=None).records[0].summary == value
     assert stored.record.id == "O-001"
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from mneme_tui.legion import storage
+
+    memory = LegionMemory.for_project(tmp_path, branch_provider=lambda _root: "main", claude_home=tmp_path / "h")
+    memory.memory_dir.mkdir(parents=True)
+    outcomes = memory.memory_dir / "OUTCOMES.md"
+    outcomes.write_text(OUTCOMES.template + "x" * 5000, encoding="utf-8")
+    monkeypatch.setattr(storage, "MAX_FILE_BYTES", 4096)
+    report = memory.read_all().file("OUTCOMES.md")
+    assert report is not None and not report.parseable and "4,096-byte limit" in report.warnings[0]
+    before = outcomes.read_bytes()
+    with pytest.raises(storage.LegionWriteError) as info:
+        memory.record_outcome(agent="a", outcome="success", summary="kept in the error")
+    assert "4,096-byte limit" in str(info.value).splitlines()[0] and "kept in the error" in info.value.record_text
+    assert outcomes.read_bytes() == before
