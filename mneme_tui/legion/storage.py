@@ -320,7 +320,7 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState) -> bool:
             state = grown
         else:
             return False
-        if state.data is not None:
+        if state.data is not None and sys.platform != "win32":  # Windows cannot replace a file held open
             old_fd = os.open(path, os.O_RDONLY)
         os.replace(tmp, path)
         write_point(f"replaced:{path.name}")
@@ -328,7 +328,8 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState) -> bool:
             time.sleep(LATE_APPEND_GRACE)
             late_size = os.fstat(old_fd).st_size - state.size
             if late_size > 0:
-                _append_bytes(path, os.pread(old_fd, late_size, state.size))
+                os.lseek(old_fd, state.size, os.SEEK_SET)
+                _append_bytes(path, os.read(old_fd, late_size))
     finally:
         if old_fd >= 0:
             os.close(old_fd)
