@@ -24,7 +24,7 @@ from typing import Any
 
 from mneme_tui.errors import ERR_IO, MnemeError
 from mneme_tui.legion.cells import join_row
-from mneme_tui.legion.document import Document, parse, renumber
+from mneme_tui.legion.document import Document, Segment, parse, renumber
 from mneme_tui.legion.planning import MemorySettings
 from mneme_tui.legion.records import OutcomeRecord, record_text, values_for_fields
 from mneme_tui.legion.schemas import ARCHIVE, OUTCOMES
@@ -152,49 +152,20 @@ def plan_prune(outcomes: Document, today: date, settings: MemorySettings, curren
 def apply_prune(memory_dir: Path, plan: PrunePlan, *, default_branch: str,
                 lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> PruneResult:
     """Move the plan's candidates that are still present (journalled, see module doc); verify."""
-    preserved_hi = plan.kept_count("high importance")
-    preserved_phase = plan.kept_count("current phase")
-    out_path = memory_dir / OUTCOMES.file_name
+    preserved = (plan.kept_count("high importance"), plan.kept_count("current phase"))
     arc_path = memory_dir / ARCHIVE.file_name
-    as_text = "\n".join(record_text(e.record) for e in plan.candidates)
 
-    def failed(reason: str, archive_total: int = -1) -> PruneResult:
+    def failed(reason: str) -> PruneResult:
         message = f"{VERIFY_FAILED} {reason}".strip()
-        return PruneResult(False, 0, plan.total_records, preserved_hi, preserved_phase, archive_total,
-                           message, records_text=as_text, warnings=[message])
+        return PruneResult(False, 0, plan.total_records, *preserved, -1, message,
+                           records_text="\n".join(record_text(e.record) for e in plan.candidates),
+                           warnings=[message])
 
-    if not plan.candidates:
-        archive_total = len(load_document(arc_path, default_branch=default_branch).records)
-        return PruneResult(True, 0, plan.total_records, preserved_hi, preserved_phase, archive_total, NO_CANDIDATES)
-    if arc_path.is_dir():
+    if plan.candidates and arc_path.is_dir():
         return failed(f"{arc_path} is a directory, not a file: move it aside and run prune again. "
                       "Nothing was pruned; the records are listed below.")
     try:
-        with memory_lock(memory_dir, lock_timeout):
-            _roll_forward(memory_dir, default_branch)
-            out_state, arc_state = read_state(out_path), read_state(arc_path)
-            if out_state.data is None:
-                return failed("OUTCOMES.md does not exist; nothing was pruned.")
-            outcomes = parse(out_state.data.decode("utf-8"), OUTCOMES.file_name, default_branch=default_branch)
-            present = {s.text.rstrip("\r\n") for s in outcomes.segments if s.kind == "row"}
-            rows = [line for e in plan.candidates if (line := e.row_text.rstrip("\r\n")) in present]
-            if not rows:
-                archive_total = len(load_document(arc_path, default_branch=default_branch).records)
-                return PruneResult(True, 0, len(outcomes.records), preserved_hi, preserved_phase, archive_total,
-                                   NO_CANDIDATES)
-            atomic_write(memory_dir / JOURNAL_NAME, json.dumps({"rows": rows}) + "\n")
-            try:
-                moved, out_written, arc_written = _move_rows(memory_dir, rows, default_branch)
-            except OSError:  # the move put ARCHIVE.md back; the journal must not finish it later
-                (memory_dir / JOURNAL_NAME).unlink(missing_ok=True)
-                raise
-            write_point("prune:written")
-            if not verify_prune(memory_dir, rows, moved, default_branch):
-                restore_if_ours(out_path, out_state.data, out_written)
-                restore_if_ours(arc_path, arc_state.data, arc_written)
-                (memory_dir / JOURNAL_NAME).unlink(missing_ok=True)
-                return failed("")
-            (memory_dir / JOURNAL_NAME).unlink(missing_ok=True)
+        moved = _apply_locked(memory_dir, plan, default_branch, lock_timeout) if plan.candidates else []
     except UnicodeDecodeError:
         return failed("OUTCOMES.md or ARCHIVE.md is not UTF-8 text; nothing was pruned.")
     except _Unparseable as exc:
@@ -203,18 +174,50 @@ def apply_prune(memory_dir: Path, plan: PrunePlan, *, default_branch: str,
         return failed(exc.message)
     except OSError as exc:
         return failed(f"could not write {exc.filename or memory_dir}: {exc.strerror or exc}")
-    outcomes = load_document(out_path, default_branch=default_branch)
-    remaining = sum(1 for r in outcomes.records if isinstance(r, OutcomeRecord))
+    remaining = len(load_document(memory_dir / OUTCOMES.file_name, default_branch=default_branch).records)
     total = len(load_document(arc_path, default_branch=default_branch).records)
-    archived = len(moved)
+    if not moved:
+        return PruneResult(True, 0, remaining if plan.candidates else plan.total_records, *preserved, total,
+                           NO_CANDIDATES)
     message = (
-        f"Pruned {archived} records → .planning/memory/ARCHIVE.md\n"
+        f"Pruned {len(moved)} records → .planning/memory/ARCHIVE.md\n"
         f"Remaining: {remaining} active records\n"
-        f"Preserved: {preserved_hi} high-importance (4-5), {preserved_phase} current-phase\n"
+        f"Preserved: {preserved[0]} high-importance (4-5), {preserved[1]} current-phase\n"
         f"Archive total: {total} records"
     )
-    return PruneResult(True, archived, remaining, preserved_hi, preserved_phase, total, message,
-                       archived_ids=[r.id for r in moved])
+    return PruneResult(True, len(moved), remaining, *preserved, total, message, archived_ids=[r.id for r in moved])
+
+
+def _apply_locked(memory_dir: Path, plan: PrunePlan, default_branch: str, lock_timeout: float
+                  ) -> list[OutcomeRecord]:
+    """Under the lock: journal the candidate rows still in OUTCOMES.md, move them, verify, drop the journal."""
+    out_path, arc_path, journal = (memory_dir / name for name in (OUTCOMES.file_name, ARCHIVE.file_name,
+                                                                    JOURNAL_NAME))
+    with memory_lock(memory_dir, lock_timeout):
+        _roll_forward(memory_dir, default_branch)
+        out_state, arc_state = read_state(out_path), read_state(arc_path)
+        if out_state.data is None:
+            raise MnemeError(ERR_IO, "OUTCOMES.md does not exist; nothing was pruned.")
+        present = {s.text.rstrip("\r\n") for s in _parsed(out_path, out_state, "", default_branch).segments
+                   if s.kind == "row"}
+        rows = [line for e in plan.candidates if (line := e.row_text.rstrip("\r\n")) in present]
+        if not rows:
+            return []
+        atomic_write(journal, json.dumps({"rows": rows}) + "\n")
+        try:
+            moved, out_written, arc_written = _move_rows(memory_dir, rows, default_branch)
+        except OSError:  # the move put ARCHIVE.md back; the journal must not finish it later
+            journal.unlink(missing_ok=True)
+            raise
+        write_point("prune:written")
+        ok = verify_prune(memory_dir, rows, moved, default_branch)
+        if not ok:
+            restore_if_ours(out_path, out_state.data, out_written)
+            restore_if_ours(arc_path, arc_state.data, arc_written)
+        journal.unlink(missing_ok=True)
+        if not ok:
+            raise MnemeError(ERR_IO, "")
+        return moved
 
 
 class _Unparseable(Exception):
@@ -248,17 +251,9 @@ def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
         archive = _parsed(arc_path, arc_state, ARCHIVE.template, default_branch)
         anchor = archive.last_table_segment(ARCHIVE.kind)
         archive_fields = archive.segments[anchor].table.fields if anchor is not None else list(ARCHIVE.fields)  # type: ignore[union-attr]
-        archived_lines = {line.rstrip("\r\n") for s in archive.segments if s.kind == "row" for line in s.lines}
         moved = [s for s in outcomes.segments if s.kind == "row" and s.text.rstrip("\r\n") in wanted]
-        for segment in moved:
-            outcomes.segments.remove(segment)
-            record = segment.record
-            assert isinstance(record, OutcomeRecord)
-            same_layout = segment.table is not None and segment.table.fields == archive_fields
-            line = segment.text.rstrip("\r\n") if same_layout else join_row(values_for_fields(record, archive_fields))
-            if line not in archived_lines:
-                archive.append_row(record, ARCHIVE, raw=line)
-                archived_lines.add(line)
+        outcomes.segments = [s for s in outcomes.segments if not (s.kind == "row" and s.text.rstrip("\r\n") in wanted)]
+        _add_to_archive(archive, moved, archive_fields)
         renumber(outcomes)
         renumber(archive)
         arc_before = ARCHIVE.template if arc_state.data is None else arc_state.data.decode("utf-8")
@@ -275,6 +270,19 @@ def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
         records = [s.record for s in moved if isinstance(s.record, OutcomeRecord)]
         return records, out_after, arc_after.encode("utf-8")
     raise MnemeError(ERR_IO, "OUTCOMES.md or ARCHIVE.md kept changing while prune was writing them")
+
+
+def _add_to_archive(archive: Document, moved: list[Segment], archive_fields: list[str]) -> None:
+    """Append each moved row to ``archive`` (byte for byte when the layouts match) unless it is already there."""
+    archived_lines = {line.rstrip("\r\n") for s in archive.segments if s.kind == "row" for line in s.lines}
+    for segment in moved:
+        record = segment.record
+        assert isinstance(record, OutcomeRecord)
+        same_layout = segment.table is not None and segment.table.fields == archive_fields
+        line = segment.text.rstrip("\r\n") if same_layout else join_row(values_for_fields(record, archive_fields))
+        if line not in archived_lines:
+            archive.append_row(record, ARCHIVE, raw=line)
+            archived_lines.add(line)
 
 
 def verify_prune(memory_dir: Path, rows: list[str], moved: list[OutcomeRecord], default_branch: str) -> bool:
