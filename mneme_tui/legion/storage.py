@@ -381,21 +381,21 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def restore_if_ours(path: Path, original: bytes | None, written: bytes) -> None:
+def restore_if_ours(path: Path, original: bytes | None, written: bytes) -> bool:
     """Put ``original`` back (or remove a new file) only while ``path`` still holds ``written`` exactly.
 
-    Never puts older bytes over newer ones: if anyone wrote after us, the file is left alone.
+    Never puts older bytes over newer ones: if anyone wrote after us, the file is left alone (False).
     """
     try:
         state = read_state(path)
         if state.data != written:
-            return
+            return False
         if original is None:
             path.unlink(missing_ok=True)
-        else:
-            replace_if_unchanged(path, original, state)
+            return True
+        return replace_if_unchanged(path, original, state)
     except (OSError, MnemeError):
-        pass
+        return False
 
 
 def modify_file(
@@ -441,10 +441,10 @@ def modify_file(
                         record_text,
                     ) from None
                 if not landed:
-                    restore_if_ours(path, state.data, after.encode("utf-8"))
+                    restored = restore_if_ours(path, state.data, after.encode("utf-8"))
+                    outcome = "the file was restored" if restored else "another writer changed it since, so it was left as is"
                     raise LegionWriteError(
-                        ERR_IO, f"verification of {path.name} failed; the file was restored. Record not stored:",
-                        record_text,
+                        ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text,
                     )
                 return result
             raise LegionWriteError(

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.sync import sync
@@ -89,3 +91,27 @@ def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project
     assert again.totals["added"] == again.totals["updated"] == again.totals["exported"] == 0
     tasks = store.list(status="all", repo_id="proj", kind="task", limit=None)
     assert len(tasks) == len(rows)
+
+
+def test_a_failed_verification_never_restores_over_a_newer_append(legion_project: LegionMemory,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from mneme_tui.legion import storage
+
+    outcomes = legion_project.memory_dir / "OUTCOMES.md"
+    hand = outcome_line("H-0001", "2026-11-02", "appended during verification")
+    real_load = storage.load_document
+
+    def append_then_lie(path, **kw):
+        with open(outcomes, "a", encoding="utf-8") as handle:  # another writer, right after our write
+            handle.write(hand)
+        document = real_load(path, **kw)
+        document.segments = [s for s in document.segments if "verified away" not in s.text]
+        return document
+
+    monkeypatch.setattr(storage, "load_document", append_then_lie)
+    with pytest.raises(storage.LegionWriteError) as info:
+        legion_project.record_outcome(agent="a", outcome="success", summary="verified away")
+    assert "verified away" in info.value.record_text
+    text = outcomes.read_text(encoding="utf-8")
+    assert hand in text  # the newer bytes stay: no restore over them
+    assert "left as is" in str(info.value).splitlines()[0]
