@@ -51,6 +51,8 @@ else:
     import fcntl
 
 LOCK_NAME = ".lock"
+SYNC_LOCK_NAME = ".sync.lock"
+"""Held for a whole ``legion sync`` so two syncs never export one memory twice (writes use ``.lock``)."""
 DEFAULT_LOCK_TIMEOUT = 10.0
 MAX_REDO = 20
 """How many times a write starts again because another writer changed the file meanwhile."""
@@ -122,10 +124,10 @@ def _unlock(fd: int) -> None:
 
 
 @contextmanager
-def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder/.lock`` (creating the folder and lock file; never via a symlink)."""
+def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str = LOCK_NAME) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink)."""
     folder.mkdir(parents=True, exist_ok=True)
-    lock_path = folder / LOCK_NAME
+    lock_path = folder / name
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:

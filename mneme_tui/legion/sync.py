@@ -4,7 +4,8 @@
 (:mod:`mneme_tui.legion.sync_export`: each file written once, no database lock held), reads every file,
 then imports every record inside one short ``BEGIN IMMEDIATE`` store transaction that does only the
 database work (a failure leaves the store untouched; the markdown appends of the export are found again
-and linked by the next sync). Pairing records with their companion rows: :mod:`mneme_tui.legion.sync_pairing`.
+and linked by the next sync). Two syncs of one folder take turns (``.planning/memory/.sync.lock``), so
+a memory is never exported twice; record writes and saves do not wait for it. Pairing records with their companion rows: :mod:`mneme_tui.legion.sync_pairing`.
 
 Import rules
 - A record becomes a memory with ``repo_id = project`` and kind: outcome -> ``task`` (``review`` when its
@@ -62,7 +63,6 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion import mirror as mt
 from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.storage import write_point
 from mneme_tui.legion.mirror import (
     created_at,
     memory_content,
@@ -71,6 +71,7 @@ from mneme_tui.legion.mirror import (
     memory_topic,
     record_json,
 )
+from mneme_tui.legion.storage import SYNC_LOCK_NAME, memory_lock, write_point
 from mneme_tui.legion.sync_export import (
     Export,
     ExportedMemory,
@@ -84,6 +85,8 @@ from mneme_tui.memory.store import Store
 ARCHIVED_REASON = "archived in ARCHIVE.md"
 COUNTS = ("records", "added", "updated", "unchanged", "removed", "not_imported", "exported")
 _STATUS_CHUNK = 500
+SYNC_LOCK_TIMEOUT = 120.0
+"""Seconds a sync waits for another sync of the same folder to finish."""
 
 
 # ----------------------------------------------------------------------------- folder
@@ -183,17 +186,18 @@ def sync(
         report.message = f"No Legion memory folder at {legion.memory_dir}; nothing to sync."
         return report
     legion.recover()
-    with store.sqlite_errors():
-        with store.db.atomic("IMMEDIATE"):
-            mt.ensure_table(store.db)
-        exports = export_memories(store, legion, project, mt.load_rows(store.db, project), report.warnings)
-    write_point("sync:exported")
-    files = legion.read_all()
-    with _gc_paused(), store.sqlite_errors(), store.db.atomic("IMMEDIATE"):  # the database work only
-        rows = mt.load_rows(store.db, project)
-        known = {row.memory_id for row in rows}
-        exports = [spec for spec in exports if spec.memory.id not in known]  # linked by a sync meanwhile
-        _write(store, project, pair_records(files, rows), exports, report)
+    with memory_lock(legion.memory_dir, SYNC_LOCK_TIMEOUT, name=SYNC_LOCK_NAME):  # one sync of a folder at a time
+        with store.sqlite_errors():
+            with store.db.atomic("IMMEDIATE"):
+                mt.ensure_table(store.db)
+            exports = export_memories(store, legion, project, mt.load_rows(store.db, project), report.warnings)
+        write_point("sync:exported")
+        files = legion.read_all()
+        with _gc_paused(), store.sqlite_errors(), store.db.atomic("IMMEDIATE"):  # the database work only
+            rows = mt.load_rows(store.db, project)
+            known = {row.memory_id for row in rows}
+            exports = [spec for spec in exports if spec.memory.id not in known]  # linked by another sync
+            _write(store, project, pair_records(files, rows), exports, report)
     touched = {f.file: f for f in report.files}
     report.files = []
     for file_report in files.files:

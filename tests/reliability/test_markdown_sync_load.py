@@ -51,3 +51,26 @@ def test_saves_beside_a_large_sync_all_succeed(legion_project: LegionMemory, tmp
         assert len(saved) == len(saves)
     finally:
         store.close()
+
+
+def test_two_syncs_at_once_export_each_memory_once(legion_project: LegionMemory, tmp_path: Path) -> None:
+    db = tmp_path / "mneme.db"
+    store = Store(db)
+    store.mint_many([{"content": f"pending preference {n}", "kind": "preference", "repo_id": "proj"}
+                     for n in range(300)])
+    store.close()
+    env = {**os.environ, "MNEME_DB": str(db)}
+    command = [sys.executable, "-m", "mneme_tui", "legion", "sync", "--dir", str(legion_project.memory_dir),
+               "-p", "proj"]
+    runs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    for run in runs:
+        _, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err
+    text = (legion_project.memory_dir / "PREFERENCES.md").read_text(encoding="utf-8")
+    assert len([s for s in parse(text, "PREFERENCES.md").segments if s.kind == "row"]) == 300
+    store = Store(db)
+    try:
+        assert len(store.list(status="all", repo_id="proj", kind="preference", limit=None)) == 300
+    finally:
+        store.close()
