@@ -140,3 +140,13 @@ def test_stale_temp_files_are_cleaned_by_the_next_write(legion_project: LegionMe
     _record(legion_project)
     assert not gone.exists() and not old.exists()
     assert live.exists() and unrelated.exists()  # a live writer's temp file, and one that is not ours
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="changing a file's group needs root")
+def test_rewrite_keeps_group(legion_project: LegionMemory) -> None:
+    outcomes = legion_project.memory_dir / "OUTCOMES.md"
+    with open(outcomes, "a", encoding="utf-8") as handle:
+        handle.write("\nNotes after the table.\n")
+    os.chown(outcomes, -1, 4242)
+    _record(legion_project)
+    assert outcomes.stat().st_gid == 4242
