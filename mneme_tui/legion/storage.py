@@ -8,8 +8,9 @@ Other writers exist: agents and editors append to ``.planning/memory/*.md`` with
    the file for appending, check its size and mtime are still what was read, and append: no rewrite;
 3. otherwise write a temp file ``.NAME.PID.HEX.tmp`` beside it (same mode and group), fsync it, check
    just before the swap that the file is still what was read, ``os.replace`` it in and fsync the folder;
-   bytes another writer appended to the old file during the swap are carried over to the new one;
-4. when the file changed since it was read (step 2 or 3), start again from the new content;
+   rows appended meanwhile are folded into the temp file first, and bytes another writer appended to
+   the old file during the swap are carried over to the new one;
+4. when the file changed in any other way since it was read, start again from the new content;
 5. re-read and verify. If that fails, the old bytes go back only when the file is still exactly what
    we wrote (never older bytes over newer ones), and a :class:`LegionWriteError` carrying the full
    record text is raised, so nothing is lost. A file that did not parse is never rewritten.
@@ -303,8 +304,8 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState) -> bool:
     """Swap ``data`` in for ``path`` if it still is what ``state`` describes; False (nothing written) if not.
 
     Rows another writer appended meanwhile (the file grew, its old bytes unchanged) are appended to
-    ``data`` too: appending at the end is what redoing the change on the new content gives. Bytes
-    appended to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
+    ``data`` too, keeping their place at the end, rather than redoing the whole change. Bytes appended
+    to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
     """
     path = safe_path(path)
     tmp = _write_temp(path, data)
