@@ -25,7 +25,7 @@ from pydantic import Field
 from mneme_tui import __version__, display
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.store import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report_text

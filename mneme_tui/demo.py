@@ -3,12 +3,19 @@
 ``build_demo_workspace(folder, now)`` writes everything under ``folder`` (never the user's database) and
 is deterministic given ``seed`` and ``now``: the same call writes the same rows and the same files.
 Used by ``mneme --demo``, the README screenshots, the TUI tests and the TUI bench. No Textual here.
+
+The workspace is throwaway: when the terminal goes away (SIGHUP) while the process that built it runs,
+the folder is removed before the process exits (``q`` removes it through the caller's temp folder).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import shutil
+import signal
+import threading
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -320,6 +327,7 @@ def build_demo_workspace(
     """Create ``folder/mneme.db`` and ``folder/<repo>/.planning/memory`` (``folder`` must be empty or new)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    remove_on_hangup(folder)
     project = folder / DEMO_REPO
     legion = project / ".planning" / "memory"
     db_path = folder / "mneme.db"
@@ -333,6 +341,18 @@ def build_demo_workspace(
     write_claude_memory(project, claude_home)
     return DemoWorkspace(db_path=db_path, project_dir=project, legion_dir=legion, repo=DEMO_REPO,
                          claude_home=claude_home)
+
+
+def remove_on_hangup(folder: Path) -> None:
+    """On SIGHUP (the terminal went away) remove ``folder`` and exit 129, as the hangup itself would."""
+    if not hasattr(signal, "SIGHUP") or threading.current_thread() is not threading.main_thread():
+        return
+
+    def hang_up(signum: int, _frame: object) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGHUP, hang_up)
 
 
 CLAUDE_MEMORY = """# atlas-api

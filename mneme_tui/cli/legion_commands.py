@@ -23,7 +23,7 @@ from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.gitbranch import BranchProvider
 from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
 from mneme_tui.legion.storage import LegionWriteError
-from mneme_tui.legion.store import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 
 BRANCH_PROVIDER: BranchProvider | None = None
 """Replaces ``git branch --show-current`` (tests set it; None = ask git)."""

@@ -23,19 +23,19 @@ from mneme_tui.legion.claude_memory import claude_memory_excerpt
 from mneme_tui.legion.document import Document, NotImported
 from mneme_tui.legion.gitbranch import BranchProvider, current_branch
 from mneme_tui.legion.gitbranch import default_branch as git_default_branch
-from mneme_tui.legion.planning import MemorySettings, load_memory_settings, read_current_phase
-from mneme_tui.legion.prune import PrunePlan, PruneResult, apply_prune, plan_prune
-from mneme_tui.legion.records import (
-    ErrorRecord,
-    OutcomeRecord,
-    PatternRecord,
-    PreferenceRecord,
-    Record,
-    split_tags,
+from mneme_tui.legion.planning import (
+    MemorySettings,
+    load_memory_settings,
+    read_current_phase,
 )
-from mneme_tui.legion.schemas import ARCHIVE, ERRORS, OUTCOMES, PATTERNS, PREFERENCES
-from mneme_tui.legion.storage import DEFAULT_LOCK_TIMEOUT, load_document
-from mneme_tui.legion.store import (
+from mneme_tui.legion.prune import (
+    PrunePlan,
+    PruneResult,
+    apply_prune,
+    finish_interrupted_prune,
+    plan_prune,
+)
+from mneme_tui.legion.record_files import (
     DECISION_POINTS,
     OUTCOMES_VALUES,
     SIGNALS,
@@ -45,8 +45,25 @@ from mneme_tui.legion.store import (
     importance_with_modifiers,
     require_choice,
     resolve_task_type,
-    store_error,
+    store_records,
 )
+from mneme_tui.legion.records import (
+    ErrorRecord,
+    OutcomeRecord,
+    PatternRecord,
+    PreferenceRecord,
+    Record,
+    split_tags,
+)
+from mneme_tui.legion.schemas import (
+    ARCHIVE,
+    ERRORS,
+    OUTCOMES,
+    PATTERNS,
+    PREFERENCES,
+    TableSchema,
+)
+from mneme_tui.legion.storage import DEFAULT_LOCK_TIMEOUT, load_document
 
 KNOWN_FILES = (OUTCOMES.file_name, PATTERNS.file_name, ERRORS.file_name, PREFERENCES.file_name, ARCHIVE.file_name)
 PITFALLS_FILE = "PITFALLS.md"
@@ -240,6 +257,7 @@ class LegionMemory:
                 )
             return final
 
+        self.recover()
         result = append_record(self.memory_dir, OUTCOMES, record, default_branch=self.default_branch,
                                lock_timeout=self.lock_timeout, prepare=prepare)
         settings = self.settings
@@ -250,44 +268,57 @@ class LegionMemory:
                 result.prune = self.apply_prune(self.prune_plan())
         return result
 
-    def record_pattern(
+    def pattern_record(
         self, *, pattern: str, context: str = "", reuse_criteria: str = "", source: str = "",
         tags: Iterable[str] = (), branch: str | None = None,
-    ) -> StoreResult:
-        """Spec §8: append a pattern to PATTERNS.md."""
-        record = PatternRecord(
+    ) -> PatternRecord:
+        """A checked, dated pattern record (not stored yet)."""
+        return PatternRecord(
             date=self.today().isoformat(), branch=branch or self.branch(), pattern=_required("pattern", pattern),
             context=context, reuse_criteria=reuse_criteria, source=source, tags=_clean_tags(tags),
         )
-        return append_record(self.memory_dir, PATTERNS, record, default_branch=self.default_branch,
-                             lock_timeout=self.lock_timeout)
 
-    def record_error(
+    def error_record(
         self, *, error_signature: str, fix: str, agent: str = "", resolved: bool = True,
         tags: Iterable[str] = (), branch: str | None = None,
-    ) -> StoreResult:
-        """Spec §9: skip a known resolved error, fix an unresolved one, else append to ERRORS.md."""
-        record = ErrorRecord(
+    ) -> ErrorRecord:
+        """A checked, dated error record (not stored yet)."""
+        return ErrorRecord(
             date=self.today().isoformat(), branch=branch or self.branch(),
             error_signature=_required("error_signature", error_signature), fix=_required("fix", fix),
             agent=agent, resolved=resolved, tags=_clean_tags(tags),
         )
-        return store_error(self.memory_dir, record, default_branch=self.default_branch, lock_timeout=self.lock_timeout)
 
-    def record_preference(
+    def preference_record(
         self, *, decision_point: str, context: str, proposed: str, user_choice: str, signal: str,
         agent: str = "system", tags: Iterable[str] = (), branch: str | None = None,
-    ) -> StoreResult:
-        """Spec §13: append a preference signal to PREFERENCES.md."""
+    ) -> PreferenceRecord:
+        """A checked, dated preference record (not stored yet)."""
         signal = require_choice("signal", signal, SIGNALS)
         decision = require_choice("decision_point", decision_point, DECISION_POINTS)
-        record = PreferenceRecord(
+        return PreferenceRecord(
             date=self.today().isoformat(), branch=branch or self.branch(), decision_point=decision,
             context=_required("context", context), proposed=proposed, user_choice=user_choice, signal=signal,
             agent=agent or "system", tags=_clean_tags(tags),
         )
-        return append_record(self.memory_dir, PREFERENCES, record, default_branch=self.default_branch,
+
+    def store(self, schema: TableSchema, records: list[Record]) -> list[StoreResult]:
+        """Store several records in ``schema``'s file with one write (errors de-duplicated, spec §9)."""
+        self.recover()
+        return store_records(self.memory_dir, schema, records, default_branch=self.default_branch,
                              lock_timeout=self.lock_timeout)
+
+    def record_pattern(self, **fields: Any) -> StoreResult:
+        """Spec §8: append a pattern to PATTERNS.md (fields as :meth:`pattern_record`)."""
+        return self.store(PATTERNS, [self.pattern_record(**fields)])[0]
+
+    def record_error(self, **fields: Any) -> StoreResult:
+        """Spec §9: skip a known resolved error, fix an unresolved one, else append to ERRORS.md."""
+        return self.store(ERRORS, [self.error_record(**fields)])[0]
+
+    def record_preference(self, **fields: Any) -> StoreResult:
+        """Spec §13: append a preference signal to PREFERENCES.md (fields as :meth:`preference_record`)."""
+        return self.store(PREFERENCES, [self.preference_record(**fields)])[0]
 
     # -- recall --------------------------------------------------------------------------------
     def recall_outcomes(
@@ -353,8 +384,14 @@ class LegionMemory:
 
     # -- prune ---------------------------------------------------------------------------------
     def prune_plan(self) -> PrunePlan:
+        """Spec §7.5 preview (after finishing a prune a crash interrupted)."""
+        self.recover()
         settings = self.settings
         return plan_prune(self.load(OUTCOMES.file_name), self.today(), settings, self.current_phase())
+
+    def recover(self) -> None:
+        """Finish a prune that a crash interrupted (its journal is rolled forward); a no-op otherwise."""
+        finish_interrupted_prune(self.memory_dir, default_branch=self.default_branch, lock_timeout=self.lock_timeout)
 
     def apply_prune(self, plan: PrunePlan) -> PruneResult:
         return apply_prune(self.memory_dir, plan, default_branch=self.default_branch, lock_timeout=self.lock_timeout)

@@ -22,7 +22,8 @@ _SEPARATOR_CHARS = frozenset("|-: \t")
 _SEPARATOR_TEXT = "".join(sorted(_SEPARATOR_CHARS))
 _ESCAPED_CELL = re.compile(r"((?:\\.|[^\\|])*)\|", re.DOTALL)
 """One cell and the pipe closing it: a backslash and the character after it always belong to the cell."""
-_HEX_ESCAPE = re.compile(r"u\{([0-9a-fA-F]{1,6})\}")
+_ESCAPE = re.compile(r"\\(?:([|\\nrt])|u\{([0-9a-fA-F]{1,6})\})")
+"""One escape: a simple one (group 1) or ``\\u{HEX}`` (group 2); one pass, left to right, so linear."""
 
 
 def _needs_hex(char: str) -> bool:
@@ -47,32 +48,19 @@ def escape_cell(value: str) -> str:
     return "".join(out)
 
 
+def _unescape_one(match: re.Match[str]) -> str:
+    simple, code = match.group(1), match.group(2)
+    if simple is not None:
+        return _UNSIMPLE[simple]
+    value = int(code, 16)
+    return chr(value) if value <= 0x10FFFF else match.group(0)
+
+
 def unescape_cell(cell: str) -> str:
     """Decode one trimmed cell; unknown escapes stay as written (``C:\\path`` reads as is)."""
     if "\\" not in cell:
         return cell
-    out: list[str] = []
-    index = 0
-    length = len(cell)
-    while index < length:
-        char = cell[index]
-        if char != "\\" or index + 1 >= length:
-            out.append(char)
-            index += 1
-            continue
-        nxt = cell[index + 1]
-        if nxt in _UNSIMPLE:
-            out.append(_UNSIMPLE[nxt])
-            index += 2
-            continue
-        match = _HEX_ESCAPE.match(cell, index + 1)
-        if match and int(match.group(1), 16) <= 0x10FFFF:
-            out.append(chr(int(match.group(1), 16)))
-            index = match.end()
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)
+    return _ESCAPE.sub(_unescape_one, cell)
 
 
 def is_row_line(line: str) -> bool:

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui.config import now
-from mneme_tui.errors import ERR_NOT_FOUND, MnemeError
-from mneme_tui.legion.storage import atomic_write
+from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.legion.storage import atomic_write, read_state
 
 _REQ_ID = re.compile(r"(?<![\w-])([A-Z]{2,}[A-Z0-9]*-\d{1,4}[a-z]?)(?![\w-])")
 _NOT_REQ = {"UTF", "SHA", "ISO", "RFC", "MD", "HTTP", "TLS", "SSL", "PAT", "PIT", "PRF", "ES", "IPV"}
@@ -42,6 +42,8 @@ _SECTION_KINDS = (
     ("requirements", ("requirement",)),
     ("deliverables", ("accomplish", "deliverable", "what was", "summary", "built", "outcome", "overview", "result")),
 )
+_LEAD = re.compile(r"^[\s|*-]*")
+_AFTER_PATH = re.compile(r"^`?\s*[|:—–-]*\s*")
 MAX_LINE = 300
 
 
@@ -127,7 +129,10 @@ def _section_kind(heading: str) -> str | None:
 
 
 def _read_summary(path: Path, number: str) -> _Summary:
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = (read_state(path).data or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"{path} is not UTF-8 text; nothing was compacted") from None
     plan_match = re.match(rf"^({re.escape(number)}-[\w]+?)-SUMMARY\.md$", path.name)
     summary = _Summary(path.name, plan_match.group(1) if plan_match else path.stem, text=text)
     summary.front, body = _frontmatter(text.split("\n"))
@@ -159,67 +164,74 @@ def _read_summary(path: Path, number: str) -> _Summary:
     return summary
 
 
-def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionResult:
-    """Write ``{NN}-COMPACTED.md`` for one phase folder (see module doc); originals stay untouched."""
-    phase_dir = Path(phase_dir)
+def _phase_summaries(phase_dir: Path) -> tuple[str, str, list[_Summary]]:
+    """The phase number, its name and its parsed ``{NN}-*-SUMMARY.md`` files (symlinks leaving the folder refused)."""
     match = re.match(r"^(\d+)-?(.*)$", phase_dir.name)
     if not match:
         raise MnemeError(ERR_NOT_FOUND, f"{phase_dir.name} is not a phase folder named NN-name")
     number, name = match.group(1), match.group(2) or phase_dir.name
-    paths = sorted(p for p in phase_dir.glob(f"{number}-*-SUMMARY.md") if p.is_file())
+    paths = sorted(p for p in phase_dir.glob(f"{number}-*-SUMMARY.md") if p.is_file() or p.is_symlink())
     if not paths:
         raise MnemeError(ERR_NOT_FOUND, f"no {number}-*-SUMMARY.md files in {phase_dir}")
-    summaries = [_read_summary(p, number) for p in paths]
-    originals = "\n".join(s.text for s in summaries)
-    when = (today or now().date()).isoformat()
+    return number, name, [_read_summary(p, number) for p in paths]
 
+
+def _satisfied(summaries: list[_Summary], all_ids: list[str]) -> list[str]:
     declared: list[str] = []
     for s in summaries:
         for key, values in s.front.items():
             if key.startswith("requirements"):
                 declared += [v for v in values if v]
         declared += requirement_ids("\n".join(s.sections.get("requirements", [])))
-    all_ids = requirement_ids(originals)
-    satisfied = list(dict.fromkeys(declared or all_ids))
+    return list(dict.fromkeys(declared or all_ids))
 
-    out: list[str] = [
-        "---",
-        f"phase: {phase_dir.name}",
-        f"compacted: {when}",
-        f"original_summaries: [{', '.join(s.name for s in summaries)}]",
-        f"requirements_satisfied: [{', '.join(satisfied)}]",
-        "---",
-        "",
-        f"# Phase {int(number)}: {name} — Compacted Summary",
-        "",
-        "## Deliverables",
-    ]
+
+def _deliverables(summaries: list[_Summary]) -> list[str]:
+    out = ["## Deliverables"]
     for s in summaries:
         out.append(f"- **{s.plan}**: {s.title or s.name}")
         out += [f"  {line.strip()}" if line.strip().startswith(("- ", "* ")) else f"  - {line.strip()}"
                 for line in s.sections.get("deliverables", []) if not line.strip().startswith("|")]
-    out += ["", "## Decisions"]
+    return out
+
+
+def _decisions(summaries: list[_Summary]) -> list[str]:
+    out = ["", "## Decisions"]
     for s in summaries:
-        items = [f"- ({s.plan}) {d}" for d in s.front.get("key_decisions", [])]
-        items += [f"- ({s.plan}) {line.strip().lstrip('-* ').strip()}" for line in s.sections.get("decisions", [])
-                  if line.strip() and not line.strip().startswith("|")]
-        out += items
-    out += ["", "## Files Modified", "| File | Change |", "|------|--------|"]
-    table_paths: list[str] = []
+        out += [f"- ({s.plan}) {d}" for d in s.front.get("key_decisions", [])]
+        out += [f"- ({s.plan}) {line.strip().lstrip('-* ').strip()}" for line in s.sections.get("decisions", [])
+                if line.strip() and not line.strip().startswith("|")]
+    return out
+
+
+def _change_text(line: str, path: str) -> str:
+    """``line`` less its leading bullet/pipe, the (backticked) ``path`` and the separator after it."""
+    rest = _LEAD.sub("", line, count=1)
+    for start in (f"`{path}", path):
+        if rest.startswith(start):
+            return _AFTER_PATH.sub("", rest[len(start):], count=1)
+    return line
+
+
+def _files_table(summaries: list[_Summary]) -> list[str]:
+    out = ["", "## Files Modified", "| File | Change |", "|------|--------|"]
+    seen: set[str] = set()
     for s in summaries:
-        file_lines = s.sections.get("files", [])
+        file_lines = list(s.sections.get("files", []))
         for key in ("key_files", "files_modified", "files_created"):
             file_lines += [f"- `{v}`" for v in s.front.get(key, []) if v]
         for line in file_lines:
             for path in file_paths(line, loose=True):
-                if path in table_paths:
+                if path in seen:
                     continue
-                change = re.sub(r"^[\s|*-]*`?" + re.escape(path) + r"`?\s*[|:—–-]*\s*", "", line.strip())
-                change = change.strip(" |") or "modified"
-                table_paths.append(path)
+                change = _change_text(line.strip(), path).strip(" |") or "modified"
+                seen.add(path)
                 out.append(f"| `{path}` | {change.replace('|', '/')} ({s.plan}) |")
-    files_end = len(out)
-    out += ["", "## Verification"]
+    return out
+
+
+def _verification_and_agents(summaries: list[_Summary]) -> list[str]:
+    out = ["", "## Verification"]
     for s in summaries:
         lines = s.sections.get("requirements", []) + s.sections.get("verification", [])
         out += [f"- {s.plan}: {line.strip().lstrip('-* ').strip()}" for line in lines
@@ -229,18 +241,49 @@ def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionRe
         agents = s.front.get("agent", []) + s.front.get("agents", [])
         agents += [line.strip().lstrip("-* ").strip() for line in s.sections.get("agents", [])]
         out.append(f"- {s.plan}: {', '.join(a for a in agents if a) or 'not recorded'}")
+    return out
 
-    text = "\n".join(out)
-    warnings: list[str] = []
-    missing_paths = [p for p in file_paths(originals) if p not in text]
-    for path in missing_paths:
-        out.insert(files_end, f"| `{path}` | referenced in the original summaries |")
-        files_end += 1
-    missing_ids = [i for i in all_ids if not re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)]
+
+def _missing(originals: str, text: str, all_ids: list[str]) -> tuple[list[str], list[str]]:
+    """Paths and requirement IDs of the originals that ``text`` lacks (one pass over each, no rescans).
+
+    An ID counts as present when it is a whole ``[\\w-]+`` word of ``text`` (as it was matched); a path
+    when it is a whole path-character run of ``text`` (or one less a trailing ``.,:;``).
+    """
+    words = set(re.findall(r"[\w-]+", text))
+    runs = set(re.findall(r"[\w@+./~:-]+", text))
+    runs |= {run.rstrip(".,:;") for run in runs} | {run.strip(":") for run in runs}
+    paths = [p for p in file_paths(originals) if p not in runs]
+    ids = [i for i in all_ids if i not in words]
+    return paths, ids
+
+
+def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionResult:
+    """Write ``{NN}-COMPACTED.md`` for one phase folder (see module doc); originals stay untouched."""
+    phase_dir = Path(phase_dir)
+    number, name, summaries = _phase_summaries(phase_dir)
+    originals = "\n".join(s.text for s in summaries)
+    all_ids = requirement_ids(originals)
+    satisfied = _satisfied(summaries, all_ids)
+    head = [
+        "---",
+        f"phase: {phase_dir.name}",
+        f"compacted: {(today or now().date()).isoformat()}",
+        f"original_summaries: [{', '.join(s.name for s in summaries)}]",
+        f"requirements_satisfied: [{', '.join(satisfied)}]",
+        "---",
+        "",
+        f"# Phase {int(number)}: {name} — Compacted Summary",
+        "",
+    ]
+    files = _files_table(summaries)
+    rest = _verification_and_agents(summaries)
+    body = [*head, *_deliverables(summaries), *_decisions(summaries), *files, *rest]
+    missing_paths, missing_ids = _missing(originals, "\n".join(body), all_ids)
+    files += [f"| `{path}` | referenced in the original summaries |" for path in missing_paths]
+    out = [*head, *_deliverables(summaries), *_decisions(summaries), *files, *rest]
     if missing_ids:
         out += ["", "## Other References", *[f"- {i}" for i in missing_ids]]
-    for item in [*missing_paths, *missing_ids]:
-        warnings.append(f"compaction had dropped {item}; added back")
     final = "\n".join(out).rstrip("\n") + "\n"
     target = phase_dir / f"{number}-COMPACTED.md"
     atomic_write(target, final)
@@ -253,5 +296,5 @@ def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionRe
         missing_added=[*missing_paths, *missing_ids],
         original_chars=len(originals),
         compacted_chars=len(final),
-        warnings=warnings,
+        warnings=[f"compaction had dropped {item}; added back" for item in [*missing_paths, *missing_ids]],
     )

@@ -269,6 +269,9 @@ class _Parser:
         cells = split_raw_cells(line)
         if cells:
             return self._table_line(index, cells)
+        if cells is None and _ID_CELL.match(line.strip().lstrip("|").split("|")[0].strip()):
+            self.warnings.append(f"{self.file_name} line {index + 1}: a row without a closing pipe was not read "
+                                 "as a record (its ID is never reused)")
         self._prose_line(index)
         return index + 1
 
@@ -302,6 +305,9 @@ class _Parser:
                 raise _Corrupt(
                     f"line {index + 1} has {len(values)} cells, the table has {len(table.fields)}"
                 )
+        elif _ID_CELL.match(raw_cells[0]):
+            self.warnings.append(f"{self.file_name} line {index + 1}: a row with no table header above it was "
+                                 "not read as a record (its ID is never reused)")
         self._prose_line(index)
         return index + 1
 

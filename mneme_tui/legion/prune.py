@@ -4,36 +4,50 @@ A record is a candidate when it is older than ``prune_age_days``, has importance
 from the current phase. Every other record is listed as kept with its reason: ``high importance``
 (4-5), ``current phase``, ``recent``, or ``undated`` (a date that does not parse is never pruned).
 
-Apply: under the folder lock, re-read both files, move the candidate rows (byte for byte when the
-archive table has the same columns), write ARCHIVE.md then OUTCOMES.md, re-read and verify both.
-If verification or a write fails, both files are restored and the result carries the records as text.
+Apply: under the folder lock, re-read OUTCOMES.md, write an intent journal (``.prune-journal.json``:
+the exact rows to move), move the rows (byte for byte when the archive table has the same columns),
+write ARCHIVE.md then OUTCOMES.md, verify, drop the journal. The move is idempotent - a row already in
+ARCHIVE.md is never added again - so a journal a crash left behind is simply rolled forward by the next
+write, prune or sync (:func:`finish_interrupted_prune`): a kill at any point leaves no duplicate. Each
+write is checked against other writers and redone on new content (see :mod:`mneme_tui.legion.storage`).
+If verification fails, both files are restored (only while they still hold what prune wrote) and the
+result carries the records as text; so does an ARCHIVE.md that is a directory (nothing is changed).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from mneme_tui.legion.document import Document, parse, renumber
+from mneme_tui.errors import ERR_IO, MnemeError
+from mneme_tui.legion.cells import join_row
+from mneme_tui.legion.document import Document, Segment, parse, renumber
 from mneme_tui.legion.planning import MemorySettings
-from mneme_tui.legion.records import OutcomeRecord, record_text
+from mneme_tui.legion.records import OutcomeRecord, record_text, values_for_fields
 from mneme_tui.legion.schemas import ARCHIVE, OUTCOMES
 from mneme_tui.legion.scoring import parse_record_date
 from mneme_tui.legion.storage import (
     DEFAULT_LOCK_TIMEOUT,
+    MAX_REDO,
+    FileState,
     atomic_write,
     load_document,
     memory_lock,
-    read_bytes,
-    restore,
+    read_state,
+    replace_if_unchanged,
+    restore_if_ours,
+    write_if_unchanged,
+    write_point,
 )
 
 NO_CANDIDATES = (
     "No records eligible for pruning. All records are either recent, high-importance, or in the current phase."
 )
 VERIFY_FAILED = "Prune verification failed. OUTCOMES.md restored to pre-prune state."
+JOURNAL_NAME = ".prune-journal.json"
 
 
 @dataclass
@@ -135,91 +149,178 @@ def plan_prune(outcomes: Document, today: date, settings: MemorySettings, curren
     return plan
 
 
-def verify_prune(outcomes: Document, archive: Document, expected_outcomes: int, expected_archive: int,
-                 moved_lines: list[str]) -> bool:
-    """Spec §7.5 step 7: record counts add up and every moved row is in ARCHIVE.md."""
-    if not outcomes.parseable or not archive.parseable:
-        return False
-    if len(outcomes.records) != expected_outcomes or len(archive.records) != expected_archive:
-        return False
-    archive_lines = {line.rstrip("\r\n") for segment in archive.segments for line in segment.lines}
-    return all(line.rstrip("\r\n") in archive_lines for line in moved_lines)
-
-
 def apply_prune(memory_dir: Path, plan: PrunePlan, *, default_branch: str,
                 lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> PruneResult:
-    """Move the plan's candidates that are still present, verify, restore both files on failure."""
-    preserved_hi = plan.kept_count("high importance")
-    preserved_phase = plan.kept_count("current phase")
-    out_path = memory_dir / OUTCOMES.file_name
+    """Move the plan's candidates that are still present (journalled, see module doc); verify."""
+    preserved = (plan.kept_count("high importance"), plan.kept_count("current phase"))
     arc_path = memory_dir / ARCHIVE.file_name
-    if not plan.candidates:
-        archive_total = len(load_document(arc_path, default_branch=default_branch).records)
-        return PruneResult(True, 0, plan.total_records, preserved_hi, preserved_phase, archive_total, NO_CANDIDATES)
-    as_text = "\n".join(record_text(e.record) for e in plan.candidates)
 
-    def failed(message: str, archive_total: int = -1) -> PruneResult:
-        return PruneResult(False, 0, plan.total_records, preserved_hi, preserved_phase, archive_total,
-                           message, records_text=as_text, warnings=[message])
+    def failed(reason: str) -> PruneResult:
+        message = f"{VERIFY_FAILED} {reason}".strip()
+        return PruneResult(False, 0, plan.total_records, *preserved, -1, message,
+                           records_text="\n".join(record_text(e.record) for e in plan.candidates),
+                           warnings=[message])
 
-    with memory_lock(memory_dir, lock_timeout):
-        out_bytes = read_bytes(out_path)
-        arc_bytes = read_bytes(arc_path)
-        if out_bytes is None:
-            return failed("OUTCOMES.md does not exist; nothing was pruned.")
-        try:
-            outcomes = parse(out_bytes.decode("utf-8"), OUTCOMES.file_name, default_branch=default_branch)
-            archive_text = ARCHIVE.template if arc_bytes is None else arc_bytes.decode("utf-8")
-            archive = parse(archive_text, ARCHIVE.file_name, default_branch=default_branch)
-        except UnicodeDecodeError:
-            return failed("OUTCOMES.md or ARCHIVE.md is not UTF-8 text; nothing was pruned.")
-        if not outcomes.parseable or not archive.parseable:
-            return failed(" ".join([*outcomes.warnings, *archive.warnings]) + " Nothing was pruned.")
-
-        wanted = {(e.record.key, e.row_text) for e in plan.candidates}
-        before_out, before_arc = len(outcomes.records), len(archive.records)
-        moved = [s for s in outcomes.segments if s.record is not None and (s.record.key, s.text) in wanted]
-        if not moved:
-            return PruneResult(True, 0, before_out, preserved_hi, preserved_phase, before_arc, NO_CANDIDATES)
-        moved_lines: list[str] = []
-        anchor = archive.last_table_segment(ARCHIVE.kind)
-        archive_fields = archive.segments[anchor].table.fields if anchor is not None else list(ARCHIVE.fields)  # type: ignore[union-attr]
-        for segment in moved:
-            outcomes.segments.remove(segment)
-            same_layout = segment.table is not None and segment.table.fields == archive_fields
-            added = archive.append_row(segment.record, ARCHIVE, raw=segment.text if same_layout else None)  # type: ignore[arg-type]
-            moved_lines.append(added.text)
-        renumber(outcomes)
-        renumber(archive)
-        try:
-            atomic_write(arc_path, archive.render())
-            atomic_write(out_path, outcomes.render())
-            re_out = _reread(out_path, OUTCOMES.file_name, default_branch)
-            re_arc = _reread(arc_path, ARCHIVE.file_name, default_branch)
-            ok = verify_prune(re_out, re_arc, before_out - len(moved), before_arc + len(moved), moved_lines)
-        except OSError as exc:
-            ok = False
-            as_text = f"{as_text}\n(write error: {exc.strerror or exc})"
-        if not ok:
-            try:
-                restore(out_path, out_bytes)
-                restore(arc_path, arc_bytes)
-            except OSError:
-                pass
-            return failed(VERIFY_FAILED, before_arc)
-    archived = len(moved)
-    remaining = sum(1 for s in outcomes.segments if s.kind == "row" and isinstance(s.record, OutcomeRecord))
-    total = before_arc + archived
+    if plan.candidates and arc_path.is_dir():
+        return failed(f"{arc_path} is a directory, not a file: move it aside and run prune again. "
+                      "Nothing was pruned; the records are listed below.")
+    try:
+        moved = _apply_locked(memory_dir, plan, default_branch, lock_timeout) if plan.candidates else []
+    except UnicodeDecodeError:
+        return failed("OUTCOMES.md or ARCHIVE.md is not UTF-8 text; nothing was pruned.")
+    except _Unparseable as exc:
+        return failed(f"{exc} Nothing was pruned.")
+    except MnemeError as exc:
+        return failed(exc.message)
+    except OSError as exc:
+        return failed(f"could not write {exc.filename or memory_dir}: {exc.strerror or exc}")
+    remaining = len(load_document(memory_dir / OUTCOMES.file_name, default_branch=default_branch).records)
+    total = len(load_document(arc_path, default_branch=default_branch).records)
+    if not moved:
+        return PruneResult(True, 0, remaining if plan.candidates else plan.total_records, *preserved, total,
+                           NO_CANDIDATES)
     message = (
-        f"Pruned {archived} records → .planning/memory/ARCHIVE.md\n"
+        f"Pruned {len(moved)} records → .planning/memory/ARCHIVE.md\n"
         f"Remaining: {remaining} active records\n"
-        f"Preserved: {preserved_hi} high-importance (4-5), {preserved_phase} current-phase\n"
+        f"Preserved: {preserved[0]} high-importance (4-5), {preserved[1]} current-phase\n"
         f"Archive total: {total} records"
     )
-    return PruneResult(True, archived, remaining, preserved_hi, preserved_phase, total, message,
-                       archived_ids=[s.record.id for s in moved if s.record is not None])
+    return PruneResult(True, len(moved), remaining, *preserved, total, message, archived_ids=[r.id for r in moved])
 
 
-def _reread(path: Path, name: str, default_branch: str) -> Document:
-    data = read_bytes(path)
-    return parse("" if data is None else data.decode("utf-8"), name, default_branch=default_branch)
+def _apply_locked(memory_dir: Path, plan: PrunePlan, default_branch: str, lock_timeout: float
+                  ) -> list[OutcomeRecord]:
+    """Under the lock: journal the candidate rows still in OUTCOMES.md, move them, verify, drop the journal."""
+    out_path, arc_path, journal = (memory_dir / name for name in (OUTCOMES.file_name, ARCHIVE.file_name,
+                                                                    JOURNAL_NAME))
+    with memory_lock(memory_dir, lock_timeout):
+        _roll_forward(memory_dir, default_branch)
+        out_state, arc_state = read_state(out_path), read_state(arc_path)
+        if out_state.data is None:
+            raise MnemeError(ERR_IO, "OUTCOMES.md does not exist; nothing was pruned.")
+        present = {s.text.rstrip("\r\n") for s in _parsed(out_path, out_state, "", default_branch).segments
+                   if s.kind == "row"}
+        rows = [line for e in plan.candidates if (line := e.row_text.rstrip("\r\n")) in present]
+        if not rows:
+            return []
+        atomic_write(journal, json.dumps({"rows": rows}) + "\n")
+        try:
+            moved, out_written, arc_written = _move_rows(memory_dir, rows, default_branch)
+        except OSError:  # the move put ARCHIVE.md back; the journal must not finish it later
+            journal.unlink(missing_ok=True)
+            raise
+        write_point("prune:written")
+        ok = verify_prune(memory_dir, rows, moved, default_branch)
+        if not ok:
+            restore_if_ours(out_path, out_state.data, out_written)
+            restore_if_ours(arc_path, arc_state.data, arc_written)
+        journal.unlink(missing_ok=True)
+        if not ok:
+            raise MnemeError(ERR_IO, "")
+        return moved
+
+
+class _Unparseable(Exception):
+    """OUTCOMES.md or ARCHIVE.md did not parse: nothing is moved."""
+
+
+def _parsed(path: Path, state: FileState, template: str, default_branch: str) -> Document:
+    text = template if state.data is None else state.data.decode("utf-8")
+    document = parse(text, path.name, default_branch=default_branch)
+    if not document.parseable:
+        raise _Unparseable(" ".join(document.warnings))
+    return document
+
+
+def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
+               ) -> tuple[list[OutcomeRecord], bytes, bytes]:
+    """Move the OUTCOMES.md rows whose text is in ``rows`` to ARCHIVE.md, idempotently (under the lock).
+
+    A row already in ARCHIVE.md is not added again; a row no longer in OUTCOMES.md is not looked for.
+    ARCHIVE.md is written first; each write is checked against other writers and redone on new content.
+    Returns the moved records and the bytes written to OUTCOMES.md and ARCHIVE.md.
+    """
+    out_path = memory_dir / OUTCOMES.file_name
+    arc_path = memory_dir / ARCHIVE.file_name
+    wanted = set(rows)
+    for _ in range(MAX_REDO):
+        out_state, arc_state = read_state(out_path), read_state(arc_path)
+        if out_state.data is None:
+            return [], b"", b""
+        outcomes = _parsed(out_path, out_state, "", default_branch)
+        archive = _parsed(arc_path, arc_state, ARCHIVE.template, default_branch)
+        anchor = archive.last_table_segment(ARCHIVE.kind)
+        archive_fields = archive.segments[anchor].table.fields if anchor is not None else list(ARCHIVE.fields)  # type: ignore[union-attr]
+        moved = [s for s in outcomes.segments if s.kind == "row" and s.text.rstrip("\r\n") in wanted]
+        outcomes.segments = [s for s in outcomes.segments if not (s.kind == "row" and s.text.rstrip("\r\n") in wanted)]
+        _add_to_archive(archive, moved, archive_fields)
+        renumber(outcomes)
+        renumber(archive)
+        arc_before = ARCHIVE.template if arc_state.data is None else arc_state.data.decode("utf-8")
+        arc_after = archive.render()
+        if arc_after != arc_before and not write_if_unchanged(arc_path, arc_state, arc_before, arc_after):
+            continue
+        out_after = outcomes.render().encode("utf-8")
+        try:
+            if moved and not replace_if_unchanged(out_path, out_after, out_state):
+                continue
+        except OSError:
+            restore_if_ours(arc_path, arc_state.data, arc_after.encode("utf-8"))  # keep the pair as it was
+            raise
+        records = [s.record for s in moved if isinstance(s.record, OutcomeRecord)]
+        return records, out_after, arc_after.encode("utf-8")
+    raise MnemeError(ERR_IO, "OUTCOMES.md or ARCHIVE.md kept changing while prune was writing them")
+
+
+def _add_to_archive(archive: Document, moved: list[Segment], archive_fields: list[str]) -> None:
+    """Append each moved row to ``archive`` (byte for byte when the layouts match) unless it is already there."""
+    archived_lines = {line.rstrip("\r\n") for s in archive.segments if s.kind == "row" for line in s.lines}
+    for segment in moved:
+        record = segment.record
+        assert isinstance(record, OutcomeRecord)
+        same_layout = segment.table is not None and segment.table.fields == archive_fields
+        line = segment.text.rstrip("\r\n") if same_layout else join_row(values_for_fields(record, archive_fields))
+        if line not in archived_lines:
+            archive.append_row(record, ARCHIVE, raw=line)
+            archived_lines.add(line)
+
+
+def verify_prune(memory_dir: Path, rows: list[str], moved: list[OutcomeRecord], default_branch: str) -> bool:
+    """Spec §7.5 step 7: no moved row is left in OUTCOMES.md and each is in ARCHIVE.md."""
+    outcomes = load_document(memory_dir / OUTCOMES.file_name, default_branch=default_branch)
+    archive = load_document(memory_dir / ARCHIVE.file_name, default_branch=default_branch)
+    if not outcomes.parseable or not archive.parseable:
+        return False
+    left = {s.text.rstrip("\r\n") for s in outcomes.segments if s.kind == "row"}
+    archived = {(r.id, r.date, r.agent, r.summary) for r in archive.records if isinstance(r, OutcomeRecord)}
+    return not left & set(rows) and all((r.id, r.date, r.agent, r.summary) in archived for r in moved)
+
+
+def _roll_forward(memory_dir: Path, default_branch: str) -> None:
+    """Finish the move a journal left behind by a crash (under the lock), then drop the journal."""
+    journal = memory_dir / JOURNAL_NAME
+    try:
+        rows = json.loads(journal.read_text(encoding="utf-8"))["rows"]
+    except FileNotFoundError:
+        return
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        rows = []  # written atomically, so never partial; anything else is not ours to act on
+    if rows:
+        _move_rows(memory_dir, [str(row) for row in rows], default_branch)  # idempotent: redoing it is safe
+    journal.unlink(missing_ok=True)
+
+
+def finish_interrupted_prune(memory_dir: Path, *, default_branch: str,
+                             lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+    """Roll a crashed prune's journal forward (every write and sync starts with this; cheap when none).
+
+    When that cannot be done now (a lock timeout, a write error, a file that does not parse) the journal
+    is kept for the next attempt and the caller goes on.
+    """
+    if not (memory_dir / JOURNAL_NAME).exists():
+        return
+    try:
+        with memory_lock(memory_dir, lock_timeout):
+            _roll_forward(memory_dir, default_branch)
+    except (OSError, MnemeError, _Unparseable, UnicodeDecodeError):
+        return  # the journal stays; the next write or sync tries again

@@ -1,22 +1,44 @@
-"""Safe reading and writing of memory files: folder lock, atomic replace, verify, restore.
+"""Safe reading and writing of memory files beside other writers: folder lock, append, checked replace.
 
-Write protocol (``modify_file``): take ``.planning/memory/.lock`` (``fcntl.flock``, with a timeout),
-re-read and parse the file, apply the change, write a temp file in the same folder, fsync it,
-``os.replace`` it over the original, fsync the folder, re-read and verify. If anything fails the old
-bytes are put back (or the new file removed) and a :class:`LegionWriteError` carrying the full record
-text is raised, so nothing is lost. A file that did not parse is never rewritten.
+Other writers exist: agents and editors append to ``.planning/memory/*.md`` without our lock. So
+(``modify_file``), under ``.planning/memory/.lock`` (an exclusive lock with a timeout):
+
+1. read the file and note its state (size, ``mtime_ns``, SHA-256), parse it, apply the change;
+2. when the change only adds text at the end (a record appended to a table that ends the file), open
+   the file for appending, check its size and mtime are still what was read, and append: no rewrite;
+3. otherwise write a temp file ``.NAME.PID.HEX.tmp`` beside it (same mode and group), fsync it, check
+   just before the swap that the file is still what was read, ``os.replace`` it in and fsync the folder;
+   rows appended meanwhile are folded into the temp file first, and bytes another writer appended to
+   the old file during the swap are carried over to the new one;
+4. when the file changed in any other way since it was read, start again from the new content;
+5. re-read and verify. If that fails, the old bytes go back only when the file is still exactly what
+   we wrote (never older bytes over newer ones), and a :class:`LegionWriteError` carrying the full
+   record text is raised, so nothing is lost. A file that did not parse is never rewritten.
+
+Symlinks whose target leaves the memory folder (and dangling ones) are refused; a lock file that is a
+symlink is refused. Temp files left by a killed writer are removed by the next write of that file
+(when their process is gone, or they are older than a minute).
+
+Fault injection (tests only): ``MNEME_FAULT=<point>`` makes the process ``os._exit(99)`` on reaching
+that write point, as a ``kill -9`` there would; ``MNEME_FAULT_TRACE=<file>`` appends the name of every
+point reached to that file. Points: ``tmp:NAME`` (temp file written, not swapped in), ``replaced:NAME``
+(swapped in, not verified), ``append:NAME`` (about to append), plus ``prune:written`` (both prune
+files written, journal not yet dropped) and ``sync:exported`` (files written, store not yet linked).
 
 Reads never lock and never create anything: a missing folder or file reads as an empty document.
 """
 
 from __future__ import annotations
 
-import fcntl
+import hashlib
 import os
+import re
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -24,8 +46,25 @@ from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.document import Document, parse, unparseable
 from mneme_tui.legion.schemas import DEFAULT_BRANCH
 
+if sys.platform == "win32":
+    import msvcrt
+else:
+    import fcntl
+
 LOCK_NAME = ".lock"
+SYNC_LOCK_NAME = ".sync.lock"
+"""Held for a whole ``legion sync`` so two syncs never export one memory twice (writes use ``.lock``)."""
 DEFAULT_LOCK_TIMEOUT = 10.0
+MAX_REDO = 20
+"""How many times a write starts again because another writer changed the file meanwhile."""
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest memory or summary file read (64 MiB, about 500,000 outcome rows); larger ones are refused."""
+STALE_TEMP_SECONDS = 60.0
+LATE_APPEND_GRACE = 0.02
+"""Seconds a replaced file's old copy is watched for a late append (an appender that opened it before the swap)."""
+FAULT_ENV = "MNEME_FAULT"
+FAULT_TRACE_ENV = "MNEME_FAULT_TRACE"
+_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
 
 T = TypeVar("T")
 
@@ -39,41 +78,129 @@ class LegionWriteError(MnemeError):
         self.record_text = record_text
 
 
+def write_point(name: str) -> None:
+    """A named point in a write where a crash is simulated in tests (see module doc)."""
+    trace = os.environ.get(FAULT_TRACE_ENV)
+    if trace:
+        with open(trace, "a", encoding="utf-8") as handle:
+            handle.write(name + "\n")
+    if os.environ.get(FAULT_ENV) == name:
+        os._exit(99)
+
+
+# ------------------------------------------------------------------------------------ symlinks
+def safe_path(path: Path) -> Path:
+    """``path`` itself, or the target of a symlink that stays inside its folder; else an error."""
+    if not path.is_symlink():
+        return path
+    folder = path.parent.resolve()
+    target = path.resolve()
+    if not target.is_relative_to(folder):
+        raise MnemeError(ERR_VALIDATION_FAILED,
+                         f"{path} is a symlink to {target}, outside {folder}; refusing to follow it")
+    if not target.exists():
+        raise MnemeError(ERR_VALIDATION_FAILED,
+                         f"{path} is a dangling symlink (to {target}); refusing to create a file through it")
+    return target
+
+
+# ------------------------------------------------------------------------------------ the lock
+def _try_lock(fd: int) -> bool:
+    try:
+        if sys.platform == "win32":
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        else:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    if sys.platform == "win32":
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
 @contextmanager
-def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``folder/.lock`` (creating the folder and lock file)."""
+def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str = LOCK_NAME) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink)."""
     folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    lock_path = folder / name
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        if lock_path.is_symlink():
+            raise MnemeError(ERR_VALIDATION_FAILED, f"{lock_path} is a symlink; refusing to lock through it") from None
+        raise MnemeError(ERR_IO, f"cannot open {lock_path}: {exc.strerror or exc}") from None
     try:
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise MnemeError(ERR_IO, f"timed out after {timeout:g}s waiting for {folder / LOCK_NAME}")
-                time.sleep(0.005)
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                raise MnemeError(ERR_IO, f"timed out after {timeout:g}s waiting for {lock_path}")
+            time.sleep(0.005)
+        clean_stale_temps(folder)
         try:
             yield
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            _unlock(fd)
     finally:
         os.close(fd)
 
 
+# ------------------------------------------------------------------------------------ reading
+@dataclass(frozen=True)
+class FileState:
+    """A file as read: its bytes (None when missing), size, mtime_ns and SHA-256."""
+
+    data: bytes | None
+    size: int = -1
+    mtime_ns: int = -1
+    digest: str = ""
+
+
+def read_state(path: Path) -> FileState:
+    """The file's bytes and state (through :func:`safe_path`); missing -> ``FileState(None)``.
+
+    A file over ``MAX_FILE_BYTES`` is refused (MnemeError) before it is read.
+    """
+    try:
+        with open(safe_path(path), "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            if stat.st_size > MAX_FILE_BYTES:
+                raise MnemeError(ERR_VALIDATION_FAILED, f"{path.name} is {stat.st_size:,} bytes, over the "
+                                 f"{MAX_FILE_BYTES:,}-byte limit for a memory file; not read")
+            data = handle.read()
+            stat = os.fstat(handle.fileno())
+    except (FileNotFoundError, NotADirectoryError):
+        return FileState(None)
+    return FileState(data, stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def _unchanged(path: Path, state: FileState) -> bool:
+    """True when ``path`` still holds exactly what ``state`` describes (size, mtime_ns, hash)."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return state.data is None
+    if state.data is None or (stat.st_size, stat.st_mtime_ns) != (state.size, state.mtime_ns):
+        return False
+    return read_state(path).digest == state.digest
+
+
 def read_bytes(path: Path) -> bytes | None:
     """The file's bytes, or None when it does not exist."""
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
+    return read_state(path).data
 
 
 def load_document(path: Path, *, default_branch: str = DEFAULT_BRANCH) -> Document:
     """Parse a memory file; missing -> empty document (``exists=False``); unreadable -> one warning."""
     try:
         data = read_bytes(path)
+    except MnemeError as exc:
+        return unparseable(path.name, "", exc.message)
     except OSError as exc:
         return unparseable(path.name, "", f"cannot read it: {exc.strerror or exc}")
     if data is None:
@@ -81,24 +208,167 @@ def load_document(path: Path, *, default_branch: str = DEFAULT_BRANCH) -> Docume
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        doc = unparseable(path.name, "", "it is not UTF-8 text")
-        return doc
+        return unparseable(path.name, "", "it is not UTF-8 text")
     return parse(text, path.name, default_branch=default_branch)
+
+
+# ------------------------------------------------------------------------------------ writing
+def _pid_alive(pid: int) -> bool:
+    if sys.platform == "win32":
+        return True  # only the age rule applies there
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def clean_stale_temps(folder: Path, name: str | None = None) -> None:
+    """Remove ``.NAME.PID.HEX.tmp`` files (of ``name``, or any) whose process is gone or older than a minute."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        match = _TEMP_NAME.match(entry.name)
+        if not match or name not in (None, match.group("name")) or not entry.is_file(follow_symlinks=False):
+            continue
+        try:
+            old = time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS
+            if old or not _pid_alive(int(match.group("pid"))):
+                os.unlink(entry.path)
+        except OSError:
+            continue
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` and fsync it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)
+
+
+def _write_temp(path: Path, data: bytes) -> Path:
+    """Write ``data`` to a fsynced temp file beside ``path`` with ``path``'s mode and group."""
+    clean_stale_temps(path.parent, path.name)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        current = os.stat(path)
+    except FileNotFoundError:
+        current = None
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        if current is not None:
+            if hasattr(os, "fchown"):
+                try:
+                    os.fchown(fd, -1, current.st_gid)
+                except OSError:
+                    pass
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, current.st_mode & 0o7777)
+        _write_all(fd, data)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    return tmp
 
 
 def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to a temp file beside ``path``, fsync, and ``os.replace`` it into place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    path = safe_path(path)
+    tmp = _write_temp(path, text.encode("utf-8"))
     try:
-        with open(tmp, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
+        write_point(f"tmp:{path.name}")
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
     _fsync_dir(path.parent)
+
+
+def _grown_by_append(path: Path, state: FileState) -> FileState | None:
+    """``path``'s new state when another writer only appended to it since ``state``; else None."""
+    current = read_state(path)
+    if state.data is None or current.data is None or current.size <= state.size:
+        return None
+    if not current.data.startswith(state.data):
+        return None
+    return current
+
+
+def replace_if_unchanged(path: Path, data: bytes, state: FileState) -> bool:
+    """Swap ``data`` in for ``path`` if it still is what ``state`` describes; False (nothing written) if not.
+
+    Rows another writer appended meanwhile (the file grew, its old bytes unchanged) are appended to
+    ``data`` too, keeping their place at the end, rather than redoing the whole change. Bytes appended
+    to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
+    """
+    path = safe_path(path)
+    tmp = _write_temp(path, data)
+    old_fd = -1
+    try:
+        write_point(f"tmp:{path.name}")
+        for _ in range(MAX_REDO):
+            if _unchanged(path, state):
+                break
+            grown = _grown_by_append(path, state)
+            if grown is None:
+                return False
+            assert grown.data is not None
+            _append_bytes(tmp, grown.data[state.size:])
+            state = grown
+        else:
+            return False
+        if state.data is not None and sys.platform != "win32":  # Windows cannot replace a file held open
+            old_fd = os.open(path, os.O_RDONLY)
+        os.replace(tmp, path)
+        write_point(f"replaced:{path.name}")
+        if old_fd >= 0:
+            time.sleep(LATE_APPEND_GRACE)
+            late_size = os.fstat(old_fd).st_size - state.size
+            if late_size > 0:
+                os.lseek(old_fd, state.size, os.SEEK_SET)
+                _append_bytes(path, os.read(old_fd, late_size))
+    finally:
+        if old_fd >= 0:
+            os.close(old_fd)
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+    return True
+
+
+def _append_bytes(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def append_if_unchanged(path: Path, tail: bytes, state: FileState) -> bool:
+    """Append ``tail`` to ``path`` if its size and mtime are still those of ``state``; False if not."""
+    path = safe_path(path)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        stat = os.fstat(fd)
+        if (stat.st_size, stat.st_mtime_ns) != (state.size, state.mtime_ns):
+            return False
+        write_point(f"append:{path.name}")
+        _write_all(fd, tail)
+    finally:
+        os.close(fd)
+    return True
+
+
+def write_if_unchanged(path: Path, state: FileState, before: str, after: str) -> bool:
+    """Append when ``after`` only adds to ``before`` (an existing file), else replace; both checked."""
+    if state.data is not None and after.startswith(before) and before.endswith("\n"):
+        return append_if_unchanged(path, after[len(before):].encode("utf-8"), state)
+    return replace_if_unchanged(path, after.encode("utf-8"), state)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -114,12 +384,21 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def restore(path: Path, original: bytes | None) -> None:
-    """Put ``original`` back (or remove a file that did not exist before)."""
-    if original is None:
-        path.unlink(missing_ok=True)
-    else:
-        atomic_write(path, original.decode("utf-8"))
+def restore_if_ours(path: Path, original: bytes | None, written: bytes) -> bool:
+    """Put ``original`` back (or remove a new file) only while ``path`` still holds ``written`` exactly.
+
+    Never puts older bytes over newer ones: if anyone wrote after us, the file is left alone (False).
+    """
+    try:
+        state = read_state(path)
+        if state.data != written:
+            return False
+        if original is None:
+            path.unlink(missing_ok=True)
+            return True
+        return replace_if_unchanged(path, original, state)
+    except (OSError, MnemeError):
+        return False
 
 
 def modify_file(
@@ -135,39 +414,45 @@ def modify_file(
     """Apply ``change`` to the parsed file under the folder lock and write it safely (see module doc).
 
     ``template`` is the text a missing file starts from. When ``change`` leaves the text unchanged
-    nothing is written. ``verify(reread_document, result)`` must confirm the change landed.
+    nothing is written. ``verify(reread_document, result)`` must confirm the change landed. ``change``
+    may run more than once (on fresh content) when another writer changes the file meanwhile.
     """
     try:
         with memory_lock(path.parent, lock_timeout):
-            original = read_bytes(path)
-            before = template if original is None else original.decode("utf-8")
-            document = parse(before, path.name, default_branch=default_branch)
-            if not document.parseable:
-                raise LegionWriteError(
-                    ERR_VALIDATION_FAILED,
-                    f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
-                    record_text,
-                )
-            result = change(document)
-            after = document.render()
-            if original is not None and after == before:
+            for _ in range(MAX_REDO):
+                state = read_state(path)
+                before = template if state.data is None else state.data.decode("utf-8")
+                document = parse(before, path.name, default_branch=default_branch)
+                if not document.parseable:
+                    raise LegionWriteError(
+                        ERR_VALIDATION_FAILED,
+                        f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
+                        record_text,
+                    )
+                result = change(document)
+                after = document.render()
+                if state.data is not None and after == before:
+                    return result
+                try:
+                    if not write_if_unchanged(path, state, before, after):
+                        continue  # another writer changed the file: redo the change on its new content
+                    reread = load_document(path, default_branch=default_branch)
+                    landed = reread.parseable and verify(reread, result)
+                except OSError as exc:
+                    raise LegionWriteError(
+                        ERR_IO, f"could not write {path}: {exc.strerror or exc}; add this record by hand:",
+                        record_text,
+                    ) from None
+                if not landed:
+                    restored = restore_if_ours(path, state.data, after.encode("utf-8"))
+                    outcome = "the file was restored" if restored else "another writer changed it since, so it was left as is"
+                    raise LegionWriteError(
+                        ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text,
+                    )
                 return result
-            try:
-                atomic_write(path, after)
-                reread = load_document(path, default_branch=default_branch)
-                landed = reread.render() == after and verify(reread, result)
-            except OSError as exc:
-                _safe_restore(path, original)
-                raise LegionWriteError(
-                    ERR_IO, f"could not write {path}: {exc.strerror or exc}; add this record by hand:", record_text
-                ) from None
-            if not landed:
-                _safe_restore(path, original)
-                raise LegionWriteError(
-                    ERR_IO, f"verification of {path.name} failed; the file was restored. Record not stored:",
-                    record_text,
-                )
-            return result
+            raise LegionWriteError(
+                ERR_IO, f"{path.name} kept changing while it was being written; record not stored:", record_text
+            )
     except UnicodeDecodeError:
         raise LegionWriteError(
             ERR_VALIDATION_FAILED, f"{path.name} is not UTF-8 text; not rewritten. Record not stored:", record_text
@@ -180,10 +465,3 @@ def modify_file(
         raise LegionWriteError(
             ERR_IO, f"could not write {path}: {exc.strerror or exc}; record not stored:", record_text
         ) from None
-
-
-def _safe_restore(path: Path, original: bytes | None) -> None:
-    try:
-        restore(path, original)
-    except OSError:
-        pass

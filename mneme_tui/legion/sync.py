@@ -1,8 +1,11 @@
 """Two-way mirror between a Legion memory folder (``.planning/memory/*.md``) and the store.
 
-``sync(store, legion, project)`` first exports store-side memories to the markdown files, then imports
-every record of every file, all inside one ``BEGIN IMMEDIATE`` store transaction (a failure leaves the
-store untouched; the markdown appends of the export are found again and linked by the next sync).
+``sync(store, legion, project)`` first exports store-side memories to the markdown files
+(:mod:`mneme_tui.legion.sync_export`: each file written once, no database lock held), reads every file,
+then imports every record inside one short ``BEGIN IMMEDIATE`` store transaction that does only the
+database work (a failure leaves the store untouched; the markdown appends of the export are found again
+and linked by the next sync). Two syncs of one folder take turns (``.planning/memory/.sync.lock``), so
+a memory is never exported twice; record writes and saves do not wait for it. Pairing records with their companion rows: :mod:`mneme_tui.legion.sync_pairing`.
 
 Import rules
 - A record becomes a memory with ``repo_id = project`` and kind: outcome -> ``task`` (``review`` when its
@@ -35,7 +38,7 @@ Import rules
 
 Export rules (store -> files): active memories of the project (``repo_id = project``, never ``global``)
 of kind ``preference`` (advisory, e.g. ``mneme save --kind preference``), ``pitfall`` or ``pattern`` (minted
-by task sync) that have no companion row are appended through ``LegionMemory.record_*`` and linked:
+by task sync) that have no companion row are appended (one ``LegionMemory.store`` write per file) and linked:
 preference -> PREFERENCES.md (decision point ``manual-edit``, signal ``positive``, context = the memory
 text); pitfall -> ERRORS.md (signature = topic, or the first line when the topic is ``General``; fix = the
 memory text); pattern -> PATTERNS.md (pattern = first line, context = the rest, source ``mneme`` / the
@@ -56,35 +59,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion import mirror as mt
-from mneme_tui.legion.api import FileReport, LegionMemory, MemoryReport
+from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.mirror import (
-    OUTCOMES_FAMILY,
-    content_hash,
     created_at,
-    family_of,
-    headline,
     memory_content,
     memory_kind,
     memory_task_id,
     memory_topic,
-    record_identity,
     record_json,
 )
-from mneme_tui.legion.records import Record
-from mneme_tui.legion.schemas import ARCHIVE, ERROR, ERRORS, OUTCOMES, PATTERN, PATTERNS, PREFERENCE, PREFERENCES
-from mneme_tui.legion.store import StoreResult
+from mneme_tui.legion.storage import SYNC_LOCK_NAME, memory_lock, write_point
+from mneme_tui.legion.sync_export import (
+    Export,
+    ExportedMemory,
+    export_memories,
+    find_link,
+)
+from mneme_tui.legion.sync_pairing import Incoming, PairingPlan, pair_records
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
 
-EXPORT_KINDS = ("preference", "pitfall", "pattern")
 ARCHIVED_REASON = "archived in ARCHIVE.md"
-EXPORT_AGENT = "mneme"
+COUNTS = ("records", "added", "updated", "unchanged", "removed", "not_imported", "exported")
 _STATUS_CHUNK = 500
+SYNC_LOCK_TIMEOUT = 120.0
+"""Seconds a sync waits for another sync of the same folder to finish."""
 
 
 # ----------------------------------------------------------------------------- folder
@@ -120,26 +122,6 @@ class FileSync:
             "removed": self.removed, "not_imported": self.not_imported, "exported": self.exported,
             "warnings": list(self.warnings),
         }
-
-
-@dataclass
-class ExportedMemory:
-    """One store-side memory offered to the files: ``appended``, ``linked`` (an identical record was
-    already there), ``merged`` (Legion folded it into a known record) or ``failed`` (retried next sync)."""
-
-    memory_id: int
-    kind: str
-    file: str
-    action: str
-    record_id: str = ""
-    message: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"memory_id": self.memory_id, "kind": self.kind, "file": self.file, "action": self.action,
-                "record_id": self.record_id, "message": self.message}
-
-
-COUNTS = ("records", "added", "updated", "unchanged", "removed", "not_imported", "exported")
 
 
 @dataclass
@@ -186,236 +168,6 @@ class SyncReport:
         }
 
 
-# ----------------------------------------------------------------------------- planning
-@dataclass(slots=True)
-class _Incoming:
-    """One record read from a file, with its identity and (once planned) what it pairs with."""
-
-    record: Record
-    file: str
-    family: str
-    identity: str
-    occurrence: int
-    columns: str  # JSON text
-    hash: str
-    match: mt.MirrorRow | None = None
-    link: Memory | None = None
-    memory_id: int = 0
-    status: tuple[str, int] = (K.ACTIVE, 0)
-    owned: bool = True
-    counted: str = ""
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return self.family, self.record.kind, self.identity
-
-    @property
-    def archived(self) -> bool:
-        return self.file == ARCHIVE.file_name
-
-
-@dataclass
-class _Plan:
-    incoming: list[_Incoming]
-    vanished: list[mt.MirrorRow]
-    dangling: list[mt.MirrorRow]
-    by_headline: dict[tuple[str, str, str], list[_Incoming]] | None = None
-
-
-def _file_order(report: MemoryReport) -> list[FileReport]:
-    """Files in reading order for occurrences: ARCHIVE.md (older rows) before OUTCOMES.md."""
-    return sorted(report.files, key=lambda f: 0 if f.file == ARCHIVE.file_name else 1)
-
-
-def _incoming(report: MemoryReport) -> list[_Incoming]:
-    seen: dict[tuple[str, str, str], int] = defaultdict(int)
-    out: list[_Incoming] = []
-    for file_report in _file_order(report):
-        if not file_report.parseable:
-            continue
-        file = file_report.file
-        for record in file_report.records:
-            kind = record.kind
-            family = family_of(file, kind)
-            identity = record_identity(record)
-            key = (family, kind, identity)
-            occurrence = seen[key]
-            seen[key] = occurrence + 1
-            text = record_json(record)
-            out.append(_Incoming(record, file, family, identity, occurrence, text, content_hash(kind, text)))
-    return out
-
-
-def _broken(report: MemoryReport) -> tuple[set[str], set[str]]:
-    """Files that exist but did not parse, and the families they make uncertain."""
-    files = {f.file for f in report.files if f.exists and not f.parseable}
-    families = set(files)
-    if files & {OUTCOMES.file_name, ARCHIVE.file_name}:
-        families.add(OUTCOMES_FAMILY)
-    return files, families
-
-
-def _plan(report: MemoryReport, rows: list[mt.MirrorRow]) -> _Plan:
-    """Pair every record with a companion row (same identity: equal hash first, then occurrence order)."""
-    broken_files, broken_families = _broken(report)
-    incoming = _incoming(report)
-    dangling = [r for r in rows if r.memory_status is None]
-    existing: dict[tuple[str, str, str], list[mt.MirrorRow]] = defaultdict(list)
-    for row in rows:
-        if row.memory_status is not None and row.state == mt.LINKED and row.source_file not in broken_files:
-            existing[row.key].append(row)
-    if not existing:  # nothing to pair with (a first sync): every record is new
-        return _Plan(incoming, [], dangling)
-    groups: dict[tuple[str, str, str], list[_Incoming]] = defaultdict(list)
-    for item in incoming:
-        groups[item.key].append(item)
-    for key, items in groups.items():
-        left = sorted(existing.pop(key, []), key=lambda r: r.occurrence)
-        by_hash: dict[str, list[mt.MirrorRow]] = defaultdict(list)
-        for row in left:
-            by_hash[row.content_hash].append(row)
-        unpaired: list[_Incoming] = []
-        paired: set[int] = set()
-        for item in items:
-            same = by_hash.get(item.hash)
-            if not same:
-                unpaired.append(item)
-                continue
-            row = next((r for r in same if r.occurrence == item.occurrence), same[0])
-            same.remove(row)
-            item.match = row
-            paired.add(row.memory_id)
-        rest = [row for row in left if row.memory_id not in paired]
-        for item, row in zip(unpaired, rest):
-            item.match = row
-        if len(rest) > len(unpaired):
-            existing[key] = rest[len(unpaired):]
-    vanished = [
-        row for rows_left in existing.values() for row in rows_left
-        if row.family not in broken_families and row.source_file not in broken_files
-    ]
-    return _Plan(incoming, vanished, dangling)
-
-
-# ------------------------------------------------------------------------------- export
-@dataclass
-class _Export:
-    """A store memory to append: target file, record kind and the headline it will carry."""
-
-    memory: Memory
-    kind: str
-    file: str
-    headline: str
-    result: StoreResult | None = None
-    outcome: ExportedMemory | None = None
-
-
-def _export_spec(memory: Memory) -> _Export:
-    text = memory.content.strip()
-    if memory.kind == "preference":
-        return _Export(memory, PREFERENCE, PREFERENCES.file_name, text)
-    if memory.kind == "pitfall":
-        signature = memory.topic.strip() if memory.topic.strip() not in ("", "General") else memory.first_line
-        return _Export(memory, ERROR, ERRORS.file_name, signature)
-    return _Export(memory, PATTERN, PATTERNS.file_name, memory.first_line)
-
-
-def _export_tags(memory: Memory) -> list[str]:
-    topic = memory.topic.replace(",", ";").strip()
-    return [topic] if topic and topic != "General" else []
-
-
-def _append(legion: LegionMemory, spec: _Export, branch: str) -> StoreResult:
-    memory = spec.memory
-    tags = _export_tags(memory)
-    if spec.kind == PREFERENCE:
-        return legion.record_preference(decision_point="manual-edit", context=spec.headline, proposed="",
-                                        user_choice="", signal="positive", agent=EXPORT_AGENT, tags=tags,
-                                        branch=branch)
-    if spec.kind == ERROR:
-        return legion.record_error(error_signature=spec.headline, fix=memory.content.strip(), agent=EXPORT_AGENT,
-                                   resolved=True, tags=tags, branch=branch)
-    rest = memory.content.strip()[len(memory.first_line):].strip() if memory.content.strip().startswith(
-        memory.first_line) else ""
-    source = f"mneme task {memory.task_id}" if memory.task_id.strip() else "mneme"
-    return legion.record_pattern(pattern=spec.headline, context=rest, source=source, tags=tags, branch=branch)
-
-
-def _find_link(plan: _Plan, spec: _Export, claimed: set[int]) -> _Incoming | None:
-    """The unpaired record of the target file that mirrors ``spec`` (the appended row, or an identical one)."""
-    if plan.by_headline is None:
-        plan.by_headline = defaultdict(list)
-        for item in plan.incoming:
-            if item.match is None:
-                plan.by_headline[(item.file, item.record.kind, headline(item.record))].append(item)
-    pool = [
-        i for i in plan.by_headline.get((spec.file, spec.kind, spec.headline), [])
-        if i.link is None and id(i) not in claimed
-    ]
-    if not pool:
-        return None
-    stored = spec.result.record if spec.result is not None else None
-    if stored is not None:
-        for test in (lambda i: i.record.id == stored.id and i.record.line == stored.line,
-                     lambda i: i.record.id == stored.id):
-            found = [i for i in pool if test(i)]
-            if found:
-                return found[-1]
-        return pool[-1]
-    return pool[0]
-
-
-def _candidates(store: Store, project: str, rows: list[mt.MirrorRow]) -> list[_Export]:
-    known = {row.memory_id for row in rows}
-    found: list[Memory] = []
-    for kind in EXPORT_KINDS:
-        found += store.list(status=K.ACTIVE, repo_id=project, kind=kind, limit=None, order="id")
-    return [_export_spec(m) for m in sorted(found, key=lambda m: m.id) if m.id not in known]
-
-
-def _export(store: Store, legion: LegionMemory, project: str, rows: list[mt.MirrorRow], report: SyncReport
-            ) -> tuple[MemoryReport, _Plan, list[_Export]]:
-    files = legion.read_all()
-    plan = _plan(files, rows)
-    specs = _candidates(store, project, rows)
-    if not specs:
-        return files, plan, []
-    settings = legion.settings
-    claimed: set[int] = set()
-    pending = []
-    for spec in specs:
-        found = _find_link(plan, spec, claimed)
-        if found is None:
-            pending.append(spec)
-        else:
-            claimed.add(id(found))
-    if pending and not settings.enabled:
-        report.warnings.append(
-            f"memory.enabled is false in .planning/settings.json: {len(pending)} store memories not exported"
-        )
-        specs = [s for s in specs if s not in pending]
-        pending = []
-    wrote = False
-    branch = legion.branch() if pending else ""
-    for spec in pending:
-        target = files.file(spec.file)
-        if target is not None and target.exists and not target.parseable:
-            spec.outcome = ExportedMemory(spec.memory.id, spec.memory.kind, spec.file, "failed",
-                                          message=f"{spec.file} did not parse; not exported")
-            continue
-        try:
-            spec.result = _append(legion, spec, branch)
-        except MnemeError as exc:
-            first = exc.message.splitlines()[0] if exc.message else str(exc)
-            spec.outcome = ExportedMemory(spec.memory.id, spec.memory.kind, spec.file, "failed", message=first)
-            continue
-        wrote = wrote or spec.result.action in ("created", "updated")
-    if wrote:
-        files = legion.read_all()
-        plan = _plan(files, rows)
-    return files, plan, specs
-
-
 # -------------------------------------------------------------------------------- sync
 def sync(
     store: Store, legion: LegionMemory | str | os.PathLike[str], project: str | None = None, *, repo: str | None = None
@@ -433,10 +185,17 @@ def sync(
     if not legion.memory_dir.is_dir():
         report.message = f"No Legion memory folder at {legion.memory_dir}; nothing to sync."
         return report
-    with _gc_paused(), store.write_transaction():
-        rows = mt.load_rows(store.db, project)
-        files, plan, exports = _export(store, legion, project, rows, report)
-        _write(store, project, plan, exports, report)
+    legion.recover()
+    with memory_lock(legion.memory_dir, SYNC_LOCK_TIMEOUT, name=SYNC_LOCK_NAME):  # one sync of a folder at a time
+        with store.sqlite_errors():
+            exports = export_memories(store, legion, project, mt.load_rows(store.db, project), report.warnings)
+        write_point("sync:exported")
+        files = legion.read_all()
+        with _gc_paused(), store.write_transaction():  # the database work only
+            rows = mt.load_rows(store.db, project)
+            known = {row.memory_id for row in rows}
+            exports = [spec for spec in exports if spec.memory.id not in known]  # linked by another sync
+            _write(store, project, pair_records(files, rows), exports, report)
     touched = {f.file: f for f in report.files}
     report.files = []
     for file_report in files.files:
@@ -476,7 +235,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], report: SyncReport) -> None:
+def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport) -> None:
     db = store.db
     now = config.now().isoformat(sep=" ")
     if plan.dangling:
@@ -488,7 +247,7 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
         if spec.outcome is not None:  # failed: offered again next sync
             report.exports.append(spec.outcome)
             continue
-        target = _find_link(plan, spec, set())
+        target = find_link(plan, spec, set())
         if target is not None:
             target.link = spec.memory
             action = "appended" if spec.result is not None else "linked"
@@ -544,7 +303,7 @@ def _write(store: Store, project: str, plan: _Plan, exports: list[_Export], repo
             setattr(report.file(file_name), name, getattr(report.file(file_name), name) + value)
 
 
-def _new_row(item: _Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str
+def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str
              ) -> tuple:
     """A ``legion_records`` row for ``item`` (columns in ``mt.insert_rows`` order)."""
     return (
@@ -554,7 +313,7 @@ def _new_row(item: _Incoming, project: str, memory_id: int, origin: str, status:
     )
 
 
-def _update_matched(store: Store, project: str, item: _Incoming, now: str, counts: dict) -> None:
+def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict) -> None:
     row = item.match
     assert row is not None and row.memory_status is not None
     item.memory_id = row.memory_id
@@ -595,7 +354,7 @@ def _update_matched(store: Store, project: str, item: _Incoming, now: str, count
     counts[item.counted][item.file] += 1
 
 
-def _marker(item: _Incoming) -> str:
+def _marker(item: Incoming) -> str:
     record = item.record
     marker = record.superseded_by or (record.extra.get("superseded_by", "") if record.extra else "")
     if not marker:
@@ -604,7 +363,7 @@ def _marker(item: _Incoming) -> str:
     return "" if marker.upper() == record.id.strip().upper() else marker
 
 
-def _marker_targets(plan: _Plan) -> tuple[dict[tuple[str, str, str], int], dict[str, int]]:
+def _marker_targets(plan: PairingPlan) -> tuple[dict[tuple[str, str, str], int], dict[str, int]]:
     """Memory ids by ``(family, kind, RECORD-ID)`` and by ``RECORD-ID``, for ``(SUPERSEDED by X)`` markers."""
     by_family: dict[tuple[str, str, str], int] = {}
     by_id: dict[str, int] = {}
@@ -619,7 +378,7 @@ def _marker_targets(plan: _Plan) -> tuple[dict[tuple[str, str, str], int], dict[
     return by_family, by_id
 
 
-def _reconcile_statuses(store: Store, plan: _Plan, now: str, counts: dict) -> None:
+def _reconcile_statuses(store: Store, plan: PairingPlan, now: str, counts: dict) -> None:
     """Give each record's memory the status its file implies, where the sync still owns that status."""
     targets = None  # built at the first marker (most files have none)
     wanted: dict[tuple[str, int, str], list[int]] = defaultdict(list)
@@ -661,5 +420,3 @@ def _reconcile_statuses(store: Store, plan: _Plan, now: str, counts: dict) -> No
             store.set_status(ids[start : start + _STATUS_CHUNK], status, reason=reason, superseded_by=superseded_by)
     for memory_id, (status, superseded_by) in touched.items():
         mt.update_row(store.db, memory_id, sync_status=status, sync_superseded_by=superseded_by, synced_at=now)
-
-

@@ -13,7 +13,7 @@ from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.gitbranch import current_branch, git_branch
 from mneme_tui.legion.schemas import ARCHIVE, ERRORS, OUTCOMES, PATTERNS, PREFERENCES
 from mneme_tui.legion.storage import LegionWriteError
-from mneme_tui.legion.store import base_importance, importance_with_modifiers
+from mneme_tui.legion.record_files import base_importance, importance_with_modifiers
 
 from .conftest import outcome_row, write_outcomes
 
@@ -193,6 +193,8 @@ def test_failed_verification_restores_and_reports(memory: LegionMemory, monkeypa
 
 def test_write_failure_keeps_old_file(memory: LegionMemory, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_outcomes(memory, [outcome_row(1, "2026-10-01")])
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write("\nNotes after the table: a record must be inserted, so the file is rewritten.\n")
     before = path.read_bytes()
 
     def failing_replace(src, dst):

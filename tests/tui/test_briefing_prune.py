@@ -86,16 +86,16 @@ async def test_a_failed_prune_shows_the_error_and_restores_the_files(demo_app, d
 
     outcomes = demo.legion_dir / "OUTCOMES.md"
     original = outcomes.read_bytes()
-    real_write = prune_module.atomic_write
+    real_write = prune_module.replace_if_unchanged
     calls = []
 
-    def failing_write(path, text):
+    def failing_write(path, data, state):
         calls.append(path.name)
         if path.name == "OUTCOMES.md":
             raise OSError(28, "No space left on device")
-        real_write(path, text)
+        return real_write(path, data, state)
 
-    monkeypatch.setattr(prune_module, "atomic_write", failing_write)
+    monkeypatch.setattr(prune_module, "replace_if_unchanged", failing_write)
     async with demo_app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "4")
         await settle(pilot)
@@ -106,6 +106,7 @@ async def test_a_failed_prune_shows_the_error_and_restores_the_files(demo_app, d
         await settle(pilot)
         assert "OUTCOMES.md" in calls
         assert outcomes.read_bytes() == original
+        assert not (demo.legion_dir / ".prune-journal.json").exists()
         assert not screen.last_result.ok
         panel = plain(screen.query_one("#prune-result"))
         assert panel.startswith("Prune failed") and "as they were before" in panel

@@ -1,0 +1,117 @@
+"""Rows another writer appends (``echo '| ... |' >> OUTCOMES.md``, no lock) are never lost.
+
+A subprocess appends raw rows to OUTCOMES.md and PREFERENCES.md while this process records outcomes,
+syncs (exporting store-side preferences to PREFERENCES.md) and prunes (rewriting OUTCOMES.md and
+ARCHIVE.md). Afterwards every hand row is in exactly one file, exactly once.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.document import parse
+from mneme_tui.legion.sync import sync
+from mneme_tui.memory.store import Store
+from tests.reliability.conftest import OLD_DATE, outcome_line, preference_line
+
+OUTCOME_APPENDS = 300
+PREFERENCE_APPENDS = 100
+
+APPENDER = """
+import random, sys, time
+outcomes, preferences, count_o, count_p, old, seed = sys.argv[1:7]
+rng = random.Random(int(seed))
+lines = [("o", i) for i in range(int(count_o))] + [("p", i) for i in range(int(count_p))]
+rng.shuffle(lines)
+for kind, i in lines:
+    if kind == "o":
+        date = old if i % 2 else "2026-11-01"  # half of them prunable: prune moves them to ARCHIVE.md
+        text = f"| H-{i:04d} | {date} | main | 1 | 01-01 | hand | manual | success | 2 | hand | hand row {i} |\\n"
+        path = outcomes
+    else:
+        text = f"| HP-{i:04d} | 2026-11-01 | main | manual-edit | hand pref {i} | p | u | positive | hand | x |\\n"
+        path = preferences
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(text)
+    time.sleep(rng.random() * 0.006)
+"""
+
+
+def _rows(path: Path) -> list[str]:
+    document = parse(path.read_text(encoding="utf-8"), path.name)
+    assert document.parseable, document.warnings
+    return [segment.text.strip() for segment in document.segments if segment.kind == "row"]
+
+
+def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project: LegionMemory,
+                                                                  tmp_path: Path) -> None:
+    memory = legion_project
+    folder = memory.memory_dir
+    store = Store(tmp_path / "mneme.db")
+    appender = subprocess.Popen([
+        sys.executable, "-c", APPENDER, str(folder / "OUTCOMES.md"), str(folder / "PREFERENCES.md"),
+        str(OUTCOME_APPENDS), str(PREFERENCE_APPENDS), OLD_DATE, "11",
+    ])
+    step = 0
+    try:
+        while appender.poll() is None or step < 12:
+            action = step % 3
+            if action == 0:
+                memory.record_outcome(agent="agent-b", outcome="success", summary=f"recorded {step}")
+            elif action == 1:
+                store.mint(f"exported preference {step}", kind="preference", topic="style", repo_id="proj")
+                sync(store, memory, "proj")
+            else:
+                memory.apply_prune(memory.prune_plan())
+            step += 1
+    finally:
+        appender.wait(timeout=120)
+    assert appender.returncode == 0
+
+    rows = _rows(folder / "OUTCOMES.md") + _rows(folder / "ARCHIVE.md")
+    for i in range(OUTCOME_APPENDS):
+        date = OLD_DATE if i % 2 else "2026-11-01"
+        expected = f"| H-{i:04d} | {date} | main | 1 | 01-01 | hand | manual | success | 2 | hand | hand row {i} |"
+        assert rows.count(expected) == 1, f"hand row {i} found {rows.count(expected)} times"
+    preferences = _rows(folder / "PREFERENCES.md")
+    for i in range(PREFERENCE_APPENDS):
+        assert preferences.count(preference_line(f"HP-{i:04d}", f"hand pref {i}").strip()) == 1
+    recorded = [r for r in rows if "| agent-b |" in r]
+    assert len(recorded) == len(set(recorded)) == (step + 2) // 3
+    assert len(rows) == len(set(rows)), "a row is in OUTCOMES.md or ARCHIVE.md twice"
+    assert outcome_line("O-021", "2026-11-20", "recent, kept", importance=5).strip() in rows
+    # the next sync imports every record once: one memory per outcome row, and a second sync changes nothing
+    sync(store, memory, "proj")
+    again = sync(store, memory, "proj")
+    assert again.totals["added"] == again.totals["updated"] == again.totals["exported"] == 0
+    tasks = store.list(status="all", repo_id="proj", kind="task", limit=None)
+    assert len(tasks) == len(rows)
+
+
+def test_a_failed_verification_never_restores_over_a_newer_append(legion_project: LegionMemory,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from mneme_tui.legion import storage
+
+    outcomes = legion_project.memory_dir / "OUTCOMES.md"
+    hand = outcome_line("H-0001", "2026-11-02", "appended during verification")
+    real_load = storage.load_document
+
+    def append_then_lie(path, **kw):
+        with open(outcomes, "a", encoding="utf-8") as handle:  # another writer, right after our write
+            handle.write(hand)
+        document = real_load(path, **kw)
+        document.segments = [s for s in document.segments if "verified away" not in s.text]
+        return document
+
+    monkeypatch.setattr(storage, "load_document", append_then_lie)
+    with pytest.raises(storage.LegionWriteError) as info:
+        legion_project.record_outcome(agent="a", outcome="success", summary="verified away")
+    assert "verified away" in info.value.record_text
+    text = outcomes.read_text(encoding="utf-8")
+    assert hand in text  # the newer bytes stay: no restore over them
+    assert "left as is" in str(info.value).splitlines()[0]
