@@ -20,7 +20,7 @@ from mneme_tui.legion import recall as recall_mod
 from mneme_tui.legion import schemas, scoring
 from mneme_tui.legion.api import LegionMemory, RecallResult
 from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record, split_tags
-from mneme_tui.legion.store import DECISION_POINTS, SIGNALS
+from mneme_tui.legion.record_files import DECISION_POINTS, SIGNALS
 
 OUTCOMES, PATTERNS, ERRORS, PREFERENCES = "outcomes", "patterns", "errors", "preferences"
 KINDS = (OUTCOMES, PATTERNS, ERRORS, PREFERENCES)
