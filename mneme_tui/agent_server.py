@@ -25,6 +25,7 @@ from pydantic import Field
 from mneme_tui import __version__, display
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.orientation import orientation
@@ -208,7 +209,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
     def legion_briefing() -> str:
         """The Legion session briefing of this project (.planning/memory): recent outcomes, top agents,
         totals and Claude Code's MEMORY.md excerpt (`mneme legion briefing --json`)."""
-        return _answer(lambda: ctx.legion().briefing().to_json())
+        return _answer(lambda: briefing_report(ctx.legion()).to_json())
 
     @server.tool(structured_output=False)
     def legion_recall(
