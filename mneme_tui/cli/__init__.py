@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from mneme_tui import __version__
 from mneme_tui.cli import output
+from mneme_tui.cli.arguments import check_arguments
 from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
@@ -51,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        check_arguments(parser, args)
         if args.command is None:
             return output.run_tui(args)
         return int(args.func(args) or 0)

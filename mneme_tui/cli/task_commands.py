@@ -11,7 +11,7 @@ from mneme_tui import config, display
 from mneme_tui.cli import output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.learning import distill, graduation_candidates, orientation
-from mneme_tui.memory.learning.report import TaskReport, load_report, parse_report_text
+from mneme_tui.memory.learning.report import TaskReport, load_report, read_report
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
 
@@ -62,7 +62,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 def _read_report(raw: str) -> TaskReport:
     if raw == "-":
-        return parse_report_text(sys.stdin.read(), source="standard input")
+        return read_report(sys.stdin.buffer)
     return load_report(raw)
 
 
