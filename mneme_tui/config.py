@@ -14,7 +14,7 @@ from typing import Any
 from platformdirs import user_config_dir, user_data_dir
 
 from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.validation import check_text, decode_utf8, read_file
+from mneme_tui.validation import check_text, decode_utf8, read_file, user_path
 
 APP_NAME = "mneme"
 GLOBAL_REPO = "global"
@@ -58,10 +58,10 @@ def resolve_db_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
     if cli_path is not None:
         if not str(cli_path).strip():
             raise MnemeError(ERR_VALIDATION_FAILED, "--db cannot be empty: give a database file path")
-        return Path(cli_path).expanduser()
+        return user_path(cli_path, "--db")
     env = os.environ.get("MNEME_DB", "").strip()
     if env:
-        return Path(env).expanduser()
+        return user_path(env, "MNEME_DB")
     return default_db_path()
 
 
@@ -87,7 +87,7 @@ def config_file_path() -> Path:
     """``MNEME_CONFIG`` or the per-user ``config.toml``."""
     env = os.environ.get("MNEME_CONFIG", "").strip()
     if env:
-        return Path(env).expanduser()
+        return user_path(env, "MNEME_CONFIG")
     return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
 
 
@@ -110,7 +110,7 @@ def cache_dir() -> Path:
     """Where derived, rebuildable files live (index snapshots): ``MNEME_CACHE_DIR`` or the user cache dir."""
     env = os.environ.get("MNEME_CACHE_DIR", "").strip()
     if env:
-        return Path(env).expanduser()
+        return user_path(env, "MNEME_CACHE_DIR")
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir(APP_NAME, appauthor=False))
@@ -125,9 +125,9 @@ def resolve_legion_dir(cli_dir: str | os.PathLike[str] | None = None, start: Pat
 def project_legion_dir(cli_dir: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path | None:
     """Like ``resolve_legion_dir`` but None outside a git work tree when nothing names a folder."""
     if cli_dir:
-        return Path(cli_dir).expanduser()
+        return user_path(cli_dir, "--dir")
     env = os.environ.get("MNEME_LEGION_DIR", "").strip()
     if env:
-        return Path(env).expanduser()
+        return user_path(env, "MNEME_LEGION_DIR")
     root = find_git_root(start)
     return root / ".planning" / "memory" if root is not None else None

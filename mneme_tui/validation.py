@@ -95,6 +95,25 @@ def read_file(path: str | os.PathLike[str], limit: int, what: str, limit_name: s
         os.close(fd)
 
 
+def user_path(raw: str | os.PathLike[str], name: str) -> Path:
+    """``raw`` as a Path with ``~`` expanded; ERR_VALIDATION_FAILED naming ``name`` for ``~user`` of no known user."""
+    try:
+        return Path(raw).expanduser()
+    except RuntimeError:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"{name} {os.fspath(raw)!r} names a home folder that does not exist") from None
+
+
+def is_folder(path: Path, name: str) -> bool:
+    """Whether ``path`` is a folder (False when nothing is there); ERR_VALIDATION_FAILED naming ``name`` when
+    it cannot even be looked at (a name too long for the file system, a parent without permission)."""
+    try:
+        return stat.S_ISDIR(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"{name} cannot be used: {exc.strerror or exc}") from None
+
+
 def decode_utf8(data: bytes, what: str) -> str:
     """``data`` decoded as UTF-8 (a leading byte-order mark is dropped); ERR_VALIDATION_FAILED when it is not."""
     try:
