@@ -131,3 +131,15 @@ def test_db_option_values(seeded: Path, db: str, command: str) -> None:
     before = database_state()
     result = run(argv)
     assert_no_traceback(result, before, database_state())
+
+
+@FUZZ
+@given(data=st.one_of(st.binary(max_size=64), st.text(max_size=40).map(str.encode),
+                      st.sampled_from([b"\xff", b"a\xc3", b"\xef\xbb\xbf", b"\x00", b"x" * 400_001, b"  \n"])),
+       argv=st.sampled_from([["save", "-"], ["save", "-", "--json", "-p", "acme"], ["task", "sync", "-"]]))
+def test_standard_input_bytes(seeded: Path, data: bytes, argv: list[str]) -> None:
+    before = database_state()
+    result = run(argv, stdin=data)
+    assert_no_traceback(result, before, database_state())
+    if result.code == 0 and argv[0] == "save":
+        assert data.decode("utf-8-sig").strip()
