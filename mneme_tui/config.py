@@ -76,9 +76,9 @@ def find_git_root(start: Path | None = None) -> Path | None:
 
 def resolve_repo(cli_project: str | None = None, start: Path | None = None) -> str:
     """The active repository: ``-p`` > ``MNEME_REPO`` > git work-tree basename > ``global``."""
-    for candidate in (cli_project, os.environ.get("MNEME_REPO")):
+    for name, candidate in (("-p/--project", cli_project), ("MNEME_REPO", os.environ.get("MNEME_REPO"))):
         if candidate is not None and candidate.strip():
-            return check_text(candidate.strip(), "MNEME_REPO")
+            return check_text(candidate.strip(), name)
     root = find_git_root(start)
     return root.name if root is not None else GLOBAL_REPO
 

@@ -121,7 +121,7 @@ def python_symbols(source: str) -> tuple[str, ...]:
 def scan_text(text: str, language: str) -> tuple[str, ...]:
     """Best-effort line scan for declarations of ``language`` (a key of ``_SCANNERS`` or ``python``)."""
     if language == "python":
-        patterns = (r"^\s*(?:async\s+)?def\s+(\w+)", r"^\s*class\s+(\w+)")
+        patterns: tuple[str, ...] = (r"^\s*(?:async\s+)?def\s+(\w+)", r"^\s*class\s+(\w+)")
     else:
         patterns = _SCANNERS[language]
     compiled = [re.compile(pattern) for pattern in patterns]
