@@ -96,7 +96,9 @@ def read_file(path: str | os.PathLike[str], limit: int, what: str, limit_name: s
 
 
 def user_path(raw: str | os.PathLike[str], name: str) -> Path:
-    """``raw`` as a Path with ``~`` expanded; ERR_VALIDATION_FAILED naming ``name`` for ``~user`` of no known user."""
+    """``raw`` as a Path with ``~`` expanded; ERR_VALIDATION_FAILED naming ``name`` when it is not valid UTF-8
+    text or names the home folder (``~user``) of no known user."""
+    check_text(os.fspath(raw), name)
     try:
         return Path(raw).expanduser()
     except RuntimeError:

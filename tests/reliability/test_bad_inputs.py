@@ -77,8 +77,11 @@ def test_invalid_utf8_argument_bytes_in_a_real_process(tmp_path):
     env = {**os.environ, "PYTHONUTF8": "1"}
     for argv in ([b"save", b"a\xff"], [b"save", b"x", b"--topic", b"a\xff"], [b"list", b"-p", b"\xff"]):
         run_process(argv, env=env).assert_one_error_line(1, "ERR_VALIDATION_FAILED", "byte 0xff")
-    env_repo = {**env, "MNEME_REPO": os.fsdecode(b"r\xff")}
-    run_process(["save", "x"], env=env_repo).assert_one_error_line(1, "MNEME_REPO", "byte 0xff")
+    for name in ("MNEME_REPO", "MNEME_DB", "MNEME_LEGION_DIR", "MNEME_CONFIG", "MNEME_CACHE_DIR"):
+        bad_env = {**env, name: str(tmp_path / "made" / os.fsdecode(b"r\xff"))}
+        argv = ["legion", "recall"] if name == "MNEME_LEGION_DIR" else ["recall", "x"]
+        run_process(argv, env=bad_env).assert_one_error_line(1, name, "byte 0xff")
+    assert not (tmp_path / "made").exists()  # nothing was created at the undecodable paths
 
 
 # ----------------------------------------------------------------------- standard input
