@@ -13,7 +13,7 @@ from typing import Any
 
 from platformdirs import user_config_dir, user_data_dir
 
-from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.errors import ERR_CONFIG, ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.validation import check_text, decode_utf8, read_file, user_path
 
 APP_NAME = "mneme"
@@ -54,15 +54,22 @@ def default_db_path() -> Path:
 
 
 def resolve_db_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
-    """Spec Law 5: ``--db PATH`` > ``MNEME_DB`` > the user data dir."""
+    """Spec Law 5: ``--db PATH`` > ``MNEME_DB`` > the user data dir. A path that cannot even be looked at
+    (a name too long for the file system) is ERR_DATABASE here, before anything tries to create it."""
+    env = os.environ.get("MNEME_DB", "").strip()
     if cli_path is not None:
         if not str(cli_path).strip():
             raise MnemeError(ERR_VALIDATION_FAILED, "--db cannot be empty: give a database file path")
-        return user_path(cli_path, "--db")
-    env = os.environ.get("MNEME_DB", "").strip()
-    if env:
-        return user_path(env, "MNEME_DB")
-    return default_db_path()
+        path = user_path(cli_path, "--db")
+    else:
+        path = user_path(env, "MNEME_DB") if env else default_db_path()
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        pass  # opening the database reports these
+    except OSError as exc:
+        raise MnemeError(ERR_DATABASE, f"cannot use database path {path}: {exc.strerror or exc}") from None
+    return path
 
 
 def find_git_root(start: Path | None = None) -> Path | None:

@@ -210,6 +210,12 @@ def test_config_file_that_is_a_fifo(isolated_environment, monkeypatch):
     run(["recall", "x"]).assert_one_error_line(1, "ERR_CONFIG", "not a regular file")
 
 
+def test_database_path_too_long_for_the_file_system(monkeypatch):
+    run(["--db", "x" * 300, "list"]).assert_one_error_line(1, "ERR_DATABASE", "File name too long")
+    monkeypatch.setenv("MNEME_DB", "x" * 300)
+    run(["recall", "x"]).assert_one_error_line(1, "ERR_DATABASE", "File name too long")
+
+
 def test_empty_db_option_is_an_error(isolated_environment):
     before = database_state()
     run(["--db", "", "list"]).assert_one_error_line(1, "ERR_VALIDATION_FAILED", "--db cannot be empty")

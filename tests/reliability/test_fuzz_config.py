@@ -69,13 +69,16 @@ def clocks(draw) -> str:
 @FUZZ
 @given(now=clocks(), repo=st.one_of(st.none(), st.sampled_from(["acme", " ", "[bold]", "a|b", "\udcff", "\x1b[2J"])),
        profile=st.one_of(st.none(), st.sampled_from(["bm25", "spec", "nope", "\udcff", "[/x]"])),
-       argv=st.sampled_from(COMMANDS))
+       paths=st.dictionaries(st.sampled_from(["MNEME_DB", "MNEME_CONFIG", "MNEME_LEGION_DIR", "MNEME_CACHE_DIR"]),
+                             st.sampled_from(["", " ", "~nobody-here/x", "x\udcff", "sub/dir/file", "x" * 300,
+                                              "[bold]", "/dev/null", "."]), max_size=2),
+       argv=st.sampled_from([*COMMANDS, ["legion", "recall"]]))
 def test_environment(workspace: Path, monkeypatch: pytest.MonkeyPatch, now: str, repo: str | None,
-                     profile: str | None, argv: list[str]) -> None:
+                     profile: str | None, paths: dict[str, str], argv: list[str]) -> None:
     before = database_state()
     with monkeypatch.context() as env:
         env.setenv("MNEME_NOW", now)
-        for name, value in (("MNEME_REPO", repo), ("MNEME_PROFILE", profile)):
+        for name, value in (("MNEME_REPO", repo), ("MNEME_PROFILE", profile), *paths.items()):
             if value is not None:
                 env.setenv(name, value)
         result = run(argv)
