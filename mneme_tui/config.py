@@ -101,8 +101,11 @@ def config_file_path() -> Path:
 def load_settings() -> dict[str, Any]:
     """The user's settings file as a dict (empty when absent); a broken file is ERR_CONFIG."""
     path = config_file_path()
-    if not path.exists():
-        return {}
+    try:
+        if not path.exists():
+            return {}
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise MnemeError(ERR_CONFIG, f"cannot use config file {path}: {exc.strerror or exc}") from None
     try:
         text = decode_utf8(read_file(path, MAX_CONFIG_BYTES, "config file", "config file size"), f"config file {path}")
     except MnemeError as exc:

@@ -205,6 +205,11 @@ def test_bad_config_file(isolated_environment, content, needle):
     run(["recall", "x"]).assert_one_error_line(1, "ERR_CONFIG", needle)
 
 
+def test_config_path_too_long_for_the_file_system(monkeypatch):
+    monkeypatch.setenv("MNEME_CONFIG", "x" * 300)
+    run(["recall", "x"]).assert_one_error_line(1, "ERR_CONFIG", "File name too long")
+
+
 def test_config_file_that_is_a_fifo(isolated_environment, monkeypatch):
     os.mkfifo(isolated_environment / "config.fifo")
     monkeypatch.setenv("MNEME_CONFIG", str(isolated_environment / "config.fifo"))
