@@ -13,10 +13,15 @@ from typing import Any
 
 from platformdirs import user_config_dir, user_data_dir
 
-from mneme_tui.errors import ERR_CONFIG, MnemeError
+from mneme_tui.errors import ERR_CONFIG, ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.validation import check_text, decode_utf8, read_file, user_path
 
 APP_NAME = "mneme"
 GLOBAL_REPO = "global"
+EARLIEST_NOW = datetime(1900, 1, 1)
+LATEST_NOW = datetime(9999, 1, 1)
+"""``MNEME_NOW`` must fall in [EARLIEST_NOW, LATEST_NOW): ages and windows subtract days from it."""
+MAX_CONFIG_BYTES = 1_000_000
 
 
 def now() -> datetime:
@@ -24,17 +29,22 @@ def now() -> datetime:
     fixed = os.environ.get("MNEME_NOW", "").strip()
     if not fixed:
         return datetime.now(timezone.utc).replace(tzinfo=None)
-    return parse_timestamp(fixed, source="MNEME_NOW")
+    clock = parse_timestamp(fixed, source="MNEME_NOW")
+    if not EARLIEST_NOW <= clock < LATEST_NOW:
+        raise MnemeError(ERR_CONFIG, f"MNEME_NOW {fixed!r} is outside {EARLIEST_NOW.year}-{LATEST_NOW.year - 1}")
+    return clock
 
 
 def parse_timestamp(value: str, *, source: str = "timestamp") -> datetime:
     """Parse an ISO-8601 date or datetime into naive UTC; raises ERR_CONFIG when it is not one."""
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        if parsed.tzinfo is not None:
+            parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
     except ValueError:
         raise MnemeError(ERR_CONFIG, f"{source} is not an ISO-8601 time: {value!r}") from None
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+    except OverflowError:
+        raise MnemeError(ERR_CONFIG, f"{source} {value!r} is outside the years 1-9999 in UTC") from None
     return parsed
 
 
@@ -44,13 +54,22 @@ def default_db_path() -> Path:
 
 
 def resolve_db_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
-    """Spec Law 5: ``--db PATH`` > ``MNEME_DB`` > the user data dir."""
-    if cli_path:
-        return Path(cli_path).expanduser()
+    """Spec Law 5: ``--db PATH`` > ``MNEME_DB`` > the user data dir. A path that cannot even be looked at
+    (a name too long for the file system) is ERR_DATABASE here, before anything tries to create it."""
     env = os.environ.get("MNEME_DB", "").strip()
-    if env:
-        return Path(env).expanduser()
-    return default_db_path()
+    if cli_path is not None:
+        if not str(cli_path).strip():
+            raise MnemeError(ERR_VALIDATION_FAILED, "--db cannot be empty: give a database file path")
+        path = user_path(cli_path, "--db")
+    else:
+        path = user_path(env, "MNEME_DB") if env else default_db_path()
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        pass  # opening the database reports these
+    except OSError as exc:
+        raise MnemeError(ERR_DATABASE, f"cannot use database path {path}: {exc.strerror or exc}") from None
+    return path
 
 
 def find_git_root(start: Path | None = None) -> Path | None:
@@ -64,9 +83,9 @@ def find_git_root(start: Path | None = None) -> Path | None:
 
 def resolve_repo(cli_project: str | None = None, start: Path | None = None) -> str:
     """The active repository: ``-p`` > ``MNEME_REPO`` > git work-tree basename > ``global``."""
-    for candidate in (cli_project, os.environ.get("MNEME_REPO")):
+    for name, candidate in (("-p/--project", cli_project), ("MNEME_REPO", os.environ.get("MNEME_REPO"))):
         if candidate is not None and candidate.strip():
-            return candidate.strip()
+            return check_text(candidate.strip(), name)
     root = find_git_root(start)
     return root.name if root is not None else GLOBAL_REPO
 
@@ -75,7 +94,7 @@ def config_file_path() -> Path:
     """``MNEME_CONFIG`` or the per-user ``config.toml``."""
     env = os.environ.get("MNEME_CONFIG", "").strip()
     if env:
-        return Path(env).expanduser()
+        return user_path(env, "MNEME_CONFIG")
     return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
 
 
@@ -83,14 +102,17 @@ def load_settings() -> dict[str, Any]:
     """The user's settings file as a dict (empty when absent); a broken file is ERR_CONFIG."""
     path = config_file_path()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise MnemeError(ERR_CONFIG, f"cannot read {path}: {exc.strerror}") from None
+        if not path.exists():
+            return {}
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise MnemeError(ERR_CONFIG, f"cannot use config file {path}: {exc.strerror or exc}") from None
+    try:
+        text = decode_utf8(read_file(path, MAX_CONFIG_BYTES, "config file", "config file size"), f"config file {path}")
+    except MnemeError as exc:
+        raise MnemeError(ERR_CONFIG, exc.message) from None
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:  # ValueError: a 5,000-digit integer
         raise MnemeError(ERR_CONFIG, f"{path} is not valid TOML: {exc}") from None
 
 
@@ -104,7 +126,7 @@ def cache_dir() -> Path:
     """Where derived, rebuildable files live (index snapshots): ``MNEME_CACHE_DIR`` or the user cache dir."""
     env = os.environ.get("MNEME_CACHE_DIR", "").strip()
     if env:
-        return Path(env).expanduser()
+        return user_path(env, "MNEME_CACHE_DIR")
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir(APP_NAME, appauthor=False))
@@ -119,9 +141,9 @@ def resolve_legion_dir(cli_dir: str | os.PathLike[str] | None = None, start: Pat
 def project_legion_dir(cli_dir: str | os.PathLike[str] | None = None, start: Path | None = None) -> Path | None:
     """Like ``resolve_legion_dir`` but None outside a git work tree when nothing names a folder."""
     if cli_dir:
-        return Path(cli_dir).expanduser()
+        return user_path(cli_dir, "--dir")
     env = os.environ.get("MNEME_LEGION_DIR", "").strip()
     if env:
-        return Path(env).expanduser()
+        return user_path(env, "MNEME_LEGION_DIR")
     root = find_git_root(start)
     return root / ".planning" / "memory" if root is not None else None

@@ -46,6 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        arguments.check_arguments(parser, args)
         if args.command is None:
             from mneme_tui.tui.launch import launch  # Textual only when the TUI opens
 

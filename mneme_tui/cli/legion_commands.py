@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 from mneme_tui import config, display
@@ -24,6 +23,7 @@ from mneme_tui.legion.gitbranch import BranchProvider
 from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
 from mneme_tui.legion.storage import LegionWriteError
 from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+from mneme_tui.validation import is_folder, user_path
 
 BRANCH_PROVIDER: BranchProvider | None = None
 """Replaces ``git branch --show-current`` (tests set it; None = ask git)."""
@@ -127,7 +127,7 @@ def _legion(args: argparse.Namespace) -> LegionMemory:
     from mneme_tui.legion.sync import resolve_memory_dir
 
     folder = resolve_memory_dir(getattr(args, "dir", None))
-    if folder.exists() and not folder.is_dir():
+    if not is_folder(folder, "the memory folder") and folder.exists():
         raise MnemeError(ERR_VALIDATION_FAILED, f"{output.literal(str(folder))} is not a folder")
     return LegionMemory(folder, branch_provider=BRANCH_PROVIDER)
 
@@ -380,8 +380,8 @@ def _print_prune(legion: LegionMemory, plan: Any, result: Any, apply: bool) -> N
 def cmd_compact(args: argparse.Namespace) -> int:
     from mneme_tui.legion.compaction import compact_phase
 
-    folder = Path(args.phase_dir).expanduser()
-    if not folder.is_dir():
+    folder = user_path(args.phase_dir, "PHASE_DIR")
+    if not is_folder(folder, "PHASE_DIR"):
         raise MnemeError(ERR_NOT_FOUND, f"{output.literal(args.phase_dir)} is not a folder")
     result = compact_phase(folder)
     if args.json:

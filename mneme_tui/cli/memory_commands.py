@@ -10,7 +10,8 @@ from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 from mneme_tui.memory.records import Memory, ScoredMemory
-from mneme_tui.memory.store import MAX_ID
+from mneme_tui.memory.store import MAX_CONTENT_CHARS, MAX_ID
+from mneme_tui.validation import decode_utf8, read_stream, too_large
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_save(args: argparse.Namespace) -> int:
-    content = sys.stdin.read() if args.content == "-" else args.content
+    content = _read_stdin_content() if args.content == "-" else args.content
     store = arguments.open_store(args)
     memory = store.save(
         content,
@@ -59,6 +60,13 @@ def cmd_save(args: argparse.Namespace) -> int:
     else:
         print(f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)}, repo {output.literal(memory.repo_id)})")
     return 0
+
+
+def _read_stdin_content() -> str:
+    """Standard input as memory content: at most the content size limit, read before anything is opened."""
+    refusal = too_large("standard input", "content size", MAX_CONTENT_CHARS, "characters")
+    data = read_stream(sys.stdin.buffer, MAX_CONTENT_CHARS * 4, refusal)  # a UTF-8 character is at most 4 bytes
+    return decode_utf8(data, "standard input")
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
@@ -102,9 +110,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dismiss(args: argparse.Namespace) -> int:
-    bad = [raw for raw in args.ids if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= MAX_ID]
+    bad = [raw for raw in args.ids if not _is_memory_id(raw)]
     if bad:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {', '.join(map(output.literal, bad))}; nothing dismissed")
+        raise MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {', '.join(map(_shown, bad))}; nothing dismissed")
     ids = [int(raw) for raw in args.ids]
     store = arguments.open_store(args)
     change = store.dismiss(ids)
@@ -117,6 +125,14 @@ def cmd_dismiss(args: argparse.Namespace) -> int:
         if unchanged:
             print(f"Already tombstoned: {', '.join(map(str, unchanged))}")
     return 0
+
+
+def _shown(raw: str) -> str:
+    return output.literal(raw if len(raw) <= 40 else f"{raw[:40]}... ({len(raw):,} characters)")
+
+
+def _is_memory_id(raw: str) -> bool:
+    return raw.isascii() and raw.isdigit() and len(raw) <= len(str(MAX_ID)) and 0 < int(raw) <= MAX_ID
 
 
 def _kind_filter(kind: str | None) -> str | None:

@@ -13,9 +13,10 @@ from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.learning.distill import distill
 from mneme_tui.memory.learning.graduation import graduation_candidates
 from mneme_tui.memory.learning.orientation import orientation
-from mneme_tui.memory.learning.report import TaskReport, load_report, parse_report_text
+from mneme_tui.memory.learning.report import TaskReport, load_report, read_report
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
+from mneme_tui.validation import is_folder, user_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,8 +56,8 @@ def _root_option(parser: argparse.ArgumentParser) -> None:
 
 def _root(args: argparse.Namespace) -> Path:
     if args.root:
-        root = Path(args.root).expanduser()
-        if not root.is_dir():
+        root = user_path(args.root, "--root")
+        if not is_folder(root, "--root"):
             raise MnemeError(ERR_VALIDATION_FAILED, f"--root {output.literal(args.root)} is not a folder")
         return root.resolve()
     return config.find_git_root() or Path.cwd().resolve()
@@ -64,7 +65,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 def _read_report(raw: str) -> TaskReport:
     if raw == "-":
-        return parse_report_text(sys.stdin.read(), source="standard input")
+        return read_report(sys.stdin.buffer)
     return load_report(raw)
 
 
@@ -127,7 +128,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 def cmd_handshake(args: argparse.Namespace) -> int:
     repo = config.resolve_repo(args.project)
-    modified = [relative_to_root(path, _root(args)) for path in args.modified] if args.modified else []
+    modified = [relative_to_root(str(user_path(path, "--modified")), _root(args)) for path in args.modified]
     if args.task is not None and not args.task.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, "--task cannot be empty")
     store = arguments.open_store(args)

@@ -55,10 +55,11 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     """Run ``mneme ARGS...`` in-process; returns exit code, stdout and stderr."""
     from mneme_tui.cli import main
 
-    def run(*argv: str, stdin: str | None = None) -> CliResult:
+    def run(*argv: str, stdin: str | bytes | None = None) -> CliResult:
         capsys.readouterr()
         if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+            raw = stdin if isinstance(stdin, bytes) else stdin.encode()
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
         try:
             code = main(list(argv))
         except SystemExit as exc:  # argparse usage errors and --help

@@ -294,6 +294,30 @@ def test_tc_mem_05_cli_empty_stdin_rejected(cli, db_path):
     assert _count(db_path) == 0
 
 
+@pytest.mark.parametrize(("stdin", "needle"), [
+    (b"caf\xe9", "standard input is not UTF-8 text (byte 0xe9 at offset 3)"),
+    (b"x" * 400_001, "content size limit of 100,000 characters"),
+])
+def test_stdin_content_is_utf8_and_bounded(cli, db_path, stdin, needle):
+    cli("save", "-", stdin=stdin).assert_one_error_line(1, "ERR_VALIDATION_FAILED", needle)
+    assert _count(db_path) == 0
+
+
+def test_stdin_content_with_a_byte_order_mark(cli):
+    assert _save(cli, "-", stdin="\ufeffnoted".encode())["content"] == "noted"
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (("save", "caf\udce9"), "CONTENT is not valid UTF-8 text: lone surrogate \\udce9 (byte 0xe9) at character 3"),
+    (("recall", "x", "-p", "\udce9"), "-p/--project is not valid UTF-8"),
+    (("dismiss", "9" * 30), "not a memory id: 999999999999999999999999999999"),
+    (("--db", "", "list"), "--db cannot be empty"),
+])
+def test_undecodable_arguments_huge_ids_and_empty_db_rejected(cli, db_path, argv, needle):
+    cli(*argv).assert_one_error_line(1, "ERR_VALIDATION_FAILED", needle)
+    assert _count(db_path) == 0
+
+
 def test_nul_byte_content_rejected(cli, db_path):
     cli("save", "-", stdin="before\x00after").assert_one_error_line(1, "ERR_VALIDATION_FAILED", "NUL")
     assert _count(db_path) == 0

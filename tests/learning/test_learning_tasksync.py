@@ -200,6 +200,6 @@ def test_statutory_kinds_come_from_task_sync_not_save(cli, write_report, make_re
 def test_sync_reads_standard_input(cli, make_report, repo_root, monkeypatch):
     import io
 
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(make_report())))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(make_report()).encode())))
     code, out, _ = cli("task", "sync", "-", "--root", str(repo_root))
     assert code == 0 and "pitfall #1" in out

@@ -18,7 +18,9 @@ Format (JSON, UTF-8; the shipped example is ``tests/data/recall_eval.json``)::
 ``kind`` is any of the spec's kinds, ``status`` one of active/superseded/tombstoned (default active),
 ``category`` one of :data:`CATEGORIES`. Any key in ``answers`` counts as a correct hit; every answer must
 be an active memory the question can see (its repo or ``global``, or any repo when ``cross_repo``).
-Bad content raises ``ERR_VALIDATION_FAILED`` naming the record; an unreadable file raises ``ERR_IO``.
+Bad content raises ``ERR_VALIDATION_FAILED`` naming the record; an unreadable file raises ``ERR_IO``. Limits:
+a file of at most MAX_DATASET_BYTES, ``now`` in 1900-9998, ``age_days`` at most MAX_AGE_DAYS, ``access_count``
+at most MAX_ACCESS_COUNT, integers of at most 20 digits, valid UTF-8 strings.
 """
 
 from __future__ import annotations
@@ -32,11 +34,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from mneme_tui.config import GLOBAL_REPO
-from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.config import EARLIEST_NOW, GLOBAL_REPO, LATEST_NOW
+from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, ALL_KINDS, STATUSES
+from mneme_tui.validation import check_document, decode_utf8, json_int, read_file
 
 KINDS = frozenset(ALL_KINDS)
+MAX_DATASET_BYTES = 20_000_000
+MAX_AGE_DAYS = 36_500
+"""A memory is at most 100 years old: ``now - age_days`` stays a valid date for any ``now`` from 1900."""
+MAX_ACCESS_COUNT = 1_000_000_000
 CATEGORIES = ("lexical", "paraphrase", "identifier", "stopword", "near-duplicate")
 
 
@@ -138,6 +145,8 @@ def parse_dataset(data: Any, *, source: str = "dataset") -> Dataset:
         raise _fail(source, f"'now' is not an ISO-8601 time: {now_text!r}") from None
     if now.tzinfo is not None:
         raise _fail(source, "'now' must be a naive UTC time (no offset)")
+    if not EARLIEST_NOW <= now < LATEST_NOW:
+        raise _fail(source, f"'now' {now_text!r} is outside {EARLIEST_NOW.year}-{LATEST_NOW.year - 1}")
 
     raw_memories = _field(data, "memories", list, "dataset", source)
     raw_questions = _field(data, "questions", list, "dataset", source)
@@ -164,11 +173,11 @@ def parse_dataset(data: Any, *, source: str = "dataset") -> Dataset:
         if status not in STATUSES:
             raise _fail(source, f"{where} has unknown status {status!r}")
         age_days = _field(raw, "age_days", (int, float), where, source)
-        if not math.isfinite(age_days) or age_days < 0:
-            raise _fail(source, f"{where} has a negative or non-finite age_days")
+        if not (math.isfinite(age_days) and 0 <= age_days <= MAX_AGE_DAYS):
+            raise _fail(source, f"{where} has a negative, non-finite or too large age_days {age_days!r} (limit: 0 to {MAX_AGE_DAYS:,})")
         access_count = _field(raw, "access_count", int, where, source)
-        if access_count < 0:
-            raise _fail(source, f"{where} has a negative access_count")
+        if not 0 <= access_count <= MAX_ACCESS_COUNT:
+            raise _fail(source, f"{where} has a negative or too large access_count {access_count} (limit: 0 to {MAX_ACCESS_COUNT:,})")
         memories.append(
             Memory(
                 key=key,
@@ -226,14 +235,16 @@ def parse_dataset(data: Any, *, source: str = "dataset") -> Dataset:
 def load_dataset(path: str | os.PathLike[str]) -> Dataset:
     """Read and validate a dataset file; bad content raises ERR_VALIDATION_FAILED, unreadable files ERR_IO."""
     path = Path(path)
+    text = decode_utf8(read_file(path, MAX_DATASET_BYTES, "dataset", "dataset size"), f"dataset {path}")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MnemeError(ERR_IO, f"cannot read dataset {path}: {exc.__class__.__name__}") from None
-    try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=json_int)
     except json.JSONDecodeError as exc:
         raise _fail(str(path), f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:  # a number past the digit limit
+        raise _fail(str(path), str(exc)) from None
+    except RecursionError:
+        raise _fail(str(path), "nested too deeply") from None
+    check_document(data, f"a string in dataset {path}")
     return parse_dataset(data, source=str(path))
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.learning.scope import common_scope, repo_path
+from mneme_tui.validation import check_document, decode_utf8, json_int, read_file, read_stream, too_large
 
 REPORT_VERSION = 1
 MAX_REPORT_BYTES = 10_000_000
@@ -77,35 +78,32 @@ class TaskReport:
 
 
 def load_report(path: str | Path) -> TaskReport:
-    """Read and validate a report file (``-`` is not handled here; see ``parse_report_text``)."""
-    source = Path(path)
-    try:
-        if source.stat().st_size > MAX_REPORT_BYTES:
-            raise MnemeError(ERR_VALIDATION_FAILED, f"{source} is larger than {MAX_REPORT_BYTES} bytes")
-        raw = source.read_bytes()
-    except FileNotFoundError:
-        raise MnemeError(ERR_IO, f"no report file {source}") from None
-    except IsADirectoryError:
-        raise MnemeError(ERR_IO, f"{source} is a directory, not a report file") from None
-    except OSError as exc:
-        raise MnemeError(ERR_IO, f"cannot read {source}: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"{source} is not UTF-8 text") from None
-    return parse_report_text(text, source=str(source))
+    """Read and validate a report file (a regular file of at most MAX_REPORT_BYTES)."""
+    return _parse_bytes(read_file(path, MAX_REPORT_BYTES, "report", "report size"), str(path))
+
+
+def read_report(stream: BinaryIO, *, source: str = "standard input") -> TaskReport:
+    """Read and validate a report from a byte stream, reading at most MAX_REPORT_BYTES + 1 bytes."""
+    return _parse_bytes(read_stream(stream, MAX_REPORT_BYTES, too_large(source, "report size", MAX_REPORT_BYTES)), source)
+
+
+def _parse_bytes(data: bytes, source: str) -> TaskReport:
+    return parse_report_text(decode_utf8(data, source), source=source)
 
 
 def parse_report_text(text: str, *, source: str = "report") -> TaskReport:
     """Parse JSON text into a validated report."""
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_int=json_int)
     except json.JSONDecodeError as exc:
         raise MnemeError(
             ERR_VALIDATION_FAILED, f"{source} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{_NOTHING}"
         ) from None
+    except ValueError as exc:  # a number past the digit limit
+        raise MnemeError(ERR_VALIDATION_FAILED, f"{source}: {exc}{_NOTHING}") from None
     except RecursionError:
         raise MnemeError(ERR_VALIDATION_FAILED, f"{source} is nested too deeply") from None
+    check_document(document, f"a string in {source}")
     return parse_report(document, source=source)
 
 

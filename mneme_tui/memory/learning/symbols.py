@@ -4,8 +4,9 @@ Python files are parsed with ``ast``: classes and functions, methods as ``Class.
 as ``Outer.Inner`` (functions nested in functions are left out). Other languages get a documented
 best-effort line scan (``_SCANNERS``): declarations that start a line, such as ``func (s *Store) Save(``
 in Go, ``fn``/``struct``/``trait`` in Rust, ``function``/``class``/``const x = (…) =>`` in JS/TS.
-A file that is missing, unreadable, binary or of an unknown type gives no symbols and a note; this
-module never raises for a file's content.
+A file that is missing, unreadable, not a regular file, larger than MAX_FILE_BYTES (the cited source size
+limit; it is not read at all), binary or of an unknown type gives no symbols and a note; this module never
+raises for a file's content.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from mneme_tui.errors import MnemeError
+from mneme_tui.validation import read_file
 
 MAX_FILE_BYTES = 2_000_000
 MAX_SYMBOLS = 40
@@ -73,9 +77,11 @@ def scan_file(root: Path, path: str) -> SymbolScan:
             return SymbolScan(path, (), "none", f"{path} resolves outside the repository root; no symbols")
         if not resolved.is_file():
             return SymbolScan(path, (), "none", f"{path} was not found under {root}; no symbols")
-        data = resolved.read_bytes()[:MAX_FILE_BYTES]
+        data = read_file(resolved, MAX_FILE_BYTES, "cited source", "cited source size")
     except OSError as exc:
         return SymbolScan(path, (), "none", f"{path} could not be read ({exc.strerror or exc}); no symbols")
+    except MnemeError as exc:  # not a regular file, or past the size limit
+        return SymbolScan(path, (), "none", f"{exc.message}; no symbols")
     if b"\x00" in data[:8192]:
         return SymbolScan(path, (), "none", f"{path} is a binary file; no symbols")
     text = data.decode("utf-8", errors="replace")
@@ -115,7 +121,7 @@ def python_symbols(source: str) -> tuple[str, ...]:
 def scan_text(text: str, language: str) -> tuple[str, ...]:
     """Best-effort line scan for declarations of ``language`` (a key of ``_SCANNERS`` or ``python``)."""
     if language == "python":
-        patterns = (r"^\s*(?:async\s+)?def\s+(\w+)", r"^\s*class\s+(\w+)")
+        patterns: tuple[str, ...] = (r"^\s*(?:async\s+)?def\s+(\w+)", r"^\s*class\s+(\w+)")
     else:
         patterns = _SCANNERS[language]
     compiled = [re.compile(pattern) for pattern in patterns]
