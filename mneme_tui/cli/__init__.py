@@ -13,6 +13,7 @@ from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
     "mneme_tui.cli.memory_commands",
+    "mneme_tui.cli.lifecycle_commands",
     "mneme_tui.cli.legion_commands",
     "mneme_tui.cli.task_commands",
     "mneme_tui.cli.eval_command",
