@@ -33,14 +33,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     restore.add_argument("ids", nargs="+", metavar="ID")
     restore.set_defaults(func=cmd_restore)
 
-    supersede = output.add_command(sub, "supersede", "replace a memory's text: saves a new memory, the old one becomes superseded")
+    supersede = output.add_command(
+        sub, "supersede", "replace a memory's text: saves a new memory, the old one becomes superseded"
+    )
     supersede.add_argument("id", metavar="ID")
     supersede.add_argument("content", metavar="CONTENT", help="the new text; '-' reads standard input")
     supersede.add_argument("--topic", help="the new memory's topic (default: the old one's)")
-    supersede.add_argument("--kind", help=f"the new memory's advisory kind: {', '.join(ADVISORY_KINDS)} (default: the old one's)")
+    supersede.add_argument(
+        "--kind", help=f"the new memory's advisory kind: {', '.join(ADVISORY_KINDS)} (default: the old one's)"
+    )
     supersede.set_defaults(func=cmd_supersede)
 
-    edit = output.add_command(sub, "edit", "edit a memory's text in $VISUAL / $EDITOR, then supersede it with the result")
+    edit = output.add_command(sub, "edit", "edit a memory's text in $VISUAL or $EDITOR, then supersede it with that")
     edit.add_argument("id", metavar="ID")
     edit.set_defaults(func=cmd_edit)
 
