@@ -17,7 +17,7 @@ from mneme_tui import config, display
 from mneme_tui.cli import output
 from mneme_tui.errors import ERR_CONFIG, ERR_IO, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
-from mneme_tui.memory.records import Memory, MemoryDetail, iso
+from mneme_tui.memory.records import Memory, MemoryDetail, StatusChange, iso
 from mneme_tui.memory.store import MAX_CONTENT_CHARS, MAX_ID
 
 _MAX_ID_DIGITS = len(str(MAX_ID))
@@ -125,15 +125,25 @@ def _reference(memory: Memory) -> str:
 def cmd_restore(args: argparse.Namespace) -> int:
     ids = memory_ids(args.ids, "restored")
     change = output.open_store(args).restore(ids)
-    unchanged = [i for i in dict.fromkeys(ids) if i not in change.ids]
-    if args.json:
-        output.print_json({"restored": change.ids, "unchanged": unchanged})
-    else:
-        if change.ids:
-            print(f"Restored {', '.join(map(str, change.ids))} (active again; see `mneme show ID` for the history)")
-        if unchanged:
-            print(f"Already active: {', '.join(map(str, unchanged))}")
+    report_status_change(
+        args, ids, change, key="restored",
+        done="Restored {ids} (active again; see `mneme show ID` for the history)", unchanged="Already active: {ids}",
+    )
     return 0
+
+
+def report_status_change(
+    args: argparse.Namespace, ids: list[int], change: StatusChange, *, key: str, done: str, unchanged: str
+) -> None:
+    """Print what a status change did: with ``--json`` ``{key: [changed ids], "unchanged": [ids]}``, else the
+    ``done`` and ``unchanged`` lines (``{ids}`` in them is replaced by the ids), each only when it has ids."""
+    left = [i for i in dict.fromkeys(ids) if i not in change.ids]
+    if args.json:
+        output.print_json({key: change.ids, "unchanged": left})
+        return
+    for template, shown in ((done, change.ids), (unchanged, left)):
+        if shown:
+            print(template.format(ids=", ".join(map(str, shown))))
 
 
 # ------------------------------------------------------------------------- supersede, edit
