@@ -15,6 +15,10 @@ from typing import Any, BinaryIO
 
 from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
 
+MAX_CONTENT_CHARS = 100_000
+"""The longest memory content, in characters."""
+MAX_ID = 2**63 - 1
+"""SQLite's largest INTEGER: no memory id can be above it."""
 MAX_JSON_INT_DIGITS = 20
 """The longest integer a JSON input may hold (a 64-bit integer has at most 20 digits)."""
 

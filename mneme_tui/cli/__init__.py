@@ -13,6 +13,7 @@ from mneme_tui.cli import (
     bench_command,
     eval_command,
     legion_commands,
+    lifecycle_commands,
     mcp_command,
     memory_commands,
     output,
@@ -20,7 +21,9 @@ from mneme_tui.cli import (
 )
 from mneme_tui.errors import MnemeError
 
-COMMAND_MODULES = (memory_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command)
+COMMAND_MODULES = (
+    memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

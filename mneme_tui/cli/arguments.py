@@ -8,7 +8,9 @@ import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from mneme_tui import config, display
-from mneme_tui.validation import check_text
+from mneme_tui.cli import output
+from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID, check_text, decode_utf8, read_stream, too_large
 
 if TYPE_CHECKING:
     from mneme_tui.memory.store import Store
@@ -81,6 +83,47 @@ def open_store(args: argparse.Namespace) -> Store:
     from mneme_tui.memory.store import Store
 
     return Store(config.resolve_db_path(getattr(args, "db", None)))
+
+
+_SHOWN_ID_CHARS = 40
+
+
+def memory_ids(raws: list[str], action: str) -> list[int]:
+    """Command-line ids as numbers; if any is not a valid memory id, ERR_VALIDATION_FAILED names every bad
+    one, with "nothing {action}" so the user knows no change was made."""
+    bad = [raw for raw in raws if not _is_memory_id(raw)]
+    if bad:
+        named = ", ".join(_shown_id(raw) for raw in bad)
+        raise MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {named}; nothing {action}")
+    return [int(raw) for raw in raws]
+
+
+def _is_memory_id(raw: str) -> bool:
+    # the length check comes first: int() refuses strings of more than 4,300 digits with ValueError
+    return raw.isascii() and raw.isdigit() and len(raw) <= len(str(MAX_ID)) and 0 < int(raw) <= MAX_ID
+
+
+def _shown_id(raw: str) -> str:
+    if len(raw) <= _SHOWN_ID_CHARS:
+        return output.literal(raw)
+    return f"{output.literal(raw[:_SHOWN_ID_CHARS])}… ({len(raw):,} characters)"
+
+
+def read_content(raw: str) -> str:
+    """A CONTENT argument: ``-`` reads standard input as UTF-8, at most the content size limit (longer input
+    is refused, never read whole), without the one trailing newline that ``echo`` adds."""
+    if raw != "-":
+        return raw
+    refusal = too_large("standard input", "content size", MAX_CONTENT_CHARS, "characters")
+    data = read_stream(sys.stdin.buffer, MAX_CONTENT_CHARS * 4, refusal)  # a UTF-8 character is at most 4 bytes
+    return strip_one_newline(decode_utf8(data, "standard input"))
+
+
+def strip_one_newline(text: str) -> str:
+    """``text`` without the one trailing newline (``\\n`` or ``\\r\\n``) that ``echo`` and editors add."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
 
 
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_save(args: argparse.Namespace) -> int:
-    content = _read_stdin_content() if args.content == "-" else args.content
+    content = arguments.read_content(args.content)
     store = arguments.open_store(args)
     memory = store.save(
         content,
@@ -60,13 +60,6 @@ def cmd_save(args: argparse.Namespace) -> int:
     else:
         print(f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)}, repo {output.literal(memory.repo_id)})")
     return 0
-
-
-def _read_stdin_content() -> str:
-    """Standard input as memory content: at most the content size limit, read before anything is opened."""
-    refusal = too_large("standard input", "content size", MAX_CONTENT_CHARS, "characters")
-    data = read_stream(sys.stdin.buffer, MAX_CONTENT_CHARS * 4, refusal)  # a UTF-8 character is at most 4 bytes
-    return decode_utf8(data, "standard input")
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
@@ -110,29 +103,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dismiss(args: argparse.Namespace) -> int:
-    bad = [raw for raw in args.ids if not _is_memory_id(raw)]
-    if bad:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {', '.join(map(_shown, bad))}; nothing dismissed")
-    ids = [int(raw) for raw in args.ids]
-    store = arguments.open_store(args)
-    change = store.dismiss(ids)
-    unchanged = [i for i in dict.fromkeys(ids) if i not in change.ids]
-    if args.json:
-        output.print_json({"dismissed": change.ids, "unchanged": unchanged})
-    else:
-        if change.ids:
-            print(f"Dismissed {', '.join(map(str, change.ids))} (tombstoned; see `mneme list --status tombstoned`)")
-        if unchanged:
-            print(f"Already tombstoned: {', '.join(map(str, unchanged))}")
+    ids = arguments.memory_ids(args.ids, "dismissed")
+    change = arguments.open_store(args).dismiss(ids)
+    output.print_status_change(
+        args.json, ids, change, key="dismissed",
+        done="Dismissed {ids} (tombstoned; see `mneme list --status tombstoned`, bring back with `mneme restore ID`)",
+        unchanged="Already tombstoned: {ids}",
+    )
     return 0
-
-
-def _shown(raw: str) -> str:
-    return output.literal(raw if len(raw) <= 40 else f"{raw[:40]}... ({len(raw):,} characters)")
-
-
-def _is_memory_id(raw: str) -> bool:
-    return raw.isascii() and raw.isdigit() and len(raw) <= len(str(MAX_ID)) and 0 < int(raw) <= MAX_ID
 
 
 def _kind_filter(kind: str | None) -> str | None:

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import JustifyMethod, Text
 
+    from mneme_tui.memory.records import StatusChange
+
 
 def print_json(document: Any) -> None:
     """One JSON document on stdout (unicode kept as is)."""
@@ -58,3 +60,15 @@ def print_table(grid: Table) -> None:
     from rich.console import Console
 
     Console(markup=False, emoji=False, highlight=False, soft_wrap=False).print(grid)
+
+
+def print_status_change(as_json: bool, ids: list[int], change: StatusChange, *, key: str, done: str, unchanged: str) -> None:
+    """What a status change did: as JSON ``{key: [changed ids], "unchanged": [ids]}``, else the ``done`` and
+    ``unchanged`` lines (``{ids}`` in them replaced by the ids), each only when it has ids."""
+    left = [i for i in dict.fromkeys(ids) if i not in change.ids]
+    if as_json:
+        print_json({key: change.ids, "unchanged": left})
+        return
+    for template, shown in ((done, change.ids), (unchanged, left)):
+        if shown:
+            print(template.format(ids=", ".join(map(str, shown))))

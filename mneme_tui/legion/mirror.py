@@ -52,7 +52,7 @@ from mneme_tui.legion.records import (
 from mneme_tui.legion.schemas import ARCHIVE, ERROR, OUTCOME, OUTCOMES, PATTERN, PREFERENCE
 from mneme_tui.legion.scoring import parse_record_date
 from mneme_tui.memory.persistence.repositories import LegionRecords
-from mneme_tui.memory.store import MAX_CONTENT_CHARS
+from mneme_tui.validation import MAX_CONTENT_CHARS
 
 MIRROR_VERSION = 1
 """Part of every content hash: bump it when the mapping changes so the next sync rewrites memories."""

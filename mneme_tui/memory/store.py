@@ -20,7 +20,8 @@ from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
 from mneme_tui.memory.records import AuditEntry, Memory, MemoryDetail, ScoredMemory
-from mneme_tui.memory.store_writes import MAX_CONTENT_CHARS, MAX_ID, StoreWrites
+from mneme_tui.memory.store_writes import StoreWrites
+from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID
 
 __all__ = ["LIST_ORDERS", "MAX_CONTENT_CHARS", "MAX_ID", "Store"]
 

@@ -26,10 +26,8 @@ from mneme_tui.memory.persistence.repositories import AuditLog, LegionRecords, T
 from mneme_tui.memory.persistence.schema import bind_tables
 from mneme_tui.memory.records import Memory, StatusChange
 from mneme_tui.memory.vectors import embed, embed_blobs, to_blob
+from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID
 
-MAX_CONTENT_CHARS = 100_000
-MAX_ID = 2**63 - 1
-"""SQLite's largest INTEGER: no memory id can be above it."""
 RESTORE_REASON = "restored"
 
 _NewRow = namedtuple(

@@ -16,7 +16,7 @@ from cli_harness import database_state, folder_state, run, run_process  # noqa: 
 
 from mneme_tui.memory.learning.report import MAX_REPORT_BYTES  # noqa: E402
 from mneme_tui.memory.learning.symbols import MAX_FILE_BYTES, scan_file  # noqa: E402
-from mneme_tui.memory.store import MAX_CONTENT_CHARS  # noqa: E402
+from mneme_tui.validation import MAX_CONTENT_CHARS  # noqa: E402
 
 BAD = "a\udcff"  # what Python makes of the argument bytes b"a\xff" (surrogateescape)
 HUGE = "9" * 5000  # past Python's 4,300-digit int() limit
