@@ -9,7 +9,6 @@ import argparse
 import os
 import shlex
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_CONFIG, ERR_IO, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
-from mneme_tui.memory.records import Memory, MemoryDetail, StatusChange, iso
+from mneme_tui.memory.records import Memory, MemoryDetail, iso
 from mneme_tui.validation import MAX_CONTENT_CHARS
 
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from mneme_tui import config
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 from mneme_tui.memory.records import Memory, ScoredMemory
-from mneme_tui.memory.store import MAX_CONTENT_CHARS, MAX_ID
-from mneme_tui.validation import decode_utf8, read_stream, too_large
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -60,7 +60,12 @@ def test_save_with_options(cli):
 
 def test_save_reads_stdin_for_dash(cli):
     document = _save(cli, "-", stdin="from standard input\nsecond line\n")
-    assert document["content"] == "from standard input\nsecond line\n"
+    assert document["content"] == "from standard input\nsecond line"  # echo's one trailing newline is dropped
+
+
+def test_save_from_stdin_keeps_all_but_one_trailing_newline(cli):
+    assert _save(cli, "-", stdin="text\n\n")["content"] == "text\n"
+    assert _save(cli, "-", stdin="windows\r\n")["content"] == "windows"
 
 
 def test_save_plain_output(cli):
