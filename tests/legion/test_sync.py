@@ -16,10 +16,12 @@ from mneme_tui.legion.bench import synthetic_outcomes
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.schemas import ARCHIVE, ERRORS, PATTERNS, PREFERENCES
 from mneme_tui.legion.sync import SyncReport, resolve_memory_dir, sync
-from mneme_tui.memory.records import Memory
+from mneme_tui.memory.records import TASK_SYNC, Memory, Provenance
 from mneme_tui.memory.store import Store
 
 from .conftest import outcome_row, write_outcomes
+
+SYNCED = Provenance(TASK_SYNC, "test")
 
 P = "proj"
 
@@ -307,9 +309,9 @@ def test_store_preference_is_appended_and_not_reimported(store: Store, memory: L
 
 def test_task_sync_pitfall_and_pattern_are_exported(store: Store, memory: LegionMemory) -> None:
     memory.memory_dir.mkdir(parents=True)
-    pitfall = store.mint("Refactored app.py [Store.save]\nsplit the function", kind="pitfall",
+    pitfall = store.mint("Refactored app.py [Store.save]\nsplit the function", provenance=SYNCED, kind="pitfall",
                          topic="complexity @ src", repo_id=P, task_id="INT-1")
-    pattern = store.mint("Blueprint for src\nfiles: a.py, b.py", kind="pattern", topic="pattern:src",
+    pattern = store.mint("Blueprint for src\nfiles: a.py, b.py", provenance=SYNCED, kind="pattern", topic="pattern:src",
                          repo_id=P, task_id="INT-1")
     report = sync(store, memory, P)
     assert sorted(e.action for e in report.exports) == ["appended", "appended"]
@@ -328,7 +330,7 @@ def test_only_project_active_exportable_memories_are_exported(store: Store, memo
     store.save("a reflection", kind="reflection", repo_id=P)
     dismissed = store.save("dismissed", kind="preference", repo_id=P)
     store.dismiss([dismissed.id])
-    store.mint("a task", kind="task", repo_id=P)
+    store.mint("a task", provenance=SYNCED, kind="task", repo_id=P)
     report = sync(store, memory, P)
     assert report.exports == [] and not (memory.memory_dir / "PREFERENCES.md").exists()
 
@@ -336,7 +338,7 @@ def test_only_project_active_exportable_memories_are_exported(store: Store, memo
 def test_known_error_signature_is_merged_not_appended(store: Store, memory: LegionMemory) -> None:
     write(memory, "ERRORS.md", ERRORS.template + ERROR_ROW)
     sync(store, memory, P)
-    pitfall = store.mint("guard x before use", kind="pitfall", topic="TypeError: X is undefined!", repo_id=P)
+    pitfall = store.mint("guard x before use", provenance=SYNCED, kind="pitfall", topic="TypeError: X is undefined!", repo_id=P)
     report = sync(store, memory, P)
     assert [(e.action, e.record_id) for e in report.exports] == [("merged", "E-001")]
     assert len(parse((memory.memory_dir / "ERRORS.md").read_text()).records) == 1
@@ -347,7 +349,7 @@ def test_known_error_signature_is_merged_not_appended(store: Store, memory: Legi
 
 def test_identical_unimported_record_is_linked_instead_of_duplicated(store: Store, memory: LegionMemory) -> None:
     write(memory, "ERRORS.md", ERRORS.template + ERROR_ROW)
-    pitfall = store.mint("guard x", kind="pitfall", topic="TypeError: x is undefined", repo_id=P)
+    pitfall = store.mint("guard x", provenance=SYNCED, kind="pitfall", topic="TypeError: x is undefined", repo_id=P)
     report = sync(store, memory, P)
     assert [(e.memory_id, e.action, e.record_id) for e in report.exports] == [(pitfall.id, "linked", "E-001")]
     assert report.totals["added"] == 0 and store.count(repo_id=P) == 1
