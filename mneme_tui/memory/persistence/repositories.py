@@ -144,19 +144,6 @@ class ProvenanceLog:
         if rows:
             dialect.insert_many(self.db, _PROVENANCE_INSERT, rows)
 
-    def ids_from(self, source: str, memory_ids: Sequence[int]) -> set[int]:
-        """Which of ``memory_ids`` came from ``source``."""
-        found: set[int] = set()
-        for start in range(0, len(memory_ids), dialect.MAX_PARAMETERS):
-            chunk = tuple(int(i) for i in memory_ids[start : start + dialect.MAX_PARAMETERS])
-            cursor = self.db.execute_sql(
-                f"SELECT memory_id FROM memory_provenance WHERE source = ? "
-                f"AND memory_id IN ({dialect.placeholders(len(chunk))})",
-                (source, *chunk),
-            )
-            found.update(row[0] for row in cursor.fetchall())
-        return found
-
 
 _LEDGER_INSERT = dialect.insert_sql("task_sync_ledger", LEDGER_COLUMNS)
 
