@@ -245,11 +245,10 @@ def render_text(view: Orientation) -> str:
         out.append(f"   Codify it as a policy rule, then run `mneme dismiss {ids}`.")
     if view.imported:
         out += ["", f"## Imported from Legion, not task-verified ({len(view.imported)})"]
-    for number, item in enumerate(view.imported, start=1):
-        memory = item.memory
-        out.append(f"{number}. #{memory.id} {memory.kind} {printable(item.file)} {printable(item.record_id)}: "
-                   f"{printable(memory.first_line)}")
-        out.append(_indented(memory.from_line()))
+    for number, known in enumerate(view.imported, start=1):
+        out.append(f"{number}. #{known.memory.id} {known.memory.kind} {printable(known.file)} "
+                   f"{printable(known.record_id)}: {printable(known.memory.first_line)}")
+        out.append(_indented(known.memory.from_line()))
     out += _omitted(view, "imported", "imported record")
     if view.cooled:
         out += ["", f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
