@@ -21,6 +21,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.records import DEMO, TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 
 DEMO_REPO = "atlas-api"
@@ -150,6 +151,7 @@ def _as_synced_pitfall(item: dict, rng: random.Random) -> None:
     item["topic"] = f"{gate} @ {scope}"
     item["content"] = f"Refactored {scope}/{file_name} [{symbols}]\n\n{item['content']}"
     item["task_id"] = rng.choice(SYNC_TASKS)
+    item["provenance"] = Provenance(TASK_SYNC, f"{item['task_id']} (demo)")  # a simulated task sync, labelled
 
 
 def memory_items(count: int, now: datetime, seed: int = DEFAULT_SEED) -> list[dict]:
@@ -181,6 +183,7 @@ def memory_items(count: int, now: datetime, seed: int = DEFAULT_SEED) -> list[di
                 status=status,
                 access_count=int(rng.expovariate(1 / 3)) if rng.random() < 0.6 else 0,
                 superseded_by=0,
+                provenance=Provenance(DEMO, "generated"),
             )
         )
     for item in items:

@@ -19,7 +19,10 @@ from mneme_tui.memory import evaluation as ev
 from mneme_tui.memory import index_snapshot, ranking
 from mneme_tui.memory.analysis import STOP_WORDS, Analyzer, porter_stem
 from mneme_tui.memory.index import MemoryIndex, days_since_epoch
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
+
+SYNCED = Provenance(TASK_SYNC, "test")
 
 DATASET = str(Path(__file__).parent / "data" / "recall_eval.json")
 
@@ -102,7 +105,7 @@ def test_stop_words_keep_negations() -> None:
 
 def _mint(store: Store, content: str, *, repo: str = "app", kind: str = "fact", days: float = 0.0,
           access: int = 0, topic: str = "General"):
-    return store.mint(content, kind=kind, repo_id=repo, topic=topic, created_at=NOW - timedelta(days=days),
+    return store.mint(content, provenance=SYNCED, kind=kind, repo_id=repo, topic=topic, created_at=NOW - timedelta(days=days),
                       access_count=access)
 
 
@@ -231,7 +234,7 @@ def _ids(results) -> list[tuple[int, float]]:
 
 def test_updates_dismissals_and_appends_reach_the_bm25_postings(tmp_path: Path) -> None:
     store = Store(tmp_path / "m.db")
-    store.mint_many([dict(content=f"filler note {i} about gardening", kind="fact", repo_id="app")
+    store.mint_many([dict(content=f"filler note {i} about gardening", provenance=SYNCED, kind="fact", repo_id="app")
                      for i in range(2_500)])  # enough rows for the postings to be built
     target = _mint(store, "the payment webhook retried twice")
     assert store.recall("webhook retried", repo="app", profile="bm25")[0].memory.id == target.id
@@ -255,7 +258,7 @@ def test_snapshot_round_trip_keeps_the_term_features(tmp_path: Path, monkeypatch
     store = Store(db)
     rng = random.Random(3)
     words = "cache lock worker retry queue timeout deploy ConnectionPool src/api/handlers.py".split()
-    store.mint_many([dict(content=" ".join(rng.choices(words, k=6)), kind="fact", repo_id=rng.choice(["a", "b"]),
+    store.mint_many([dict(content=" ".join(rng.choices(words, k=6)), provenance=SYNCED, kind="fact", repo_id=rng.choice(["a", "b"]),
                           topic="T") for _ in range(300)])
     store.refresh_index()
     path = index_snapshot.snapshot_path(db)

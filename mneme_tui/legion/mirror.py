@@ -52,28 +52,20 @@ from mneme_tui.legion.records import (
 from mneme_tui.legion.schemas import ARCHIVE, ERROR, OUTCOME, OUTCOMES, PATTERN, PREFERENCE
 from mneme_tui.legion.scoring import parse_record_date
 from mneme_tui.memory.persistence.repositories import LegionRecords
+from mneme_tui.memory.records import LEGION_IMPORT, Provenance
 from mneme_tui.validation import MAX_CONTENT_CHARS
 
 MIRROR_VERSION = 1
 """Part of every content hash: bump it when the mapping changes so the next sync rewrites memories."""
 
 OUTCOMES_FAMILY = OUTCOMES.file_name
-MEMORY_KINDS = {OUTCOME: "task", PATTERN: "pattern", ERROR: "pitfall", PREFERENCE: "preference"}
-REVIEW_TASK_TYPES = frozenset({"quality-review", "review"})
+MEMORY_KINDS = {OUTCOME: "outcome", PATTERN: "practice", ERROR: "error", PREFERENCE: "preference"}
+"""Legion record kind → memory kind: imported knowledge is never a statutory kind (spec 3.1: those are minted
+strictly by verified task sync), so outcomes, patterns and errors get the imported kinds."""
 _NOT_COLUMNS = frozenset({"source_file", "line", "occurrence", "recency_weight", "decay_score", "match_score"})
 
 
 # ------------------------------------------------------------------------ record -> memory
-def is_review(record: Record) -> bool:
-    """A quality-review outcome: its Task Type lists ``quality-review`` (or ``review``)."""
-    return isinstance(record, OutcomeRecord) and _lists_review(record.task_type)
-
-
-@lru_cache(maxsize=4096)
-def _lists_review(task_type: str) -> bool:
-    return bool({item.lower() for item in split_tags(task_type)} & REVIEW_TASK_TYPES)
-
-
 @lru_cache(maxsize=4096)
 def _first_task_type(task_type: str) -> str | None:
     types = split_tags(task_type)
@@ -81,7 +73,13 @@ def _first_task_type(task_type: str) -> str | None:
 
 
 def memory_kind(record: Record) -> str:
-    return "review" if is_review(record) else MEMORY_KINDS[record.kind]
+    """The memory kind of an imported record (a quality review is an ``outcome`` like any other)."""
+    return MEMORY_KINDS[record.kind]
+
+
+def provenance(file_name: str, identity: str) -> Provenance:
+    """``legion-import`` with ``FILE#ID`` (``FILE#~fingerprint`` for a row without an ID: ``record_identity``)."""
+    return Provenance(LEGION_IMPORT, f"{file_name}#{identity}")
 
 
 def memory_topic(record: Record) -> str:

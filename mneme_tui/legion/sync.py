@@ -277,7 +277,8 @@ def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export],
     fresh = [i for i in plan.incoming if i.match is None and i.link is None]
     minted = store.mint_ids([
         dict(content=memory_content(i.record), kind=memory_kind(i.record), topic=memory_topic(i.record),
-             repo_id=project, task_id=memory_task_id(i.record), created_at=created_at(i.record))
+             repo_id=project, task_id=memory_task_id(i.record), created_at=created_at(i.record),
+             provenance=mt.provenance(i.file, i.identity))
         for i in fresh
     ]) if fresh else []
     new_rows: list[tuple] = []
@@ -321,14 +322,16 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
     item.owned = row.status_owned
     fields: dict[str, Any] = {}
     changed = False
-    kind = memory_kind(item.record)
+    # a record exported from the store keeps its memory's kind (a task-sync pattern stays a pattern)
+    kind = row.memory_kind if row.origin != mt.FILE_ORIGIN and row.memory_kind else memory_kind(item.record)
     if row.content_hash != item.hash or row.memory_kind != kind:
         content, topic, task_id = memory_content(item.record), memory_topic(item.record), memory_task_id(item.record)
         if row.memory_kind != kind:
             # a memory's kind is fixed: mint the right kind and let it supersede the old memory
             status = K.ACTIVE if item.owned else row.memory_status
             new = store.mint(content, kind=kind, topic=topic, repo_id=project, task_id=task_id,
-                             created_at=created_at(item.record), status=status)
+                             created_at=created_at(item.record), status=status,
+                             provenance=mt.provenance(item.file, item.identity))
             if item.owned:
                 store.set_status([row.memory_id], K.SUPERSEDED, superseded_by=new.id,
                                  reason=f"{item.file} {item.identity}: kind changed to {kind}")

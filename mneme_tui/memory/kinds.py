@@ -8,9 +8,13 @@ ADVISORY_KINDS: tuple[str, ...] = ("reflection", "axiom", "decision", "fact", "p
 """Kinds a person or agent may save from the command line (spec 5.1)."""
 
 STATUTORY_KINDS: tuple[str, ...] = ("pitfall", "pattern", "release", "task", "commit", "review", "legacy_spec")
-"""Kinds minted only by verified task sync or the Legion import (spec 3.1)."""
+"""Kinds minted strictly by verified task sync (spec 3.1): a ``pattern`` is a verified pattern."""
 
-ALL_KINDS: tuple[str, ...] = ADVISORY_KINDS + STATUTORY_KINDS
+IMPORTED_KINDS: tuple[str, ...] = ("outcome", "practice", "error")
+"""Knowledge imported from Legion markdown (OUTCOMES.md, PATTERNS.md, ERRORS.md): recalled and shown, but
+never verified by a task sync, so never a statutory kind (not in the spec; chosen, see the README)."""
+
+ALL_KINDS: tuple[str, ...] = ADVISORY_KINDS + STATUTORY_KINDS + IMPORTED_KINDS
 
 ACTIVE, SUPERSEDED, TOMBSTONED = "active", "superseded", "tombstoned"
 STATUSES: tuple[str, ...] = (ACTIVE, SUPERSEDED, TOMBSTONED)
@@ -31,16 +35,26 @@ DECAY_LAMBDA: dict[str, float] = {
     "preference": 0.01,
     "legacy_spec": 0.02,
     "review": 0.05,
+    # imported Legion knowledge: unverified, so it fades faster than verified patterns and pitfalls
+    "outcome": 0.05,
+    "practice": 0.02,
+    "error": 0.02,
 }
 """Ebbinghaus decay rate λ per kind: decay = exp(-λ · age_days)."""
 
 
 def validate_kind(kind: str, *, allow_statutory: bool) -> str:
-    """Return ``kind`` if it may be written here, else raise ERR_VALIDATION_FAILED."""
+    """Return ``kind`` if it is known (``allow_statutory``) or advisory, else raise ERR_VALIDATION_FAILED."""
     if kind in STATUTORY_KINDS and not allow_statutory:
         raise MnemeError(
             ERR_VALIDATION_FAILED,
-            f"kind {kind!r} is statutory: it is minted only by verified task sync or the Legion import "
+            f"kind {kind!r} is statutory: it is minted only by verified task sync "
+            f"(advisory kinds: {', '.join(ADVISORY_KINDS)})",
+        )
+    if kind in IMPORTED_KINDS and not allow_statutory:
+        raise MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"kind {kind!r} is imported: it is written only by the Legion import "
             f"(advisory kinds: {', '.join(ADVISORY_KINDS)})",
         )
     if kind not in ALL_KINDS:

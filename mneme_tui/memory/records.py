@@ -6,10 +6,44 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from mneme_tui.memory.kinds import STATUTORY_KINDS
+
 
 def iso(moment: datetime) -> str:
     """ISO-8601 text of a naive-UTC datetime (seconds precision, ``Z`` suffix)."""
     return moment.replace(microsecond=0).isoformat() + "Z"
+
+
+TASK_SYNC, LEGION_IMPORT, SAVE, TUI, MCP, DEMO, BENCH, UNKNOWN = (
+    "task-sync", "legion-import", "save", "tui", "mcp", "demo", "bench", "unknown",
+)
+MINT_SOURCES: tuple[str, ...] = (TASK_SYNC, LEGION_IMPORT, SAVE, TUI, MCP, DEMO, BENCH)
+"""Where a new memory can come from (``unknown`` is only given by the migration to older rows)."""
+HAND_SOURCES: tuple[str, ...] = (SAVE, TUI, MCP)
+"""The sources of ``Store.save``: a person or agent writing an advisory memory."""
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a memory came from, fixed at the mint: ``source`` (one of ``MINT_SOURCES`` or ``unknown``) and
+    ``detail`` (task id for task sync, ``FILE#ID`` for the Legion import, the client for MCP)."""
+
+    source: str
+    detail: str = ""
+
+    def label(self) -> str:
+        """One line for people: ``task sync · INT-734``, ``Legion import · PATTERNS.md P-003``, ..."""
+        names = {TASK_SYNC: "task sync", LEGION_IMPORT: "Legion import", SAVE: "mneme save", TUI: "TUI",
+                 MCP: "MCP", DEMO: "demo", BENCH: "bench", UNKNOWN: "unknown"}
+        name = names.get(self.source, self.source)
+        if not self.detail:
+            return name
+        if self.source == MCP:
+            return f"{name} ({self.detail})"
+        return f"{name} · {self.detail.replace('#', ' ', 1)}"
+
+
+UNKNOWN_PROVENANCE = Provenance(UNKNOWN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +60,23 @@ class Memory:
     status: str
     superseded_by: int
     access_count: int
+    provenance: Provenance = UNKNOWN_PROVENANCE
+
+    @property
+    def verified(self) -> bool:
+        """A statutory kind minted by a verified task sync (spec 3.1): the only knowledge that counts as
+        verified (imported Legion rows and memories of unknown origin do not)."""
+        return self.kind in STATUTORY_KINDS and self.provenance.source == TASK_SYNC
+
+    def from_line(self) -> str:
+        """``From: Legion import · PATTERNS.md P-003 (not task-verified)`` / ``From: task sync · INT-734
+        (verified)`` / ``From: mneme save`` ...: where the memory came from, for text output."""
+        line = f"From: {self.provenance.label()}"
+        if self.verified:
+            return line + " (verified)"
+        if self.kind in STATUTORY_KINDS or self.provenance.source == LEGION_IMPORT:
+            return line + " (not task-verified)"
+        return line
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -39,6 +90,9 @@ class Memory:
             "status": self.status,
             "superseded_by": self.superseded_by,
             "access_count": self.access_count,
+            "provenance": {
+                "source": self.provenance.source, "detail": self.provenance.detail, "verified": self.verified,
+            },
         }
 
     @property

@@ -22,9 +22,26 @@ from mneme_tui.memory.index import MemoryIndex
 from mneme_tui.memory.persistence import dialect
 from mneme_tui.memory.persistence.database import open_database
 from mneme_tui.memory.persistence.memories import MemoryTable, memory_from_row
-from mneme_tui.memory.persistence.repositories import AuditLog, LegionRecords, TaskAccessLog, TaskSyncLedger
+from mneme_tui.memory.persistence.repositories import (
+    AuditLog,
+    LegionRecords,
+    ProvenanceLog,
+    TaskAccessLog,
+    TaskSyncLedger,
+)
 from mneme_tui.memory.persistence.schema import bind_tables
-from mneme_tui.memory.records import Memory, StatusChange
+from mneme_tui.memory.records import (
+    BENCH,
+    DEMO,
+    HAND_SOURCES,
+    LEGION_IMPORT,
+    MINT_SOURCES,
+    SAVE,
+    TASK_SYNC,
+    Memory,
+    Provenance,
+    StatusChange,
+)
 from mneme_tui.memory.vectors import embed, embed_blobs, to_blob
 from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID
 
@@ -32,9 +49,42 @@ RESTORE_REASON = "restored"
 
 _NewRow = namedtuple(
     "_NewRow",
-    ("repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count"),
+    ("repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
+     "provenance"),
 )
 """A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
+
+_SAMPLE_SOURCES = (DEMO, BENCH)
+"""Generated demo and benchmark data: labelled as such, and allowed every kind so it looks like a real store."""
+
+
+def _checked_content(content: Any) -> str:
+    """``content`` if it is non-empty text of at most ``MAX_CONTENT_CHARS`` without NUL bytes."""
+    if not isinstance(content, str) or not content.strip():
+        raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot be empty")
+    if len(content) > MAX_CONTENT_CHARS:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"memory content is longer than {MAX_CONTENT_CHARS} characters")
+    if "\x00" in content:
+        raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot contain NUL bytes")
+    return content
+
+
+def _checked_provenance(kind: str, provenance: Any) -> Provenance:
+    """``provenance`` if it may mint ``kind`` (spec 3.1: statutory kinds strictly by task sync; imported
+    kinds only by the Legion import), else ERR_VALIDATION_FAILED."""
+    if not isinstance(provenance, Provenance) or provenance.source not in MINT_SOURCES:
+        raise MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"a new memory must say where it came from (provenance source one of {', '.join(MINT_SOURCES)})",
+        )
+    source = provenance.source
+    if kind in K.STATUTORY_KINDS and source not in (TASK_SYNC, *_SAMPLE_SOURCES):
+        raise MnemeError(ERR_VALIDATION_FAILED, f"kind {kind!r} is statutory: only a verified task sync mints it "
+                                                f"(not {source})")
+    if kind in K.IMPORTED_KINDS and source not in (LEGION_IMPORT, *_SAMPLE_SOURCES):
+        raise MnemeError(ERR_VALIDATION_FAILED, f"kind {kind!r} is imported: only the Legion import writes it "
+                                                f"(not {source})")
+    return provenance
 
 
 class StoreWrites:
@@ -49,6 +99,7 @@ class StoreWrites:
         self.task_access = TaskAccessLog(self.db, self.tables)
         self.legion_records = LegionRecords(self.db)
         self.task_sync_ledger = TaskSyncLedger(self.db)
+        self.provenance_log = ProvenanceLog(self.db)
         self.index = MemoryIndex()
 
     # ------------------------------------------------------------------ plumbing
@@ -91,16 +142,24 @@ class StoreWrites:
         topic: str = "General",
         repo_id: str = config.GLOBAL_REPO,
         task_id: str = "",
+        source: str = SAVE,
+        detail: str = "",
     ) -> Memory:
-        """Save an advisory memory (spec 5.1); statutory kinds raise ERR_VALIDATION_FAILED."""
+        """Save an advisory memory (spec 5.1) written by hand: ``source`` is ``save`` (``mneme save``), ``tui``
+        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED."""
         K.validate_kind(kind, allow_statutory=False)
-        return self.mint(content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id)
+        if source not in HAND_SOURCES:
+            valid = ", ".join(HAND_SOURCES)
+            raise MnemeError(ERR_VALIDATION_FAILED, f"unknown save source {source!r} (valid: {valid})")
+        return self.mint(content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
+                         provenance=Provenance(source, detail))
 
     def mint(
         self,
         content: str,
         *,
         kind: str,
+        provenance: Provenance,
         topic: str = "General",
         repo_id: str = config.GLOBAL_REPO,
         task_id: str = "",
@@ -108,24 +167,26 @@ class StoreWrites:
         status: str = K.ACTIVE,
         access_count: int = 0,
     ) -> Memory:
-        """Internal write path for any kind, statutory included (Legion import, task sync, demo, bench)."""
+        """Internal write path for any kind, saying where the memory came from: statutory kinds only from
+        task sync, imported kinds only from the Legion import (demo and bench data excepted)."""
         return self.mint_many(
             [dict(content=content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
-                  created_at=created_at, status=status, access_count=access_count)]
+                  created_at=created_at, status=status, access_count=access_count, provenance=provenance)]
         )[0]
 
     def mint_many(self, items: Sequence[dict]) -> list[Memory]:
-        """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields."""
+        """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields,
+        ``provenance`` included."""
         rows = [self._validated_row(item) for item in items]
         ids = self._insert(rows)
-        return [memory_from_row((memory_id, *row)) for memory_id, row in zip(ids, rows)]
+        return [memory_from_row((memory_id, *row[:-1]), row.provenance) for memory_id, row in zip(ids, rows)]
 
     def mint_ids(self, items: Sequence[dict]) -> list[int]:
         """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
         return self._insert([self._validated_row(item) for item in items])
 
     def _insert(self, rows: list[_NewRow]) -> list[int]:
-        """Insert validated rows in one write transaction; their new ids, in order."""
+        """Insert validated rows and their provenance in one write transaction; their new ids, in order."""
         blobs = embed_blobs([row.content for row in rows])  # batched: the same bytes as embed() per row
         stamps: dict[datetime, str] = {}  # created_at as the text peewee itself stores (dates repeat)
         values = [
@@ -135,20 +196,19 @@ class StoreWrites:
             for row, blob in zip(rows, blobs)
         ]
         with self.write_transaction():
-            return self.memories.insert(values)
+            ids = self.memories.insert(values)
+            self.provenance_log.add(
+                [(memory_id, row.provenance.source, row.provenance.detail) for memory_id, row in zip(ids, rows)]
+            )
+            return ids
 
     def _validated_row(self, item: dict) -> _NewRow:
         get = item.get
-        content = get("content")
-        if not isinstance(content, str) or not content.strip():
-            raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot be empty")
-        if len(content) > MAX_CONTENT_CHARS:
-            raise MnemeError(ERR_VALIDATION_FAILED, f"memory content is longer than {MAX_CONTENT_CHARS} characters")
-        if "\x00" in content:
-            raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot contain NUL bytes")
+        content = _checked_content(get("content"))
         kind = get("kind")
         if kind not in K.ALL_KINDS:  # (the common case is a known kind: skip the conversions)
             kind = K.validate_kind(str(kind or ""), allow_statutory=True)
+        provenance = _checked_provenance(kind, get("provenance"))
         status = get("status") or K.ACTIVE
         if status not in K.STATUSES:
             status = K.validate_status(str(status))
@@ -166,6 +226,7 @@ class StoreWrites:
             status,
             int(get("superseded_by") or 0),
             access,
+            provenance,
         )
 
     def dismiss(self, ids: Iterable[int], reason: str = "dismissed") -> StatusChange:
@@ -244,29 +305,31 @@ class StoreWrites:
         topic: str | None = None,
         kind: str | None = None,
         reason: str | None = None,
+        source: str = SAVE,
     ) -> Memory:
         """Edit as supersede: save a new memory with ``content`` and mark the old one superseded by it, in
         one transaction (audited); nothing is overwritten. The new memory keeps the old one's repo, task,
         topic and kind unless ``topic`` / ``kind`` are given.
 
-        Only active advisory memories can be superseded by hand: the spec lets only task sync and the
-        Legion import mint statutory kinds (pitfall, pattern, task, ...), so superseding one, or choosing a
-        statutory ``kind``, raises ERR_VALIDATION_FAILED, as does a memory that is not active.
+        Only active advisory memories can be superseded by hand (``source``: save, tui or mcp): the spec
+        lets only task sync mint statutory kinds (pitfall, pattern, task, ...) and only the Legion import
+        writes imported ones, so superseding one, or choosing such a ``kind``, raises ERR_VALIDATION_FAILED,
+        as does a memory that is not active.
         """
         new_kind = K.validate_kind(kind, allow_statutory=False) if kind is not None else None
         with self.write_transaction():
             old = self.get(memory_id)
-            if old.kind in K.STATUTORY_KINDS:
+            if old.kind in K.STATUTORY_KINDS or old.kind in K.IMPORTED_KINDS:
                 raise MnemeError(
                     ERR_VALIDATION_FAILED,
-                    f"memory {memory_id} is a {old.kind}: statutory kinds are written only by task sync and the "
-                    "Legion import (dismiss it instead)",
+                    f"memory {memory_id} is a {old.kind}: statutory kinds are written only by task sync and "
+                    "imported kinds only by the Legion import (dismiss it instead)",
                 )
             if old.status != K.ACTIVE:
                 raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")
-            new = self.mint(
+            new = self.save(
                 content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
-                repo_id=old.repo_id, task_id=old.task_id,
+                repo_id=old.repo_id, task_id=old.task_id, source=source,
             )
             self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
         return new
@@ -284,8 +347,9 @@ class StoreWrites:
         self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None
     ) -> Memory:
         """Replace a memory's text (re-embedding it); used when a mirrored source row was edited."""
-        row = self._validated_row({"content": content, "kind": self.get(memory_id).kind})
-        fields = {"content": row.content, "embedding": to_blob(embed(row.content))}
+        self.get(memory_id)
+        content = _checked_content(content)
+        fields = {"content": content, "embedding": to_blob(embed(content))}
         if topic is not None:
             fields["topic"] = topic.strip() or "General"
         if task_id is not None:

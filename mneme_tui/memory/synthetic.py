@@ -5,6 +5,11 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
+from mneme_tui.memory.records import BENCH, Provenance
+
+PROVENANCE = Provenance(BENCH, "synthetic")
+"""Every generated memory says it is benchmark data (so it may have any kind, statutory included)."""
+
 REPOS = ("payments-api", "ledger", "web-console", "infra", "data-pipeline", "mobile-app", "auth-service", "search")
 COMPONENTS = (
     "connection pool", "session store", "retry loop", "migration runner", "token cache", "rate limiter",
@@ -79,6 +84,7 @@ def generate(count: int, *, seed: int = 7, now: datetime) -> list[dict]:
                 "task_id": f"INT-{rng.randint(100, 999)}",
                 "created_at": now - timedelta(days=rng.uniform(0, 400)),
                 "access_count": rng.choice((0, 0, 0, 1, 2, 3, 5, 12)),
+                "provenance": PROVENANCE,
             }
         )
     return items

@@ -15,9 +15,13 @@ import pytest
 
 from mneme_reference import raw_rows
 from mneme_tui.memory.kinds import ADVISORY_KINDS, STATUTORY_KINDS
+from mneme_tui.memory.records import TASK_SYNC, Provenance
+
+SYNCED = Provenance(TASK_SYNC, "test")
 
 MEMORY_FIELDS = {
     "id", "repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
+    "provenance",
 }
 COMPONENTS = {"cosine", "lexical", "decay", "reinforcement", "locality"}
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
@@ -94,7 +98,7 @@ def test_list_empty_json_is_empty_array(cli):
 def test_list_default_limit_is_20(cli, db_path):
     from mneme_tui.memory.store import Store
 
-    Store(db_path).mint_many([dict(content=f"memory {i}", kind="reflection") for i in range(25)])
+    Store(db_path).mint_many([dict(content=f"memory {i}", provenance=SYNCED, kind="reflection") for i in range(25)])
     assert len(cli("list", "--json").json()) == 20
     assert len(cli("list", "--json", "-n", "25").json()) == 25
     assert len(cli("list", "--json", "--limit", "3").json()) == 3

@@ -12,8 +12,11 @@ import pytest
 from mneme_reference import NOW, ref_load, ref_recall
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory.kinds import DECAY_LAMBDA
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 from mneme_tui.memory.vectors import embed, to_blob
+
+SYNCED = Provenance(TASK_SYNC, "test")
 
 
 def _ids(results) -> list[int]:
@@ -171,7 +174,7 @@ def test_cold_store_from_snapshot_sees_later_changes(tmp_path):
     """A big store writes an index snapshot; a later process starts from it and applies what changed since."""
     path = tmp_path / "big.db"
     first = Store(path)
-    first.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", kind="reflection",
+    first.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", provenance=SYNCED, kind="reflection",
                           repo_id=("nomos", "acme", "global")[i % 3]) for i in range(index_snapshot.MIN_ROWS + 50)])
     first.recall("bulk row", repo="nomos")
     snapshot = index_snapshot.snapshot_path(path)
@@ -202,7 +205,7 @@ def test_cold_store_from_snapshot_sees_later_changes(tmp_path):
 def test_snapshot_of_a_replaced_database_is_not_used(tmp_path):
     path = tmp_path / "replaced.db"
     old = Store(path)
-    old.mint_many([dict(content=f"ghost row {i}", kind="reflection") for i in range(index_snapshot.MIN_ROWS + 10)])
+    old.mint_many([dict(content=f"ghost row {i}", provenance=SYNCED, kind="reflection") for i in range(index_snapshot.MIN_ROWS + 10)])
     old.recall("ghost row", repo="global")
     old.close()
     assert index_snapshot.snapshot_path(path).exists()

@@ -11,7 +11,10 @@ import pytest
 
 from mneme_reference import NOW, SPEC_LAMBDA, decode_blob, dot, raw_rows, ref_embed, ref_load, ref_recall
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.records import BENCH, Provenance
 from mneme_tui.memory.store import Store
+
+GENERATED = Provenance(BENCH, "test")
 
 COMPONENTS = {"cosine", "lexical", "decay", "reinforcement", "locality"}
 
@@ -60,7 +63,7 @@ def test_lexical_overlap_counts_distinct_query_tokens(store: Store):
     [("axiom", 10), ("reflection", 10), ("pitfall", 45.5), ("commit", 3), ("pattern", 365), ("decision", 0.25)],
 )
 def test_decay_for_past_created_at(store: Store, kind, days):
-    memory = store.mint("decay probe text", kind=kind, created_at=NOW - timedelta(days=days))
+    memory = store.mint("decay probe text", provenance=GENERATED, kind=kind, created_at=NOW - timedelta(days=days))
     result = store.recall("decay probe", repo="global", limit=1)[0]
     assert result.memory.id == memory.id
     assert result.components["decay"] == pytest.approx(math.exp(-K.DECAY_LAMBDA[kind] * days), rel=1e-9)
@@ -75,7 +78,7 @@ def test_spec_lambdas():
 
 def test_lambda_applied_for_every_kind(store: Store):
     days = 30
-    ids = {kind: store.mint("lambda probe", kind=kind, created_at=NOW - timedelta(days=days)).id
+    ids = {kind: store.mint("lambda probe", provenance=GENERATED, kind=kind, created_at=NOW - timedelta(days=days)).id
            for kind in K.DECAY_LAMBDA}
     for kind, lam in K.DECAY_LAMBDA.items():
         results = store.recall("lambda probe", repo="global", kind=kind, limit=5)
@@ -84,7 +87,7 @@ def test_lambda_applied_for_every_kind(store: Store):
 
 
 def test_future_created_at_does_not_boost(store: Store):
-    store.mint("from the future", kind="reflection", created_at=NOW + timedelta(days=5))
+    store.mint("from the future", provenance=GENERATED, kind="reflection", created_at=NOW + timedelta(days=5))
     assert store.recall("future", repo="global")[0].components["decay"] == 1.0
 
 
@@ -107,15 +110,15 @@ def test_unknown_kind_from_another_writer_decays_like_reflection(store: Store):
 
 @pytest.mark.parametrize("access, factor", [(0, 1.0), (3, 1.15), (10, 1.5), (25, 1.5)])
 def test_reinforcement_factor(store: Store, access, factor):
-    store.mint("reinforcement probe", kind="reflection", access_count=access)
+    store.mint("reinforcement probe", provenance=GENERATED, kind="reflection", access_count=access)
     result = store.recall("reinforcement probe", repo="global")[0]
     assert result.components["reinforcement"] == pytest.approx(factor)
 
 
 def test_locality_and_score_is_product(store: Store):
-    local = store.mint("locality probe words", kind="decision", repo_id="nomos",
+    local = store.mint("locality probe words", provenance=GENERATED, kind="decision", repo_id="nomos",
                        created_at=NOW - timedelta(days=7), access_count=4)
-    shared = store.mint("locality probe other words", kind="pitfall", repo_id="global",
+    shared = store.mint("locality probe other words", provenance=GENERATED, kind="pitfall", repo_id="global",
                         created_at=NOW - timedelta(days=20), access_count=12)
     scoped = _by_id(store.recall("locality probe words", repo="nomos", limit=10))
     crossed = _by_id(store.recall("locality probe words", repo="nomos", cross_repo=True, limit=10))
@@ -157,7 +160,7 @@ def test_results_ordered_by_score_and_positive(store: Store):
     rng = random.Random(7)
     words = "cache redis ttl eviction lock thread worker pool queue retry backoff".split()
     for i in range(60):
-        store.mint(" ".join(rng.sample(words, 4)), kind=rng.choice(K.ALL_KINDS), repo_id="nomos",
+        store.mint(" ".join(rng.sample(words, 4)), provenance=GENERATED, kind=rng.choice(K.ALL_KINDS), repo_id="nomos",
                    created_at=NOW - timedelta(days=rng.uniform(0, 200)))
     results = store.recall("redis cache eviction", repo="nomos", limit=20)
     assert len(results) == 20
@@ -311,6 +314,7 @@ def _seed_random(store: Store, count: int, seed: int) -> None:
             words.append(rng.choice(["Hello,", "WORLD!", "x86_64", "[bold]", "v2.0"]))
         items.append(dict(
             content=" ".join(words),
+            provenance=GENERATED,
             kind=kind,
             repo_id=repo,
             topic=rng.choice(["General", "Architecture", "Verification"]),

@@ -10,8 +10,10 @@ import pytest
 from mneme_reference import NOW, raw_rows
 from mneme_tui.errors import ERR_CONFIG, ERR_DATABASE, ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 
+SYNCED = Provenance(TASK_SYNC, "test")
 
 def _code(call) -> str:
     with pytest.raises(MnemeError) as caught:
@@ -45,7 +47,7 @@ def test_tc_mem_06_statutory_kinds_rejected_by_save(store: Store, kind):
     assert _code(lambda: store.save("fake", kind=kind)) == ERR_VALIDATION_FAILED
     assert raw_rows(store.path) == []
     # the internal write path (task sync, Legion import) may mint them
-    assert store.mint("verified", kind=kind).kind == kind
+    assert store.mint("verified", provenance=SYNCED, kind=kind).kind == kind
 
 
 def test_statutory_and_advisory_kind_lists_match_spec():
@@ -64,7 +66,7 @@ def test_unknown_kind_rejected_with_valid_kinds_listed(store: Store):
     assert caught.value.code == ERR_VALIDATION_FAILED
     for kind in K.ADVISORY_KINDS:
         assert kind in caught.value.message
-    assert _code(lambda: store.mint("x", kind="bogus")) == ERR_VALIDATION_FAILED
+    assert _code(lambda: store.mint("x", provenance=SYNCED, kind="bogus")) == ERR_VALIDATION_FAILED
     assert raw_rows(store.path) == []
 
 
@@ -76,7 +78,7 @@ def test_mint_many_is_all_or_nothing(store: Store):
 
 def test_mint_keeps_given_fields(store: Store):
     when = NOW - timedelta(days=3, hours=4)
-    memory = store.mint("old pitfall", kind="pitfall", topic="Verification", repo_id="nomos",
+    memory = store.mint("old pitfall", provenance=SYNCED, kind="pitfall", topic="Verification", repo_id="nomos",
                         task_id="INT-734", created_at=when, access_count=7)
     fetched = store.get(memory.id)
     assert fetched == memory
@@ -219,7 +221,7 @@ def test_reinforcement_is_seen_by_the_next_recall(store: Store):
 # ---------------------------------------------------------------------------------- list
 def test_list_filters_and_order(store: Store):
     t0 = NOW - timedelta(days=10)
-    ids = [store.mint(f"m{i}", kind="reflection", repo_id=repo, created_at=t0 + timedelta(days=i)).id
+    ids = [store.mint(f"m{i}", provenance=SYNCED, kind="reflection", repo_id=repo, created_at=t0 + timedelta(days=i)).id
            for i, repo in enumerate(["nomos", "acme", "global", "nomos"])]
     assert [m.id for m in store.list()] == ids[::-1]  # newest first
     assert [m.id for m in store.list(repo_id="nomos")] == [ids[3], ids[0]]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 
+SYNCED = Provenance(TASK_SYNC, "test")
 
 def _error(action) -> MnemeError:
     with pytest.raises(MnemeError) as caught:
@@ -62,7 +64,7 @@ def test_supersede_saves_a_new_memory_and_links_the_old(store: Store):
 
 
 def test_supersede_refuses_statutory_kinds_and_inactive_memories(store: Store):
-    pitfall = store.mint("a pitfall task sync learned", kind="pitfall", repo_id="acme")
+    pitfall = store.mint("a pitfall task sync learned", provenance=SYNCED, kind="pitfall", repo_id="acme")
     before = store.count()
     error = _error(lambda: store.supersede(pitfall.id, "edited by hand"))
     assert error.code == ERR_VALIDATION_FAILED and "pitfall" in error.message

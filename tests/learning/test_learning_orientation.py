@@ -107,7 +107,7 @@ def test_handshake_json_shape(store, repo_root, make_report):
     document = orientation(store, "acme", modified=["src/store/store.py"]).to_json()
     assert list(document) == [
         "repo", "task_id", "read_only", "scoped", "modified_files", "generated_at", "cooling_days",
-        "learned_pitfalls", "verified_patterns", "graduation_candidates", "cooled", "reinforced", "omitted",
+        "learned_pitfalls", "verified_patterns", "graduation_candidates", "imported", "cooled", "reinforced", "omitted",
     ]
     pitfall = document["learned_pitfalls"][0]
     assert {"id", "topic", "content", "access_count", "gate", "scope", "recurrence", "tasks", "age_days", "in_scope", "structural"} <= set(pitfall)
@@ -140,7 +140,8 @@ def test_limit_counts_what_it_leaves_out(cli_store, repo_root, make_report, cli)
     for task in ("INT-1", "INT-2", "INT-3"):
         _pitfall(cli_store, repo_root, make_report, task)
     view = orientation(cli_store, "acme", limit=2)
-    assert len(view.learned_pitfalls) == 2 and view.to_json()["omitted"] == {"learned_pitfalls": 1, "verified_patterns": 0}
+    assert len(view.learned_pitfalls) == 2
+    assert view.to_json()["omitted"] == {"learned_pitfalls": 1, "verified_patterns": 0, "imported": 0}
     assert "(1 more pitfall not shown; raise --limit to see them.)" in view.to_text()
     code, out, _ = cli("handshake", "-p", "acme", "-n", "1", "--json")
-    assert code == 0 and json.loads(out)["omitted"] == {"learned_pitfalls": 2, "verified_patterns": 0}
+    assert code == 0 and json.loads(out)["omitted"] == {"learned_pitfalls": 2, "verified_patterns": 0, "imported": 0}

@@ -35,9 +35,13 @@ def test_tc_mem_07_clean_verified_sync_distils_a_pattern(store, repo_root, make_
     assert pattern.content.startswith("Verified pattern for src/store (task INT-1, 2/2 gates passed")
     assert "- src/store/store.py [Store, Store.save, Store._validate, Store._insert, open_store]" in pattern.content
     assert "- src/store/models.py [Row]" in pattern.content
+    # spec 3.1: statutory kinds are "minted strictly by 2PC task sync"; the mint says so
+    assert pattern.verified and (pattern.provenance.source, pattern.provenance.detail) == ("task-sync", "INT-1")
     view = orientation(store, "acme")
     assert [p.memory.id for p in view.verified_patterns] == [pattern_id]
     assert view.to_json()["verified_patterns"][0]["topic"] == "pattern:src/store"
+    assert view.to_json()["verified_patterns"][0]["provenance"]["verified"] is True
+    assert "From: task sync · INT-1 (verified)" in view.to_text()
 
 
 def test_tc_mem_07_cli_sync_then_handshake_recalls_verified_pattern(cli, write_report, make_report, repo_root):

@@ -73,7 +73,7 @@ def test_sync_json(capsys, folder: Path) -> None:
     entry = next(f for f in document["files"] if f["file"] == "OUTCOMES.md")
     assert {"added", "updated", "unchanged", "removed", "not_imported", "exported", "records"} <= set(entry)
     code, out, _ = run(capsys, "list", "-p", "proj", "--json", "-n", "50")
-    assert code == 0 and len(json.loads(out)) == 5 and {m["kind"] for m in json.loads(out)} == {"task"}
+    assert code == 0 and len(json.loads(out)) == 5 and {m["kind"] for m in json.loads(out)} == {"outcome"}
 
 
 def test_sync_exports_a_saved_preference(capsys, folder: Path) -> None:

@@ -21,7 +21,10 @@ from mneme_tui.legion.mirror import columns_json, memory_content, record_json
 from mneme_tui.legion.records import RECORD_TYPES, ErrorRecord, PatternRecord, PreferenceRecord, Record
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory import vectors
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
+
+SYNCED = Provenance(TASK_SYNC, "test")
 
 _WORDS = [
     "alpha", "Beta", "\u212a", "KELVIN\u212a", "AbC9", "γάμμα", "ΣΊΣΥΦΟΣ", "x_y", "123", "日本語", "naïve",
@@ -78,7 +81,7 @@ def test_batched_embeddings_are_bit_identical() -> None:
 def test_mint_many_stores_the_single_text_embedding(tmp_path: Path) -> None:
     store = Store(tmp_path / "m.db")
     texts = [t for t in _random_texts(2000, seed=5) if t.strip()]
-    minted = store.mint_many([dict(content=text, kind="task", repo_id="r") for text in texts])
+    minted = store.mint_many([dict(content=text, provenance=SYNCED, kind="task", repo_id="r") for text in texts])
     blobs = dict(store.db.execute_sql("SELECT id, embedding FROM memories").fetchall())
     assert [blobs[m.id] for m in minted] == [vectors.to_blob(vectors.embed(text)) for text in texts]
 
@@ -180,8 +183,8 @@ def test_record_json_is_json_dumps_of_record_columns(record: Record) -> None:
 
 def test_mint_ids_returns_the_ids_mint_many_would(tmp_path: Path) -> None:
     store = Store(tmp_path / "m.db")
-    first = store.mint_many([dict(content="one", kind="task", repo_id="r")])
-    ids = store.mint_ids([dict(content=f"text {n}", kind="pitfall", repo_id="r", topic="T") for n in range(7)])
+    first = store.mint_many([dict(content="one", provenance=SYNCED, kind="task", repo_id="r")])
+    ids = store.mint_ids([dict(content=f"text {n}", provenance=SYNCED, kind="pitfall", repo_id="r", topic="T") for n in range(7)])
     assert ids == list(range(first[0].id + 1, first[0].id + 8))
     found = store.get_many(ids)
     assert [found[i].content for i in ids] == [f"text {n}" for n in range(7)]

@@ -16,10 +16,12 @@ from mneme_tui.legion.bench import synthetic_outcomes
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.schemas import ARCHIVE, ERRORS, PATTERNS, PREFERENCES
 from mneme_tui.legion.sync import SyncReport, resolve_memory_dir, sync
-from mneme_tui.memory.records import Memory
+from mneme_tui.memory.records import TASK_SYNC, Memory, Provenance
 from mneme_tui.memory.store import Store
 
 from .conftest import outcome_row, write_outcomes
+
+SYNCED = Provenance(TASK_SYNC, "test")
 
 P = "proj"
 
@@ -71,11 +73,13 @@ def test_kinds_topics_task_ids_and_content(store: Store, full: LegionMemory) -> 
     report = sync(store, full, P)
     assert report.synced and report.totals["added"] == 5
     o1, o2 = memory_of(store, "O-001"), memory_of(store, "O-002")
-    assert (o1.kind, o1.topic, o1.task_id, o1.repo_id) == ("task", "frontend", "01-01", P)
-    assert (o2.kind, o2.topic) == ("review", "quality-review")
+    # imported rows are never statutory kinds (spec 3.1: those are "minted strictly by 2PC task sync")
+    assert (o1.kind, o1.topic, o1.task_id, o1.repo_id) == ("outcome", "frontend", "01-01", P)
+    assert (o2.kind, o2.topic) == ("outcome", "quality-review")
     pattern, error, pref = memory_of(store, "P-001"), memory_of(store, "E-001"), memory_of(store, "D-001")
-    assert (pattern.kind, pattern.topic, pattern.task_id) == ("pattern", "testing", "")
-    assert (error.kind, error.topic) == ("pitfall", "js")
+    assert (pattern.kind, pattern.topic, pattern.task_id) == ("practice", "testing", "")
+    assert (error.kind, error.topic) == ("error", "js")
+    assert (pattern.provenance.source, pattern.provenance.detail) == ("legion-import", "PATTERNS.md#P-001")
     assert (pref.kind, pref.topic) == ("preference", "review")
     assert o1.content.splitlines()[0] == "done" and "Agent: agent-a" in o1.content and "ID: O-001" in o1.content
     assert error.content.startswith("TypeError: x is undefined\n") and "Fix: guard x" in error.content
@@ -207,15 +211,14 @@ def test_edited_row_updates_its_memory(store: Store, memory: LegionMemory) -> No
     assert store.count(repo_id=P) == 1
 
 
-def test_kind_change_mints_a_superseding_memory(store: Store, memory: LegionMemory) -> None:
+def test_a_review_task_type_keeps_the_outcome_memory(store: Store, memory: LegionMemory) -> None:
     path = write_outcomes(memory, [outcome_row(1, "2026-10-01", task_type="testing")])
     sync(store, memory, P)
     old = memory_of(store, "O-001")
     path.write_text(path.read_text().replace("| testing |", "| quality-review |"), encoding="utf-8")
     sync(store, memory, P)
     new = memory_of(store, "O-001")
-    assert new.kind == "review" and new.id != old.id
-    assert (store.get(old.id).status, store.get(old.id).superseded_by) == ("superseded", new.id)
+    assert (new.id, new.kind, new.topic, new.status) == (old.id, "outcome", "quality-review", "active")
 
 
 def test_duplicate_ids_from_a_merge_both_survive(store: Store, memory: LegionMemory) -> None:
@@ -307,9 +310,9 @@ def test_store_preference_is_appended_and_not_reimported(store: Store, memory: L
 
 def test_task_sync_pitfall_and_pattern_are_exported(store: Store, memory: LegionMemory) -> None:
     memory.memory_dir.mkdir(parents=True)
-    pitfall = store.mint("Refactored app.py [Store.save]\nsplit the function", kind="pitfall",
+    pitfall = store.mint("Refactored app.py [Store.save]\nsplit the function", provenance=SYNCED, kind="pitfall",
                          topic="complexity @ src", repo_id=P, task_id="INT-1")
-    pattern = store.mint("Blueprint for src\nfiles: a.py, b.py", kind="pattern", topic="pattern:src",
+    pattern = store.mint("Blueprint for src\nfiles: a.py, b.py", provenance=SYNCED, kind="pattern", topic="pattern:src",
                          repo_id=P, task_id="INT-1")
     report = sync(store, memory, P)
     assert sorted(e.action for e in report.exports) == ["appended", "appended"]
@@ -328,7 +331,7 @@ def test_only_project_active_exportable_memories_are_exported(store: Store, memo
     store.save("a reflection", kind="reflection", repo_id=P)
     dismissed = store.save("dismissed", kind="preference", repo_id=P)
     store.dismiss([dismissed.id])
-    store.mint("a task", kind="task", repo_id=P)
+    store.mint("a task", provenance=SYNCED, kind="task", repo_id=P)
     report = sync(store, memory, P)
     assert report.exports == [] and not (memory.memory_dir / "PREFERENCES.md").exists()
 
@@ -336,7 +339,7 @@ def test_only_project_active_exportable_memories_are_exported(store: Store, memo
 def test_known_error_signature_is_merged_not_appended(store: Store, memory: LegionMemory) -> None:
     write(memory, "ERRORS.md", ERRORS.template + ERROR_ROW)
     sync(store, memory, P)
-    pitfall = store.mint("guard x before use", kind="pitfall", topic="TypeError: X is undefined!", repo_id=P)
+    pitfall = store.mint("guard x before use", provenance=SYNCED, kind="pitfall", topic="TypeError: X is undefined!", repo_id=P)
     report = sync(store, memory, P)
     assert [(e.action, e.record_id) for e in report.exports] == [("merged", "E-001")]
     assert len(parse((memory.memory_dir / "ERRORS.md").read_text()).records) == 1
@@ -347,7 +350,7 @@ def test_known_error_signature_is_merged_not_appended(store: Store, memory: Legi
 
 def test_identical_unimported_record_is_linked_instead_of_duplicated(store: Store, memory: LegionMemory) -> None:
     write(memory, "ERRORS.md", ERRORS.template + ERROR_ROW)
-    pitfall = store.mint("guard x", kind="pitfall", topic="TypeError: x is undefined", repo_id=P)
+    pitfall = store.mint("guard x", provenance=SYNCED, kind="pitfall", topic="TypeError: x is undefined", repo_id=P)
     report = sync(store, memory, P)
     assert [(e.memory_id, e.action, e.record_id) for e in report.exports] == [(pitfall.id, "linked", "E-001")]
     assert report.totals["added"] == 0 and store.count(repo_id=P) == 1
@@ -447,9 +450,9 @@ def test_corpus_nine_column_outcomes_map_reviews(store: Store, corpus: Path, mem
     memory.memory_dir.mkdir(parents=True)
     shutil.copy(corpus / "ace027__Dokapon-kingdom-2__OUTCOMES.md", memory.memory_dir / "OUTCOMES.md")
     sync(store, memory, P)
-    kinds = sorted(m.kind for m in store.list(repo_id=P, limit=None))
-    assert kinds.count("review") == 2 and kinds.count("task") == 12
-    assert {m.task_id for m in store.list(repo_id=P, kind="review")} == {"review"}
+    memories = store.list(repo_id=P, limit=None)
+    assert [m.kind for m in memories] == ["outcome"] * 14
+    assert {m.task_id for m in memories if m.topic == "quality-review"} == {"review"}
 
 
 # --------------------------------------------------------------------------------- speed

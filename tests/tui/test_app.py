@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from mneme_tui.legion.sync import SyncReport
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 from mneme_tui.tui import app as app_module
 from mneme_tui.tui.app import MODE_SCREENS, MnemeApp
@@ -17,6 +18,7 @@ from mneme_tui.tui.widgets.paged_table import PagedTable
 
 from .conftest import SIZE
 
+SYNCED = Provenance(TASK_SYNC, "test")
 
 async def test_help_lists_every_key(demo_app):
     async with demo_app.run_test(size=SIZE) as pilot:
@@ -85,7 +87,7 @@ async def test_sync_key_runs_the_sync_in_a_worker(demo_app, monkeypatch):
 
 async def test_writes_by_another_process_refresh_the_list_and_keep_the_cursor(make_app):
     store = Store(Path("watched.db"))
-    store.mint_many([dict(content=f"memory {i}", kind="reflection", repo_id="atlas-api") for i in range(30)])
+    store.mint_many([dict(content=f"memory {i}", provenance=SYNCED, kind="reflection", repo_id="atlas-api") for i in range(30)])
     app = make_app(store, poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "2")
@@ -95,7 +97,7 @@ async def test_writes_by_another_process_refresh_the_list_and_keep_the_cursor(ma
         key = table.cursor_key
         other = Store(Path("watched.db"))  # another connection, as another process would have
         try:
-            other.mint("written elsewhere", kind="pitfall", repo_id="atlas-api")
+            other.mint("written elsewhere", provenance=SYNCED, kind="pitfall", repo_id="atlas-api")
             other.dismiss([1])
         finally:
             other.close()

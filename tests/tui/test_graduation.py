@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from mneme_tui.memory.learning.graduation import graduation_candidates
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.graduation import DISMISS_REASON, EMPTY_MESSAGE, GraduationScreen
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
@@ -18,13 +19,15 @@ from mneme_tui.tui.widgets.paged_table import PagedTable
 
 from .conftest import NOW, SIZE, plain
 
+SYNCED = Provenance(TASK_SYNC, "test")
+
 MARKUP_GATE = "[bold]Gate[/bold] [@click=app.quit]"
 MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"
 
 
 def _pitfall(store: Store, gate: str, scope: str, task: str, content: str, *, repo: str = "atlas-api",
              days_ago: int = 0) -> int:
-    return store.mint(content, kind="pitfall", topic=f"{gate} @ {scope}", repo_id=repo, task_id=task,
+    return store.mint(content, provenance=SYNCED, kind="pitfall", topic=f"{gate} @ {scope}", repo_id=repo, task_id=task,
                       created_at=NOW - timedelta(days=days_ago, hours=1)).id
 
 
@@ -53,7 +56,7 @@ def graduation_store(path: str = "graduation.db") -> Store:
     once = _pitfall(store, "File Length", "src/tui", "T-241", "Structural gates never graduate on reads.", days_ago=1)
     for task in ("T-250", "T-251", "T-252"):
         store.reinforce(task, [once])
-    store.mint("Temp file + fsync + rename.", kind="pattern", topic="pattern:src/io", repo_id="atlas-api",
+    store.mint("Temp file + fsync + rename.", provenance=SYNCED, kind="pattern", topic="pattern:src/io", repo_id="atlas-api",
                task_id="T-201")
     return store
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.memories import PAGE_SIZE, MemoriesScreen
 from mneme_tui.tui.screenshots import settle
@@ -12,6 +13,7 @@ from mneme_tui.tui.widgets.paged_table import PagedTable
 
 from .conftest import SIZE, plain
 
+SYNCED = Provenance(TASK_SYNC, "test")
 
 def _screen_text(app) -> str:
     """The text of the table area as painted (from the SVG screenshot)."""
@@ -35,7 +37,7 @@ async def _open(pilot) -> MemoriesScreen:
 
 def _many(count: int, path: str = "many.db", other_every: int = 0) -> Store:
     store = Store(Path(path))
-    store.mint_many([dict(content=f"memory number {i}", kind="reflection", topic=f"T{i % 7}",
+    store.mint_many([dict(content=f"memory number {i}", provenance=SYNCED, kind="reflection", topic=f"T{i % 7}",
                           repo_id="other" if other_every and i % other_every == 0 else "atlas-api")
                      for i in range(count)])
     return store
@@ -186,7 +188,7 @@ async def test_enter_opens_the_detail_with_history(make_app):
 
 async def test_toast_and_cells_show_markup_literally(make_app):
     store = Store(Path("markup.db"))
-    store.mint("x [@click=app.quit] y", kind="pitfall", topic="[/b] [@click=app.quit]", repo_id="atlas-api")
+    store.mint("x [@click=app.quit] y", provenance=SYNCED, kind="pitfall", topic="[/b] [@click=app.quit]", repo_id="atlas-api")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from mneme_tui.memory.records import ScoredMemory
+from mneme_tui.memory.records import TASK_SYNC, Provenance, ScoredMemory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.recall import RecallScreen
 from mneme_tui.tui.screenshots import settle
@@ -14,6 +14,7 @@ from mneme_tui.tui.widgets.results_table import ResultsTable
 
 from .conftest import SIZE, plain, type_text
 
+SYNCED = Provenance(TASK_SYNC, "test")
 
 def _table(app) -> ResultsTable:
     return app.screen.query_one("#results", ResultsTable)
@@ -26,12 +27,12 @@ def _plain_rows(app) -> list[list[str]]:
 
 def _seed(path: str = "recall.db") -> Store:
     store = Store(Path(path))
-    store.mint("SQLite busy timeout: set PRAGMA busy_timeout before the first write", kind="pitfall",
+    store.mint("SQLite busy timeout: set PRAGMA busy_timeout before the first write", provenance=SYNCED, kind="pitfall",
                topic="SQLite", repo_id="atlas-api")
-    store.mint("Textual workers run in threads; check staleness before showing results", kind="pattern",
+    store.mint("Textual workers run in threads; check staleness before showing results", provenance=SYNCED, kind="pattern",
                topic="TUI", repo_id="atlas-api")
-    store.mint("Invoices are rendered with WeasyPrint", kind="fact", topic="Billing", repo_id="billing-svc")
-    store.mint("Never swallow exceptions", kind="axiom", topic="Errors", repo_id="global")
+    store.mint("Invoices are rendered with WeasyPrint", provenance=SYNCED, kind="fact", topic="Billing", repo_id="billing-svc")
+    store.mint("Never swallow exceptions", provenance=SYNCED, kind="axiom", topic="Errors", repo_id="global")
     return store
 
 
@@ -126,7 +127,7 @@ async def test_toggles_change_the_request(make_app):
 async def test_markup_looking_content_renders_literally(make_app):
     content = "Refactored app.py [Store.save, _flush] [/bold] [@click=app.quit]quit[/] \x1b[31mred"
     store = Store(Path("markup.db"))
-    store.mint(content, kind="pitfall", topic="[b]x[/b]", repo_id="atlas-api")
+    store.mint(content, provenance=SYNCED, kind="pitfall", topic="[b]x[/b]", repo_id="atlas-api")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "refactored")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
-
 from mneme_tui.tui.screenshots import (
     briefing_scene,
     help_scene,
@@ -20,6 +20,8 @@ from mneme_tui.tui.screenshots import (
 )
 
 from .conftest import SIZE, type_text
+
+SYNCED = Provenance(TASK_SYNC, "test")
 
 MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"
 
@@ -84,7 +86,7 @@ def test_recall_wide_terminal(snap_compare, demo_app):
 def test_markup_is_literal(snap_compare, make_app):
     """Memory text that looks like markup or holds escapes is shown exactly as stored."""
     store = Store(Path("markup.db"))
-    store.mint(MARKUP_CONTENT, kind="pitfall", topic="[bold]Topic[/bold]", repo_id="atlas-api")
+    store.mint(MARKUP_CONTENT, provenance=SYNCED, kind="pitfall", topic="[bold]Topic[/bold]", repo_id="atlas-api")
     app = make_app(store)
 
     async def run_before(pilot):

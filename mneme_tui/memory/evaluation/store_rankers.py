@@ -9,6 +9,7 @@ from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.evaluation.baselines import RANK_CUTOFF, Ranker
 from mneme_tui.memory.evaluation.dataset import Dataset, Question
 from mneme_tui.memory.ranking import profile_names
+from mneme_tui.memory.records import BENCH, Provenance
 from mneme_tui.memory.store import Store
 
 
@@ -39,6 +40,7 @@ def load_into_store(dataset: Dataset, db_path: Path | str) -> LoadedStore:
                 created_at=dataset.created_at(memory),
                 access_count=memory.access_count,
                 status=memory.status,
+                provenance=Provenance(BENCH, "evaluation dataset"),
             )
             for memory in dataset.memories
         ]

@@ -111,8 +111,10 @@ class GraduationCandidate:
 
 def graduation_candidates(store: Store, repo: str | None = None) -> list[GraduationCandidate]:
     """Graduation candidates of ``repo`` (with ``global``), or of every repository when ``repo`` is None;
-    most recurrent first. Read-only."""
-    pitfalls = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=repo is not None)
+    most recurrent first. Read-only. Only pitfalls a verified task sync minted count (spec 3.1): imported
+    Legion errors and pitfalls of unknown origin never feed the gates."""
+    listed = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=repo is not None)
+    pitfalls = [memory for memory in listed if memory.verified]
     accessors = store.task_ids_by_memory([m.id for m in pitfalls])
     return candidates_from(pitfalls, {memory_id: tuple(tasks) for memory_id, tasks in accessors.items()})
 

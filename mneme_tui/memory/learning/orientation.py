@@ -1,5 +1,9 @@
-"""Orientation of an agent starting work (``mneme handshake``): learned pitfalls, verified patterns and
-graduation candidates of one repository (spec §4.2, TC-MEM-10, TC-MEM-12).
+"""Orientation of an agent starting work (``mneme handshake``): learned pitfalls, verified patterns,
+graduation candidates and imported Legion knowledge of one repository (spec §4.2, TC-MEM-10, TC-MEM-12).
+
+- Verified patterns and graduation candidates come only from memories a verified task sync minted (spec
+  3.1: statutory kinds are "minted strictly by 2PC task sync"); imported Legion practices and errors are
+  listed apart, in ``imported``, labelled as not task-verified.
 
 - Read-only unless a task id is given; then each pitfall shown is reinforced at most once per
   (task, memory) through ``Store.reinforce``.
@@ -24,6 +28,10 @@ from mneme_tui.memory.records import Memory, iso
 from mneme_tui.memory.store import Store
 
 COOLING_DAYS = 14
+IMPORTED_LIMIT = 10
+"""At most this many imported practices and errors (newest first) in a handshake."""
+IMPORTED_SHOWN = ("practice", "error")
+"""The imported kinds a handshake lists: what to do and what went wrong (outcomes are history, not advice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,24 @@ class OrientedPattern:
 
 
 @dataclass(frozen=True, slots=True)
+class ImportedKnowledge:
+    """A practice or error imported from a Legion file: shown to the agent, but not task-verified."""
+
+    memory: Memory
+
+    @property
+    def file(self) -> str:
+        return self.memory.provenance.detail.partition("#")[0]
+
+    @property
+    def record_id(self) -> str:
+        return self.memory.provenance.detail.partition("#")[2]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.memory.to_json(), "file": self.file, "record_id": self.record_id}
+
+
+@dataclass(frozen=True, slots=True)
 class Orientation:
     """What an agent should know before starting work in ``repo``."""
 
@@ -70,6 +96,7 @@ class Orientation:
     learned_pitfalls: tuple[OrientedPitfall, ...]
     verified_patterns: tuple[OrientedPattern, ...]
     graduation_candidates: tuple[GraduationCandidate, ...]
+    imported: tuple[ImportedKnowledge, ...] = ()
     cooled: tuple[int, ...] = ()
     reinforced: tuple[int, ...] = ()
     omitted: dict[str, int] = field(default_factory=dict)  # list name → entries cut by ``limit``
@@ -90,9 +117,11 @@ class Orientation:
             "learned_pitfalls": [item.to_json() for item in self.learned_pitfalls],
             "verified_patterns": [item.to_json() for item in self.verified_patterns],
             "graduation_candidates": [item.to_json() for item in self.graduation_candidates],
+            "imported": [item.to_json() for item in self.imported],
             "cooled": list(self.cooled), "reinforced": list(self.reinforced),
             "omitted": {"learned_pitfalls": self.omitted.get("learned_pitfalls", 0),
-                        "verified_patterns": self.omitted.get("verified_patterns", 0)},
+                        "verified_patterns": self.omitted.get("verified_patterns", 0),
+                        "imported": self.omitted.get("imported", 0)},
         }
 
     def to_text(self) -> str:
@@ -133,9 +162,12 @@ def orientation(
     patterns = _patterns(store, repo, files)
     omitted["verified_patterns"] = max(0, len(patterns) - limit) if limit is not None else 0
     patterns = patterns[:limit] if limit is not None else patterns
+    imported = _imported(store, repo)
+    cap = IMPORTED_LIMIT if limit is None else min(limit, IMPORTED_LIMIT)
+    omitted["imported"] = max(0, len(imported) - cap)
     return Orientation(
         repo, task_id, files, moment, tuple(shown), patterns, tuple(graduation_candidates(store, repo)),
-        tuple(sorted(cooled)), tuple(reinforced), omitted,
+        imported[:cap], tuple(sorted(cooled)), tuple(reinforced), omitted,
     )
 
 
@@ -148,11 +180,23 @@ def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment
 def _patterns(store: Store, repo: str, files: tuple[str, ...]) -> tuple[OrientedPattern, ...]:
     found = []
     for memory in store.list(status=K.ACTIVE, repo_id=repo, kind="pattern", limit=None, include_global=True):
+        if not memory.verified:  # a pattern of unknown origin is shown nowhere as verified
+            continue
         scope = split_topic(memory.topic)[1] if memory.topic.startswith("pattern:") else None
         matched = scope is not None and any(in_scope(path, scope) for path in files)
         found.append(OrientedPattern(memory, scope, matched))
     found.sort(key=lambda p: (not p.in_scope, -p.memory.created_at.timestamp(), -p.memory.id))
     return tuple(found)
+
+
+def _imported(store: Store, repo: str) -> tuple[ImportedKnowledge, ...]:
+    found = [
+        memory
+        for kind in IMPORTED_SHOWN
+        for memory in store.list(status=K.ACTIVE, repo_id=repo, kind=kind, limit=None, include_global=True)
+    ]
+    found.sort(key=lambda m: (-m.created_at.timestamp(), -m.id))
+    return tuple(ImportedKnowledge(memory) for memory in found)
 
 
 # ----------------------------------------------------------------------------- the text form
@@ -176,6 +220,7 @@ def render_text(view: Orientation) -> str:
         if item.in_scope:
             facts.append("in scope of your changes")
         out.append(f"{number}. #{item.memory.id} {printable(item.memory.topic)} ({'; '.join(facts)})")
+        out.append(_indented(item.memory.from_line()))
         out.append(_indented(item.memory.content))
     out += _omitted(view, "learned_pitfalls", "pitfall")
     out += ["", f"## Verified patterns ({len(view.verified_patterns)})"]
@@ -188,6 +233,7 @@ def render_text(view: Orientation) -> str:
         if pattern.in_scope:
             facts.append("in scope of your changes")
         out.append(f"{number}. #{memory.id} {printable(memory.topic)} ({'; '.join(facts)})")
+        out.append(_indented(memory.from_line()))
         out.append(_indented(memory.content))
     out += _omitted(view, "verified_patterns", "pattern")
     out += ["", f"## Graduation candidates ({len(view.graduation_candidates)})"]
@@ -197,6 +243,13 @@ def render_text(view: Orientation) -> str:
         ids = " ".join(map(str, candidate.related_ids))
         out.append(f"{number}. #{candidate.memory.id} {printable(candidate.memory.topic)}: {printable(candidate.reason)}.")
         out.append(f"   Codify it as a policy rule, then run `mneme dismiss {ids}`.")
+    if view.imported:
+        out += ["", f"## Imported from Legion, not task-verified ({len(view.imported)})"]
+    for number, known in enumerate(view.imported, start=1):
+        out.append(f"{number}. #{known.memory.id} {known.memory.kind} {printable(known.file)} "
+                   f"{printable(known.record_id)}: {printable(known.memory.first_line)}")
+        out.append(_indented(known.memory.from_line()))
+    out += _omitted(view, "imported", "imported record")
     if view.cooled:
         out += ["", f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
                     f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; pass --modified FILE to keep those in scope.)"]

@@ -17,6 +17,7 @@ from typing import Any
 from mneme_tui import config
 from mneme_tui.memory.learning.distill import PatternLearning, PitfallLearning, SyncPlan, distill
 from mneme_tui.memory.learning.report import TaskReport
+from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 
 
@@ -143,7 +144,8 @@ def _supersede_patterns(store: Store, report: TaskReport, pattern: PatternLearni
 
 def _item(report: TaskReport, learning: PitfallLearning | PatternLearning) -> dict[str, Any]:
     kind = "pitfall" if isinstance(learning, PitfallLearning) else "pattern"
-    return dict(content=learning.content, kind=kind, topic=learning.topic, repo_id=report.repo, task_id=report.task_id)
+    return dict(content=learning.content, kind=kind, topic=learning.topic, repo_id=report.repo, task_id=report.task_id,
+                provenance=Provenance(TASK_SYNC, report.task_id))
 
 
 def _synced(

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import peewee
 
+from mneme_tui import config
 from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.memory.persistence import dialect
-from mneme_tui.memory.persistence.migrations import SCHEMA_VERSION, pending
+from mneme_tui.memory.persistence.migrations import SCHEMA_VERSION, pending, script_at
 
 
 def open_database(path: Path) -> peewee.Database:
@@ -56,7 +57,8 @@ def _migrate(db: peewee.Database) -> None:
     """Apply the migrations the database still needs (re-read: another process may have done them)."""
     steps = pending(dialect.schema_version(db))
     if steps:
-        dialect.migrate(db, [(step.version, step.script) for step in steps])
+        now = config.now().isoformat(sep=" ")
+        dialect.migrate(db, [(step.version, script_at(step, now)) for step in steps])
 
 
 def _create_file(path: Path) -> None:

@@ -17,11 +17,15 @@ from mneme_tui.memory.persistence.schema import (
     MEMORY_COLUMNS,
     Tables,
 )
-from mneme_tui.memory.records import Memory
+from mneme_tui.memory.records import UNKNOWN_PROVENANCE, Memory, Provenance
 
 INSERT_CHUNK = 5_000
 _INSERT = dialect.insert_sql("memories", INSERT_COLUMNS)
-_SELECT_MEMORY = f"SELECT {', '.join(MEMORY_COLUMNS)} FROM memories"
+_SELECT_MEMORY = (
+    f"SELECT {', '.join('m.' + column for column in MEMORY_COLUMNS)}, p.source, p.detail "
+    "FROM memories m LEFT JOIN memory_provenance p ON p.memory_id = m.id"
+)
+"""A memory with its provenance, in one query (``memory_from_row`` takes the two extra columns)."""
 _SELECT_INDEX = f"SELECT {', '.join(INDEX_COLUMNS)} FROM memories"
 
 
@@ -30,9 +34,12 @@ def rows_of(query: Any) -> list[tuple[Any, ...]]:
     return list(query.tuples())
 
 
-def memory_from_row(values: Sequence[Any]) -> Memory:
-    """A ``Memory`` from a row in ``MEMORY_COLUMNS`` order (``created_at`` text or datetime, as UTC)."""
-    memory_id, repo_id, kind, topic, content, task_id, created, status, superseded_by, access_count = values
+def memory_from_row(values: Sequence[Any], provenance: Provenance | None = None) -> Memory:
+    """A ``Memory`` from a row in ``MEMORY_COLUMNS`` order (``created_at`` text or datetime, as UTC),
+    optionally followed by the provenance's source and detail (``unknown`` when absent)."""
+    memory_id, repo_id, kind, topic, content, task_id, created, status, superseded_by, access_count = values[:10]
+    if provenance is None:
+        provenance = Provenance(values[10], values[11] or "") if len(values) > 10 and values[10] else UNKNOWN_PROVENANCE
     if isinstance(created, str):
         try:
             created = datetime.fromisoformat(created)
@@ -51,6 +58,7 @@ def memory_from_row(values: Sequence[Any]) -> Memory:
         status=status,
         superseded_by=superseded_by or 0,
         access_count=access_count,
+        provenance=provenance,
     )
 
 
@@ -93,7 +101,7 @@ class MemoryTable:
 
     def get(self, memory_id: int) -> Memory | None:
         """One memory, or None."""
-        row = self.db.execute_sql(_SELECT_MEMORY + " WHERE id = ?", (memory_id,)).fetchone()
+        row = self.db.execute_sql(_SELECT_MEMORY + " WHERE m.id = ?", (memory_id,)).fetchone()
         return None if row is None else memory_from_row(row)
 
     def get_many(self, ids: Sequence[int]) -> dict[int, Memory]:
@@ -101,7 +109,7 @@ class MemoryTable:
         found: dict[int, Memory] = {}
         for start in range(0, len(ids), dialect.MAX_PARAMETERS):
             chunk = [int(i) for i in ids[start : start + dialect.MAX_PARAMETERS]]
-            cursor = self.db.execute_sql(f"{_SELECT_MEMORY} WHERE id IN ({dialect.placeholders(len(chunk))})", chunk)
+            cursor = self.db.execute_sql(f"{_SELECT_MEMORY} WHERE m.id IN ({dialect.placeholders(len(chunk))})", chunk)
             for values in cursor.fetchall():
                 memory = memory_from_row(values)
                 found[memory.id] = memory

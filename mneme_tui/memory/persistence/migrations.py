@@ -33,9 +33,16 @@ MIGRATIONS: tuple[Migration, ...] = (
               "DROP TRIGGER IF EXISTS memories_revision_insert;"),
     Migration(3, "the Legion mirror's legion_records and task sync's task_sync_ledger",
               schema.LEGION_RECORDS_DDL + schema.TASK_SYNC_LEDGER_DDL),
+    Migration(4, "memory_provenance: where every memory came from; imported Legion rows lose statutory kinds",
+              schema.PROVENANCE_MIGRATION),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
+
+
+def script_at(migration: Migration, now: str) -> str:
+    """The migration's SQL with the clock's time (``now``, ISO text) put in for ``schema.NOW_TOKEN``."""
+    return migration.script.replace(schema.NOW_TOKEN, "'" + now.replace("'", "") + "'")
 
 
 def pending(version: int) -> list[Migration]:

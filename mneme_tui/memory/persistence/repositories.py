@@ -1,5 +1,5 @@
-"""One small repository per side table: audit, task access, revision/identity, Legion records and the
-task-sync ledger. Each takes the open database; writes run inside the caller's write transaction."""
+"""One small repository per side table: audit, task access, revision/identity, Legion records, the
+task-sync ledger and provenance. Each takes the open database; writes run inside the caller's write transaction."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import peewee
 
 from mneme_tui.memory.persistence import dialect
 from mneme_tui.memory.persistence.memories import rows_of
-from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_COLUMNS, Tables
+from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_COLUMNS, PROVENANCE_COLUMNS, Tables
 
 
 class AuditLog:
@@ -128,6 +128,21 @@ class LegionRecords:
             self.db.execute_sql(
                 f"DELETE FROM legion_records WHERE memory_id IN ({dialect.placeholders(len(chunk))})", chunk
             )
+
+
+_PROVENANCE_INSERT = dialect.insert_sql("memory_provenance", PROVENANCE_COLUMNS)
+
+
+class ProvenanceLog:
+    """``memory_provenance``: where each memory came from (written with the mint, never changed)."""
+
+    def __init__(self, db: peewee.Database) -> None:
+        self.db = db
+
+    def add(self, rows: Sequence[tuple[int, str, str]]) -> None:
+        """Record (memory_id, source, detail) rows inside the caller's write transaction."""
+        if rows:
+            dialect.insert_many(self.db, _PROVENANCE_INSERT, rows)
 
 
 _LEDGER_INSERT = dialect.insert_sql("task_sync_ledger", LEDGER_COLUMNS)

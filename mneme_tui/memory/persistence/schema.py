@@ -12,6 +12,8 @@
 - ``legion_records``: the link between a mirrored Legion record and its memory (``legion/mirror.py``
   describes the columns).
 - ``task_sync_ledger``: one row per learning a verified task sync wrote (so a re-sync writes nothing twice).
+- ``memory_provenance``: where each memory came from (source and detail), written with the mint and never
+  changed after it (schema 4).
 
 The DDL texts are used by the migrations (``migrations.py``); the peewee models below are views of the
 same tables for queries.
@@ -126,6 +128,56 @@ CREATE TABLE IF NOT EXISTS task_sync_ledger (
 """``learning`` is ``pitfall`` or ``pattern``; ``path`` is the cited file ('' when none) or the pattern's
 scope; ``gate`` is '' for patterns."""
 
+PROVENANCE_DDL = """
+CREATE TABLE IF NOT EXISTS memory_provenance (
+    memory_id INTEGER PRIMARY KEY REFERENCES memories(id),
+    source TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS idx_memory_provenance_source ON memory_provenance(source);
+"""
+"""``source``: task-sync (detail: the task id), legion-import (detail: ``FILE#ID``, ``FILE#~fingerprint`` for
+an ID-less row), save, tui, mcp (detail: the client), demo, bench, or unknown (rows older than schema 4
+whose origin nothing recorded)."""
+
+RETYPED_IMPORT_KINDS = (("task", "outcome"), ("review", "outcome"), ("pattern", "practice"), ("pitfall", "error"))
+"""Statutory kind → imported kind, for Legion rows that schema 3 minted with a statutory kind."""
+
+NOW_TOKEN = "datetime('now')"
+"""Replaced by the clock's time (``config.now``, quoted) when ``open_database`` runs a migration, so audit rows
+follow ``MNEME_NOW``; the script stays valid SQL without the replacement."""
+
+
+def _retype_case() -> str:
+    whens = " ".join(f"WHEN '{old}' THEN '{new}'" for old, new in RETYPED_IMPORT_KINDS)
+    return f"CASE kind {whens} END"
+
+
+_RETYPED_OLD = ", ".join(f"'{old}'" for old, _ in RETYPED_IMPORT_KINDS)
+_NOT_YET = "NOT EXISTS (SELECT 1 FROM mneme_meta WHERE key = 'provenance_version')"
+_IMPORTED_NOW = (
+    f"kind IN ({_RETYPED_OLD}) AND id IN (SELECT memory_id FROM memory_provenance WHERE source = 'legion-import')"
+    f" AND {_NOT_YET}"
+)
+
+PROVENANCE_MIGRATION = PROVENANCE_DDL + f"""
+INSERT OR IGNORE INTO memory_provenance(memory_id, source, detail)
+    SELECT memory_id, 'task-sync', MIN(task_id) FROM task_sync_ledger GROUP BY memory_id;
+INSERT OR IGNORE INTO memory_provenance(memory_id, source, detail)
+    SELECT memory_id, 'legion-import', (CASE WHEN source_file != '' THEN source_file ELSE family END) || '#' || identity
+    FROM legion_records WHERE origin = 'file';
+INSERT INTO memory_audit(memory_id, from_status, to_status, at, reason)
+    SELECT id, status, status, {NOW_TOKEN},
+           'kind ' || kind || '→' || {_retype_case()} || ': imported Legion record, not task-sync verified'
+    FROM memories WHERE {_IMPORTED_NOW} ORDER BY id;
+UPDATE memories SET kind = {_retype_case()} WHERE {_IMPORTED_NOW};
+INSERT OR IGNORE INTO memory_provenance(memory_id, source, detail) SELECT id, 'unknown', '' FROM memories;
+INSERT OR IGNORE INTO mneme_meta(key, value) VALUES ('provenance_version', '1');
+"""
+"""Schema 4: record every memory's origin, and re-type the Legion rows schema 3 imported as statutory kinds
+(ids, content, statuses and ``legion_records`` kept; one audit row each). Idempotent: every insert ignores
+rows already there and the re-typing runs once (``mneme_meta.provenance_version``)."""
+
 MEMORY_COLUMNS = (
     "id", "repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
 )
@@ -145,6 +197,9 @@ LEGION_RECORD_COLUMNS = (
     "content_hash", "columns", "archived", "origin", "state", "sync_status", "sync_superseded_by", "synced_at",
 )
 """The columns of ``legion_records``, in table order."""
+
+PROVENANCE_COLUMNS = ("memory_id", "source", "detail")
+"""The columns of ``memory_provenance``, in table order."""
 
 LEDGER_COLUMNS = ("repo_id", "task_id", "learning", "gate", "path", "memory_id", "synced_at")
 """The columns of ``task_sync_ledger``, in table order."""
