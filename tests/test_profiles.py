@@ -14,15 +14,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from provenances import SYNCED
 
 from mneme_tui.memory import evaluation as ev
 from mneme_tui.memory import index_snapshot, ranking
 from mneme_tui.memory.analysis import STOP_WORDS, Analyzer, porter_stem
 from mneme_tui.memory.index import MemoryIndex, days_since_epoch
-from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
-
-SYNCED = Provenance(TASK_SYNC, "test")
 
 DATASET = str(Path(__file__).parent / "data" / "recall_eval.json")
 
@@ -400,7 +398,6 @@ def mneme(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return run
-
 
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from mneme_tui.memory.store import Store
 from mneme_tui.validation import MAX_CONTENT_CHARS
+from provenances import SYNCED
 
 HUGE_ID = "9" * 5000
 
@@ -173,7 +174,7 @@ def test_supersede_of_a_tombstoned_memory_is_refused(run, store):
 
 @pytest.mark.parametrize("kind", ["pitfall", "pattern", "task"])
 def test_supersede_refuses_statutory_memories_and_says_why(run, store, kind):
-    memory = store.mint("learned by task sync", kind=kind, repo_id="acme")
+    memory = store.mint("learned by task sync", kind=kind, repo_id="acme", provenance=SYNCED)
     before = store.count(status="all")
     run("supersede", str(memory.id), "by hand").assert_one_error_line(
         1, "ERR_VALIDATION_FAILED", "statutory", "task sync", f"mneme dismiss {memory.id}", "advisory")
@@ -276,7 +277,7 @@ def test_edit_a_shell_script_editor(run, store, tmp_path, monkeypatch):
 def test_edit_refuses_statutory_and_inactive_memories_before_opening_the_editor(run, store, tmp_path, monkeypatch):
     opened = tmp_path / "opened"
     _editor(tmp_path, monkeypatch, f"open({str(opened)!r}, 'w').write('x')")
-    pitfall = store.mint("a pitfall", kind="pitfall")
+    pitfall = store.mint("a pitfall", kind="pitfall", provenance=SYNCED)
     run("edit", str(pitfall.id)).assert_one_error_line(1, "ERR_VALIDATION_FAILED", "statutory", "advisory")
     gone = store.save("gone")
     store.dismiss([gone.id])

@@ -12,12 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from provenances import SYNCED
 
 from mneme_reference import raw_rows
 from mneme_tui.memory.kinds import ADVISORY_KINDS, STATUTORY_KINDS
-from mneme_tui.memory.records import TASK_SYNC, Provenance
-
-SYNCED = Provenance(TASK_SYNC, "test")
 
 MEMORY_FIELDS = {
     "id", "repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",

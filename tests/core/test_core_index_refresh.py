@@ -8,15 +8,13 @@ import sqlite3
 import warnings
 
 import pytest
+from provenances import SYNCED
 
 from mneme_reference import NOW, ref_load, ref_recall
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory.kinds import DECAY_LAMBDA
-from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 from mneme_tui.memory.vectors import embed, to_blob
-
-SYNCED = Provenance(TASK_SYNC, "test")
 
 
 def _ids(results) -> list[int]:
@@ -225,7 +223,7 @@ QUERIES = (("bulk row 17", "nomos", False), ("topic5 cache3", "acme", True), ("c
 
 def _big_store(path) -> Store:
     store = Store(path)
-    store.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", kind="reflection",
+    store.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", kind="reflection", provenance=SYNCED,
                           repo_id=("nomos", "acme", "global")[i % 3]) for i in range(index_snapshot.MIN_ROWS + 50)])
     store.recall("bulk row", repo="nomos")  # writes the snapshot
     assert index_snapshot.snapshot_path(path).exists()

@@ -6,14 +6,13 @@ import sqlite3
 from datetime import datetime, timedelta
 
 import pytest
+from provenances import SYNCED
 
 from mneme_reference import NOW, raw_rows
 from mneme_tui.errors import ERR_CONFIG, ERR_DATABASE, ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 
-SYNCED = Provenance(TASK_SYNC, "test")
 
 def _code(call) -> str:
     with pytest.raises(MnemeError) as caught:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from provenances import SYNCED
 
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 
-SYNCED = Provenance(TASK_SYNC, "test")
 
 def _error(action) -> MnemeError:
     with pytest.raises(MnemeError) as caught:

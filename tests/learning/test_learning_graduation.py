@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from provenances import SYNCED
 
 from mneme_tui.memory.learning.graduation import graduation_candidates
 from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report
 from mneme_tui.memory.learning.tasksync import sync_task
-from mneme_tui.memory.records import TASK_SYNC, Provenance
 
-SYNCED = Provenance(TASK_SYNC, "test")
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):

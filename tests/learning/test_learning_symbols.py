@@ -8,7 +8,14 @@ import pytest
 
 from mneme_tui.errors import MnemeError
 from mneme_tui.memory.learning.scope import (
-    below, common_scope, directory_scope, in_scope, is_structural, pitfall_topic, repo_path, split_topic,
+    below,
+    common_scope,
+    directory_scope,
+    in_scope,
+    is_structural,
+    pitfall_topic,
+    repo_path,
+    split_topic,
 )
 from mneme_tui.memory.learning.symbols import MAX_SYMBOLS, SymbolScan, python_symbols, scan_file, scan_text
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from provenances import SYNCED
 
 from mneme_tui.legion import cells
 from mneme_tui.legion import mirror as mirror_module
@@ -21,10 +22,7 @@ from mneme_tui.legion.mirror import columns_json, memory_content, record_json
 from mneme_tui.legion.records import RECORD_TYPES, ErrorRecord, PatternRecord, PreferenceRecord, Record
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory import vectors
-from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
-
-SYNCED = Provenance(TASK_SYNC, "test")
 
 _WORDS = [
     "alpha", "Beta", "\u212a", "KELVIN\u212a", "AbC9", "γάμμα", "ΣΊΣΥΦΟΣ", "x_y", "123", "日本語", "naïve",

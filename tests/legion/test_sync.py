@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from provenances import SYNCED
 
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion import mirror as mt
@@ -16,12 +17,10 @@ from mneme_tui.legion.bench import synthetic_outcomes
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.schemas import ARCHIVE, ERRORS, PATTERNS, PREFERENCES
 from mneme_tui.legion.sync import SyncReport, resolve_memory_dir, sync
-from mneme_tui.memory.records import TASK_SYNC, Memory, Provenance
+from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
 
 from .conftest import outcome_row, write_outcomes
-
-SYNCED = Provenance(TASK_SYNC, "test")
 
 P = "proj"
 

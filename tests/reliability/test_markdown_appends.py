@@ -17,6 +17,7 @@ from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory.store import Store
+from provenances import SAVED
 from tests.reliability.conftest import OLD_DATE, outcome_line, preference_line
 
 OUTCOME_APPENDS = 300
@@ -64,7 +65,7 @@ def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project
             if action == 0:
                 memory.record_outcome(agent="agent-b", outcome="success", summary=f"recorded {step}")
             elif action == 1:
-                store.mint(f"exported preference {step}", kind="preference", topic="style", repo_id="proj")
+                store.mint(f"exported preference {step}", kind="preference", topic="style", repo_id="proj", provenance=SAVED)
                 sync(store, memory, "proj")
             else:
                 memory.apply_prune(memory.prune_plan())
@@ -89,8 +90,8 @@ def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project
     sync(store, memory, "proj")
     again = sync(store, memory, "proj")
     assert again.totals["added"] == again.totals["updated"] == again.totals["exported"] == 0
-    tasks = store.list(status="all", repo_id="proj", kind="task", limit=None)
-    assert len(tasks) == len(rows)
+    outcomes = store.list(status="all", repo_id="proj", kind="outcome", limit=None)
+    assert len(outcomes) == len(rows)
 
 
 def test_a_failed_verification_never_restores_over_a_newer_append(legion_project: LegionMemory,

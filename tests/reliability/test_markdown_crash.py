@@ -20,6 +20,7 @@ import pytest
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory.store import Store
+from provenances import SAVED, SYNCED
 from tests.reliability.conftest import make_project
 
 PHASE_SUMMARY = """---
@@ -55,8 +56,8 @@ def _setup(root: Path, command: str) -> tuple[list[str], Path]:
                 "--summary", "crash test"], folder
     if command == "sync":
         store = Store(db)
-        store.mint("Prefer small pull requests", kind="preference", topic="style", repo_id="proj")
-        store.mint("Retry with backoff", kind="pitfall", topic="queues", repo_id="proj")
+        store.mint("Prefer small pull requests", kind="preference", topic="style", repo_id="proj", provenance=SAVED)
+        store.mint("Retry with backoff", kind="pitfall", topic="queues", repo_id="proj", provenance=SYNCED)
         store.close()
         return ["legion", "sync", "--dir", str(folder), "-p", "proj", "--db", str(db)], folder
     if command == "prune":

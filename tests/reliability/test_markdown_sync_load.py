@@ -14,6 +14,7 @@ from pathlib import Path
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.document import parse
 from mneme_tui.memory.store import Store
+from provenances import SAVED
 
 PENDING = 1500
 
@@ -21,7 +22,7 @@ PENDING = 1500
 def test_saves_beside_a_large_sync_all_succeed(legion_project: LegionMemory, tmp_path: Path) -> None:
     db = tmp_path / "mneme.db"
     store = Store(db)
-    store.mint_many([{"content": f"exported preference number {n}", "kind": "preference", "topic": "style",
+    store.mint_many([{"content": f"exported preference number {n}", "kind": "preference", "topic": "style", "provenance": SAVED,
                       "repo_id": "proj"} for n in range(PENDING)])
     store.close()
     trace = tmp_path / "points.txt"
@@ -56,7 +57,7 @@ def test_saves_beside_a_large_sync_all_succeed(legion_project: LegionMemory, tmp
 def test_two_syncs_at_once_export_each_memory_once(legion_project: LegionMemory, tmp_path: Path) -> None:
     db = tmp_path / "mneme.db"
     store = Store(db)
-    store.mint_many([{"content": f"pending preference {n}", "kind": "preference", "repo_id": "proj"}
+    store.mint_many([{"content": f"pending preference {n}", "kind": "preference", "repo_id": "proj", "provenance": SAVED}
                      for n in range(300)])
     store.close()
     env = {**os.environ, "MNEME_DB": str(db)}

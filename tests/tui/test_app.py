@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from provenances import SYNCED
+
 from mneme_tui.legion.sync import SyncReport
-from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 from mneme_tui.tui import app as app_module
 from mneme_tui.tui.app import MODE_SCREENS, MnemeApp
@@ -18,7 +19,6 @@ from mneme_tui.tui.widgets.paged_table import PagedTable
 
 from .conftest import SIZE
 
-SYNCED = Provenance(TASK_SYNC, "test")
 
 async def test_help_lists_every_key(demo_app):
     async with demo_app.run_test(size=SIZE) as pilot:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from provenances import SYNCED
+
 from mneme_tui.memory.learning.graduation import graduation_candidates
-from mneme_tui.memory.records import TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.graduation import DISMISS_REASON, EMPTY_MESSAGE, GraduationScreen
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
@@ -18,8 +19,6 @@ from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
 from .conftest import NOW, SIZE, plain
-
-SYNCED = Provenance(TASK_SYNC, "test")
 
 MARKUP_GATE = "[bold]Gate[/bold] [@click=app.quit]"
 MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"

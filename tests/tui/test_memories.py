@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from mneme_tui.memory.records import TASK_SYNC, Provenance
+from provenances import SYNCED
+
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.memories import PAGE_SIZE, MemoriesScreen
 from mneme_tui.tui.screenshots import settle
@@ -13,7 +14,6 @@ from mneme_tui.tui.widgets.paged_table import PagedTable
 
 from .conftest import SIZE, plain
 
-SYNCED = Provenance(TASK_SYNC, "test")
 
 def _screen_text(app) -> str:
     """The text of the table area as painted (from the SVG screenshot)."""

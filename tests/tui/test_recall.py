@@ -5,7 +5,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from mneme_tui.memory.records import TASK_SYNC, Provenance, ScoredMemory
+from provenances import SYNCED
+
+from mneme_tui.memory.records import ScoredMemory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.recall import RecallScreen
 from mneme_tui.tui.screenshots import settle
@@ -14,7 +16,6 @@ from mneme_tui.tui.widgets.results_table import ResultsTable
 
 from .conftest import SIZE, plain, type_text
 
-SYNCED = Provenance(TASK_SYNC, "test")
 
 def _table(app) -> ResultsTable:
     return app.screen.query_one("#results", ResultsTable)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mneme_tui.memory.records import TASK_SYNC, Provenance
+from provenances import SYNCED
+
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screenshots import (
     briefing_scene,
@@ -20,8 +21,6 @@ from mneme_tui.tui.screenshots import (
 )
 
 from .conftest import SIZE, type_text
-
-SYNCED = Provenance(TASK_SYNC, "test")
 
 MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"
 
