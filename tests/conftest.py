@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+pytest_plugins = ["pg_fixtures"]  # the PostgreSQL server fixtures (tests/pg_fixtures.py)
+
 FIXED_NOW = "2026-11-29T12:00:00"
 
 
