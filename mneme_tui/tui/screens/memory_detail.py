@@ -45,6 +45,7 @@ class MemoryScreen(ModalScreen[None]):
         Binding("greater_than_sign", "newer", "Newer", tooltip="Open the memory that supersedes this one"),
         Binding("less_than_sign", "older", "Older", tooltip="Open the memory this one superseded"),
         Binding("u", "undo", "Undo", tooltip="Undo the last action (dismiss ↔ restore; an edit restores the old text)"),
+        Binding("n", "app.new_memory", "New", tooltip="Save a new memory"),  # a modal hides the app's keys
     ]
 
     def __init__(self, memory_id: int) -> None:

@@ -1,0 +1,118 @@
+"""``n``: the new-memory form from any screen: saved through the store's validation, undone with ``u``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, Select, Static, TextArea
+
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.store import Store
+from mneme_tui.tui.screens.new_memory import NewMemoryScreen
+from mneme_tui.tui.screens.recall import RecallScreen
+from mneme_tui.tui.screenshots import press, settle
+
+from .conftest import SIZE, plain, type_text
+
+
+def _store() -> Store:
+    store = Store(Path("new.db"))
+    store.save("Keep the deploy job idempotent", kind="decision", topic="Deploys", repo_id="atlas-api")
+    return store
+
+
+def _messages(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_n_saves_a_new_memory_and_u_undoes_it(make_app):
+    store = _store()
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "escape", "n")
+        form = app.screen
+        assert isinstance(form, NewMemoryScreen)
+        assert form.query_one("#new-content", TextArea).has_focus
+        assert form.query_one("#new-repo", Input).value == "atlas-api"
+        await type_text(pilot, "Pin textual below 8.3")
+        await press(pilot, "tab")
+        await type_text(pilot, "Dependencies")
+        form.query_one("#new-kind", Select).value = "fact"
+        await press(pilot, "ctrl+s")
+        assert isinstance(app.screen, RecallScreen)
+        saved = store.list(status=K.ACTIVE, repo_id="atlas-api", limit=10)[0]
+        assert (saved.content, saved.topic, saved.kind, saved.repo_id) == (
+            "Pin textual below 8.3", "Dependencies", "fact", "atlas-api")
+        assert f"Saved #{saved.id} (fact, atlas-api) — press u to undo." in _messages(app)
+        assert str(saved.id) in app.screen.query_one("#results").row_keys  # the list shows it at once
+        await press(pilot, "u")
+        assert store.get(saved.id).status == K.TOMBSTONED
+        assert f"Undid the save: #{saved.id} dismissed" in _messages(app)
+
+
+async def test_the_kind_list_offers_only_advisory_kinds(make_app):
+    app = make_app(_store())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "escape", "n")
+        select = app.screen.query_one("#new-kind", Select)
+        assert [value for _, value in select._options] == list(K.ADVISORY_KINDS)
+        assert select.value == "reflection"
+
+
+async def test_invalid_input_shows_the_error_in_the_form_and_saves_nothing(make_app):
+    store = _store()
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "escape", "n")
+        await type_text(pilot, "   ")
+        await press(pilot, "ctrl+s")
+        form = app.screen
+        assert isinstance(form, NewMemoryScreen)
+        assert plain(form.query_one("#new-error", Static)) == "Not saved: ERR_VALIDATION_FAILED: memory content cannot be empty"
+        form.query_one("#new-content", TextArea).text = "x" * 100_001
+        await press(pilot, "ctrl+s")
+        assert "longer than 100000 characters" in plain(form.query_one("#new-error", Static))
+        assert store.count() == 1
+        await press(pilot, "escape")
+        assert isinstance(app.screen, RecallScreen)
+        assert store.count() == 1
+
+
+async def test_escape_cancels_without_saving(make_app):
+    store = _store()
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "escape", "n")
+        await type_text(pilot, "half a thought")
+        await press(pilot, "escape")
+        assert isinstance(app.screen, RecallScreen)
+        assert store.count() == 1
+        assert not any(m.startswith("Saved") for m in _messages(app))
+
+
+async def test_n_in_the_query_types_n(make_app):
+    app = make_app(_store())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "n")
+        assert isinstance(app.screen, RecallScreen)
+        assert app.screen.query_one("#query", Input).value == "n"
+
+
+async def test_n_works_from_every_mode_and_from_a_memory_detail(make_app):
+    app = make_app(_store())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in ("2", "3", "4", "5"):
+            await press(pilot, "escape", key, "n")
+            assert isinstance(app.screen, NewMemoryScreen), key
+            await press(pilot, "escape")
+        await press(pilot, "1", "enter")  # Recall's results have focus: enter opens the detail
+        await press(pilot, "n")
+        assert isinstance(app.screen, NewMemoryScreen)
+        await press(pilot, "n")  # typed into the content, not a second form
+        assert app.screen.query_one("#new-content", TextArea).text == "n"
