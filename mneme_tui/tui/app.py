@@ -49,7 +49,7 @@ class MnemeApp(App[int]):
         Binding("s", "sync", "Sync", tooltip="Legion sync: import and export the .planning/memory files"),
         Binding("n", "new_memory", "New", tooltip="Save a new memory (a form: content, topic, kind, repo)"),
         Binding("u", "undo", "Undo", show=False,
-                tooltip="Undo the last save, or the last action in Recall or a memory's detail"),
+                tooltip="Undo the last save, Recall dismissal or detail action"),
         Binding("q", "quit", "Quit", show=False, tooltip="Quit (also ctrl+q)"),
     ]
 

@@ -201,7 +201,7 @@ async def test_copy_puts_the_text_on_the_clipboard_and_says_how(make_app):
 
 
 async def test_enter_on_a_recall_result_opens_the_actions(make_app):
-    store, memory_id, _ = _seed()
+    store, _, _ = _seed()
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -116,3 +116,17 @@ async def test_n_works_from_every_mode_and_from_a_memory_detail(make_app):
         assert isinstance(app.screen, NewMemoryScreen)
         await press(pilot, "n")  # typed into the content, not a second form
         assert app.screen.query_one("#new-content", TextArea).text == "n"
+
+
+async def test_the_help_lists_the_detail_actions_and_the_form_keys(make_app):
+    from mneme_tui.tui.screens.help import help_table
+
+    app = make_app(_store())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = help_table(app)
+        rows = [(key.plain, what.plain) for key, what in zip(table.columns[0]._cells, table.columns[1]._cells)]
+        assert ("Memory detail", "") in rows and ("New memory (n)", "") in rows
+        assert ("e", "Edit the text in $VISUAL/$EDITOR: saves a new memory that supersedes this one") in rows
+        assert ("n", "Save a new memory (a form: content, topic, kind, repo)") in rows
+        assert ("^s", "Save the memory") in rows

@@ -15,6 +15,7 @@ from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import Memory
 from mneme_tui.tui.screens.base import write_in_worker
 from mneme_tui.tui.text import literal_text
+from mneme_tui.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from mneme_tui.tui.app import MnemeApp
@@ -58,6 +59,7 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
             with Horizontal(id="new-buttons"):
                 yield Button(Text("Save (ctrl+s)"), id="new-save", variant="primary")
                 yield Button(Text("Cancel (esc)"), id="new-cancel")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         area = self.query_one("#new-content", TextArea)

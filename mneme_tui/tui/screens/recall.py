@@ -51,7 +51,8 @@ class RecallScreen(ModeScreen):
     MODE_TITLE = "Recall"
     MODE_DESCRIPTION = "Search memories with the hybrid ranking"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    HELP = "Type to search; results are ranked by the hybrid score. The detail pane explains each score."
+    HELP = ("Type to search; results are ranked by the hybrid score. The detail pane explains each score. esc "
+            "moves to the results; there, letters type into the query and 1-5, s, n, d, u, q, ? act.")
     BINDINGS = [
         Binding("ctrl+g", "toggle_cross_repo", "All repos", tooltip="Search every repo (-A) or this repo plus global"),
         Binding("ctrl+t", "pick_kind", "Kind", tooltip="Filter results by kind"),
