@@ -68,7 +68,7 @@ async def test_dismiss_then_undo_then_restore(make_app):
         assert "tombstoned" in _body(screen)
         await press(pilot, "u")
         assert store.get(memory_id).status == K.ACTIVE
-        assert f"Restored #{memory_id} to active" in _messages(app)
+        assert f"#{memory_id} is active again" in _messages(app)
         await press(pilot, "r")
         assert f"#{memory_id} is already active." in _messages(app)
         await press(pilot, "d", "r")

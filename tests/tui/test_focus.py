@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.widgets import Input
 
@@ -35,6 +36,14 @@ def _results(app) -> ResultsTable:
     return app.screen.query_one("#results", ResultsTable)
 
 
+async def _on_results(pilot, query: str = "") -> None:
+    """Type ``query`` (if any), then ``esc``: the results have focus."""
+    await settle(pilot)
+    await type_text(pilot, query)
+    await press(pilot, "escape")
+    assert _results(pilot.app).has_focus
+
+
 async def test_escape_only_leaves_the_query(make_app):
     app = make_app(_store())
     async with app.run_test(size=SIZE) as pilot:
@@ -49,9 +58,7 @@ async def test_escape_only_leaves_the_query(make_app):
 async def test_a_letter_typed_on_the_results_goes_into_the_query(make_app):
     app = make_app(_store())
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await type_text(pilot, "worker")
-        await press(pilot, "escape")
+        await _on_results(pilot, "worker")
         await type_text(pilot, " thr")
         await settle(pilot)
         query = _query(app)
@@ -77,8 +84,7 @@ async def test_a_burst_of_keys_on_the_results_is_never_lost(make_app):
     the first one moves the focus at once, so the rest, digits and ``s`` included, type too."""
     app = make_app(_store())
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "escape")
+        await _on_results(pilot)
         for char in "thread 1s":
             key = "space" if char == " " else char
             app.post_message(events.Key(key, char))
@@ -90,9 +96,7 @@ async def test_a_burst_of_keys_on_the_results_is_never_lost(make_app):
 async def test_a_paste_on_the_results_goes_into_the_query(make_app):
     app = make_app(_store())
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await type_text(pilot, "worker ")
-        await press(pilot, "escape")
+        await _on_results(pilot, "worker ")
         _results(app).post_message(events.Paste("connection\nsecond line"))
         await settle(pilot)
         assert _query(app).has_focus and _query(app).value == "worker connection"
@@ -115,9 +119,8 @@ async def test_bound_keys_act_from_the_results_and_never_reach_the_query(make_ap
 async def test_returning_to_recall_restores_query_row_and_focus(make_app):
     app = make_app(_store())
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await type_text(pilot, "worker thread")
-        await press(pilot, "escape", "down", "down")
+        await _on_results(pilot, "worker thread")
+        await press(pilot, "down", "down")
         key = _results(app).cursor_key
         await press(pilot, "2")
         await press(pilot, "3")
@@ -131,9 +134,8 @@ async def test_d_dismisses_the_highlighted_result_and_u_brings_it_back(make_app)
     store = _store()
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await type_text(pilot, "worker thread")
-        await press(pilot, "escape", "down")
+        await _on_results(pilot, "worker thread")
+        await press(pilot, "down")
         key = _results(app).cursor_key
         assert key is not None
         await press(pilot, "d")
@@ -149,11 +151,14 @@ async def test_d_dismisses_the_highlighted_result_and_u_brings_it_back(make_app)
         assert f"Restored #{memory_id}" in [n.message for n in app._notifications]
 
 
-async def test_d_in_the_query_types_d(make_app):
+@pytest.mark.parametrize("key", ["d", "n", "u", "s", "1", "q"])
+async def test_bound_keys_typed_in_the_query_are_text(make_app, key):
+    """In the query, every printable key types: no dismissal, form, undo, sync, mode switch or quit."""
     store = _store()
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await type_text(pilot, "d")
-        assert _query(app).value == "d"
-        assert store.count(status=K.TOMBSTONED) == 0
+        await type_text(pilot, key)
+        await settle(pilot)
+        assert isinstance(app.screen, RecallScreen) and _query(app).value == key
+        assert store.count(status=K.TOMBSTONED) == 0 and not app._notifications

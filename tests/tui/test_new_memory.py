@@ -25,14 +25,20 @@ def _messages(app) -> list[str]:
     return [n.message for n in app._notifications]
 
 
+async def _open_form(pilot) -> NewMemoryScreen:
+    """From Recall's results, ``n``: the form."""
+    await settle(pilot)
+    await press(pilot, "escape", "n")
+    form = pilot.app.screen
+    assert isinstance(form, NewMemoryScreen)
+    return form
+
+
 async def test_n_saves_a_new_memory_and_u_undoes_it(make_app):
     store = _store()
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "escape", "n")
-        form = app.screen
-        assert isinstance(form, NewMemoryScreen)
+        form = await _open_form(pilot)
         assert form.query_one("#new-content", TextArea).has_focus
         assert form.query_one("#new-repo", Input).value == "atlas-api"
         await type_text(pilot, "Pin textual below 8.3")
@@ -54,9 +60,7 @@ async def test_n_saves_a_new_memory_and_u_undoes_it(make_app):
 async def test_the_kind_list_offers_only_advisory_kinds(make_app):
     app = make_app(_store())
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "escape", "n")
-        select = app.screen.query_one("#new-kind", Select)
+        select = (await _open_form(pilot)).query_one("#new-kind", Select)
         assert [value for _, value in select._options] == list(K.ADVISORY_KINDS)
         assert select.value == "reflection"
 
@@ -65,13 +69,12 @@ async def test_invalid_input_shows_the_error_in_the_form_and_saves_nothing(make_
     store = _store()
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "escape", "n")
+        form = await _open_form(pilot)
         await type_text(pilot, "   ")
         await press(pilot, "ctrl+s")
-        form = app.screen
-        assert isinstance(form, NewMemoryScreen)
-        assert plain(form.query_one("#new-error", Static)) == "Not saved: ERR_VALIDATION_FAILED: memory content cannot be empty"
+        assert app.screen is form
+        error = form.query_one("#new-error", Static)
+        assert plain(error) == "Not saved: ERR_VALIDATION_FAILED: memory content cannot be empty"
         form.query_one("#new-content", TextArea).text = "x" * 100_001
         await press(pilot, "ctrl+s")
         assert "longer than 100000 characters" in plain(form.query_one("#new-error", Static))
@@ -85,22 +88,12 @@ async def test_escape_cancels_without_saving(make_app):
     store = _store()
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "escape", "n")
+        await _open_form(pilot)
         await type_text(pilot, "half a thought")
         await press(pilot, "escape")
         assert isinstance(app.screen, RecallScreen)
         assert store.count() == 1
         assert not any(m.startswith("Saved") for m in _messages(app))
-
-
-async def test_n_in_the_query_types_n(make_app):
-    app = make_app(_store())
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await type_text(pilot, "n")
-        assert isinstance(app.screen, RecallScreen)
-        assert app.screen.query_one("#query", Input).value == "n"
 
 
 async def test_n_works_from_every_mode_and_from_a_memory_detail(make_app):

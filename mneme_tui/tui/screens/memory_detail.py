@@ -138,33 +138,32 @@ class MemoryScreen(ModalScreen[None]):
         self.open_memory(self.record.supersedes[-1].id)
 
     def action_dismiss_memory(self) -> None:
-        memory = self._memory()
-        if memory is None:
-            return
-        if memory.status == K.TOMBSTONED:
-            self.mneme.say(f"#{memory.id} is already dismissed (r restores it).")
-            return
-        self._change(lambda store: store.dismiss([memory.id], reason=DISMISS_REASON), memory,
-                     f"Dismissed #{memory.id}", f"Restored #{memory.id} to {memory.status}", relink=False)
+        self._set_status(K.TOMBSTONED)
 
     def action_restore(self) -> None:
+        self._set_status(K.ACTIVE)
+
+    def _set_status(self, target: str) -> None:
+        """Dismiss (``target`` tombstoned) or restore (active) the memory; the undo puts back exactly what
+        changed (a restored superseded memory gets its ``superseded_by`` link back)."""
         memory = self._memory()
         if memory is None:
             return
-        if memory.status == K.ACTIVE:
-            self.mneme.say(f"#{memory.id} is already active.")
+        if memory.status == target:
+            self.mneme.say(f"#{memory.id} is already {target}.")
             return
-        self._change(lambda store: store.restore([memory.id], reason=RESTORE_REASON), memory,
-                     f"Restored #{memory.id} to active", f"#{memory.id} is {memory.status} again",
-                     relink=memory.status == K.SUPERSEDED)
+        dismissing = target == K.TOMBSTONED
+        did = f"Dismissed #{memory.id}" if dismissing else f"Restored #{memory.id} to active"
+        relink = not dismissing and memory.status == K.SUPERSEDED
 
-    def _change(self, write: Callable[[Store], StatusChange], memory: Memory, did: str, undone: str, *,
-                relink: bool) -> None:
-        """Dismiss or restore ``memory``; the undo puts back exactly what changed (``relink``: a restored
-        superseded memory gets its ``superseded_by`` link back)."""
+        def write(store: Store) -> StatusChange:
+            if dismissing:
+                return store.dismiss([memory.id], reason=DISMISS_REASON)
+            return store.restore([memory.id], reason=RESTORE_REASON)
 
         def done(change: StatusChange) -> None:
-            self.mneme.undo_stack.append(Undo(undo_write(change, memory, relink), undone, memory.id))
+            undo = Undo(undo_write(change, memory, relink), f"#{memory.id} is {memory.status} again", memory.id)
+            self.mneme.undo_stack.append(undo)
             self.mneme.say(f"{did} — press u to undo.")
             self.load()
 
