@@ -29,6 +29,7 @@ from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.graduation import GraduationScreen
 from mneme_tui.tui.screens.help import HelpScreen
 from mneme_tui.tui.screens.memories import MemoriesScreen
+from mneme_tui.tui.screens.memory_detail import MemoryScreen
 from mneme_tui.tui.screens.new_memory import NewMemoryScreen
 from mneme_tui.tui.screens.prune import PruneScreen
 from mneme_tui.tui.screens.recall import RecallScreen
@@ -130,9 +131,16 @@ class MnemeApp(App[int]):
                 return
             self.undo_stack.append(Undo(lambda store: store.dismiss([memory.id], reason=UNDO_REASON),
                                         f"Undid the save: #{memory.id} dismissed", memory.id))
-            self.say(f"Saved #{memory.id} ({memory.kind}, {memory.repo_id}) — press u to undo.")
+            self.say(f"Saved #{memory.id} ({memory.kind}, {memory.repo_id}) — {self._undo_hint()}.")
 
         self.push_screen(NewMemoryScreen(self.ctx.repo), saved)
+
+    def _undo_hint(self) -> str:
+        """How to undo from the current screen: ``u``, unless its ``u`` undoes only its own actions
+        (Memories, Graduation); then from Recall."""
+        screen = type(self.screen)
+        shared = screen in (RecallScreen, MemoryScreen) or all(b.key != "u" for b in screen_bindings(screen))
+        return "press u to undo" if shared else f"press {RecallScreen.MODE_KEY}, then u, to undo"
 
     def action_undo(self) -> None:
         undo_last(self)

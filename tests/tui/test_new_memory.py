@@ -104,7 +104,13 @@ async def test_n_works_from_every_mode_and_from_a_memory_detail(make_app):
             await press(pilot, "escape", key, "n")
             assert isinstance(app.screen, NewMemoryScreen), key
             await press(pilot, "escape")
-        await press(pilot, "1", "enter")  # Recall's results have focus: enter opens the detail
+        await press(pilot, "escape", "2", "n")
+        await type_text(pilot, "Saved from Memories")
+        await press(pilot, "ctrl+s")
+        assert any(m.endswith("— press 1, then u, to undo.") for m in _messages(app))  # Memories' u is its own
+        await press(pilot, "1", "u")
+        assert any(m.startswith("Undid the save") for m in _messages(app))
+        await press(pilot, "escape", "enter")  # Recall's results have focus: enter opens the detail
         await press(pilot, "n")
         assert isinstance(app.screen, NewMemoryScreen)
         await press(pilot, "n")  # typed into the content, not a second form
