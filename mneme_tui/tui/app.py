@@ -139,7 +139,7 @@ class MnemeApp(App[int]):
         """How to undo from the current screen: ``u``, unless its ``u`` undoes only its own actions
         (Memories, Graduation); then from Recall."""
         screen = type(self.screen)
-        shared = screen in (RecallScreen, MemoryScreen) or all(b.key != "u" for b in screen_bindings(screen))
+        shared = screen is MemoryScreen or all(b.key != "u" for b in screen_bindings(screen))
         return "press u to undo" if shared else f"press {RecallScreen.MODE_KEY}, then u, to undo"
 
     def action_undo(self) -> None:
@@ -238,6 +238,9 @@ class MnemeApp(App[int]):
                                 partial(self.action_mode, mode.MODE_NAME))
         yield SystemCommand("Help: every key", "Show all keys of every screen (? or F1)", self.action_help)
         yield SystemCommand("Legion sync", "Import and export the .planning/memory files (key s)", self.action_sync)
+        yield SystemCommand("New memory", "Save a new memory: content, topic, kind, repo (key n)",
+                            self.action_new_memory)
+        yield SystemCommand("Undo", "Undo the last save, Recall dismissal or detail action (key u)", self.action_undo)
         base = self._current_mode_screen()
         if base is not None:
             title = type(base).MODE_TITLE

@@ -129,3 +129,14 @@ async def test_the_help_lists_the_detail_actions_and_the_form_keys(make_app):
         assert ("e", "Edit the text in $VISUAL/$EDITOR: saves a new memory that supersedes this one") in rows
         assert ("n", "Save a new memory (a form: content, topic, kind, repo)") in rows
         assert ("^s", "Save the memory") in rows
+
+
+async def test_the_command_palette_offers_new_memory_and_undo(make_app):
+    app = make_app(_store())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        commands = {command.title: command for command in app.get_system_commands(app.screen)}
+        assert "Undo" in commands
+        commands["New memory"].callback()
+        await settle(pilot)
+        assert isinstance(app.screen, NewMemoryScreen)

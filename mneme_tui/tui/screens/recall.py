@@ -17,7 +17,7 @@ from mneme_tui import config
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.ranking import PROFILES
 from mneme_tui.memory.records import Memory, ScoredMemory, StatusChange
-from mneme_tui.tui.screens.base import DISMISS_REASON, UNDO_REASON, ModeScreen, Undo, undo_last
+from mneme_tui.tui.screens.base import DISMISS_REASON, UNDO_REASON, ModeScreen, Undo
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
 from mneme_tui.tui.text import age_cell, cell, kind_cell, one_line, topic_content_cell
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
@@ -59,7 +59,6 @@ class RecallScreen(ModeScreen):
         Binding("ctrl+l", "cycle_limit", "Limit", tooltip="How many results: 5, 10, 20 or 50"),
         Binding("ctrl+o", "cycle_profile", "Profile", tooltip="Cycle the ranking profile"),
         Binding("d", "dismiss_result", "Dismiss", tooltip="Dismiss (tombstone) the highlighted result"),
-        Binding("u", "undo", "Undo", show=False, tooltip="Undo the last dismissal, save or edit"),
         Binding("slash", "focus_query", "Search", show=False, tooltip="Back to the query, cursor at its end"),
         Binding("escape", "leave_query", "Results", show=False, tooltip="From the query: move into the results"),
         Binding("down", "focus_results", "Results", show=False, tooltip="From the query: move into the results (enter too)"),
@@ -313,7 +312,7 @@ class RecallScreen(ModeScreen):
 
     # ------------------------------------------------------------ dismiss, undo
     def action_dismiss_result(self) -> None:
-        """Dismiss the highlighted result; it leaves the list and ``u`` brings it back."""
+        """Dismiss the highlighted result; it leaves the list and ``u`` (the app's undo) brings it back."""
         key = self.query_one("#results", ResultsTable).cursor_key
         item = self._items.get(key) if key is not None else None
         if item is None:
@@ -329,6 +328,3 @@ class RecallScreen(ModeScreen):
 
         self.change_status(lambda store: store.dismiss([memory.id], reason=DISMISS_REASON), dismissed,
                            rollback=lambda: None)
-
-    def action_undo(self) -> None:
-        undo_last(self, lambda entry: self.reload("undo"))
