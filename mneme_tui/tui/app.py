@@ -22,12 +22,15 @@ from mneme_tui import compat, display
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion.sync import SyncReport
 from mneme_tui.legion.sync import sync as legion_sync
+from mneme_tui.memory.records import Memory
 from mneme_tui.tui.context import AppContext
-from mneme_tui.tui.screens.base import ModeScreen, screen_bindings
+from mneme_tui.tui.screens.base import UNDO_REASON, ModeScreen, Undo, screen_bindings, undo_last
 from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.graduation import GraduationScreen
 from mneme_tui.tui.screens.help import HelpScreen
 from mneme_tui.tui.screens.memories import MemoriesScreen
+from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.new_memory import NewMemoryScreen
 from mneme_tui.tui.screens.prune import PruneScreen
 from mneme_tui.tui.screens.recall import RecallScreen
 from mneme_tui.tui.styles import style_path
@@ -45,6 +48,9 @@ class MnemeApp(App[int]):
     BINDINGS = [
         Binding("question_mark,f1", "help", "Help", tooltip="This help: every key of every screen"),
         Binding("s", "sync", "Sync", tooltip="Legion sync: import and export the .planning/memory files"),
+        Binding("n", "new_memory", "New", tooltip="Save a new memory (a form: content, topic, kind, repo)"),
+        Binding("u", "undo", "Undo", show=False,
+                tooltip="Undo the last save, Recall dismissal or detail action"),
         Binding("q", "quit", "Quit", show=False, tooltip="Quit (also ctrl+q)"),
     ]
 
@@ -62,6 +68,7 @@ class MnemeApp(App[int]):
         self._polling = False
         self._watching = False
         self._prewarmed = False
+        self.undo_stack: list[Undo] = []  # Recall, memory detail and new-memory actions, newest last
         for mode in MODE_SCREENS:
             self.bind(mode.MODE_KEY, f"mode({mode.MODE_NAME!r})", description=mode.MODE_TITLE, show=False)
 
@@ -113,6 +120,30 @@ class MnemeApp(App[int]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def action_new_memory(self) -> None:
+        """The new-memory form; once saved, a toast names the new memory and ``u`` dismisses it again."""
+        if isinstance(self.screen, NewMemoryScreen):
+            return
+
+        def saved(memory: Memory | None) -> None:
+            if memory is None:
+                return
+            self.undo_stack.append(Undo(lambda store: store.dismiss([memory.id], reason=UNDO_REASON),
+                                        f"Undid the save: #{memory.id} dismissed", memory.id))
+            self.say(f"Saved #{memory.id} ({memory.kind}, {memory.repo_id}) — {self._undo_hint()}.")
+
+        self.push_screen(NewMemoryScreen(self.ctx.repo), saved)
+
+    def _undo_hint(self) -> str:
+        """How to undo from the current screen: ``u``, unless its ``u`` undoes only its own actions
+        (Memories, Graduation); then from Recall."""
+        screen = type(self.screen)
+        shared = screen is MemoryScreen or all(b.key != "u" for b in screen_bindings(screen))
+        return "press u to undo" if shared else f"press {RecallScreen.MODE_KEY}, then u, to undo"
+
+    def action_undo(self) -> None:
+        undo_last(self)
 
     def register_mode_screen(self, name: str, screen: ModeScreen) -> None:
         self.mounted_modes[name] = screen
@@ -207,6 +238,9 @@ class MnemeApp(App[int]):
                                 partial(self.action_mode, mode.MODE_NAME))
         yield SystemCommand("Help: every key", "Show all keys of every screen (? or F1)", self.action_help)
         yield SystemCommand("Legion sync", "Import and export the .planning/memory files (key s)", self.action_sync)
+        yield SystemCommand("New memory", "Save a new memory: content, topic, kind, repo (key n)",
+                            self.action_new_memory)
+        yield SystemCommand("Undo", "Undo the last save, Recall dismissal or detail action (key u)", self.action_undo)
         base = self._current_mode_screen()
         if base is not None:
             title = type(base).MODE_TITLE

@@ -35,6 +35,11 @@ async def press(pilot, *keys: str) -> None:
     await settle(pilot)
 
 
+def keys(text: str) -> list[str]:
+    """The key names that type ``text`` (letters and spaces)."""
+    return ["space" if char == " " else char for char in text]
+
+
 # ------------------------------------------------------------------ scenes (the snapshot tests use them too)
 async def recall_scene(pilot) -> None:
     pilot.app.screen.query_one("#query").value = "sqlite lock timeout"
@@ -53,6 +58,20 @@ async def memory_detail_scene(pilot) -> None:
     await press(pilot, "u")
     pilot.app.clear_notifications()
     await press(pilot, "enter")
+
+
+async def memory_actions_scene(pilot) -> None:
+    """Memories filtered to superseded ones, the first opened: its actions and the jump to the newer one."""
+    await press(pilot, "escape", "2")
+    await press(pilot, "f")
+    await press(pilot, "enter")
+
+
+async def new_memory_scene(pilot) -> None:
+    """The new-memory form, filled in (``n``)."""
+    await press(pilot, "escape", "n")
+    await pilot.press(*keys("Run the migrations before the traffic switch"), "tab", *keys("Deploys"))
+    await press(pilot, "tab")
 
 
 async def briefing_scene(pilot) -> None:
@@ -79,6 +98,7 @@ async def help_scene(pilot) -> None:
 
 SCENES: list[tuple[str, Callable[..., Awaitable[None]]]] = [
     ("recall", recall_scene), ("memories", memories_scene), ("memory-detail", memory_detail_scene),
+    ("memory-actions", memory_actions_scene), ("new-memory", new_memory_scene),
     ("briefing", briefing_scene), ("prune", prune_scene), ("prune-confirm", prune_confirm_scene),
     ("graduation", graduation_scene), ("help", help_scene),
 ]

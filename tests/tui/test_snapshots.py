@@ -13,7 +13,9 @@ from mneme_tui.memory.store import Store
 from mneme_tui.tui.screenshots import (
     briefing_scene,
     help_scene,
+    memory_actions_scene,
     memory_detail_scene,
+    new_memory_scene,
     press,
     prune_confirm_scene,
     prune_scene,
@@ -126,6 +128,16 @@ def test_memories_marked_and_dismissed(snap_compare, demo_app):
 def test_memory_detail_with_history(snap_compare, demo_app):
     """enter opens the detail with the audit history (dismissed, then undone)."""
     assert snap_compare(demo_app, terminal_size=SIZE, run_before=memory_detail_scene)
+
+
+def test_memory_detail_actions(snap_compare, demo_app):
+    """A superseded memory's detail: the action keys in the footer and the link to the newer version."""
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=memory_actions_scene)
+
+
+def test_new_memory_form(snap_compare, demo_app):
+    """``n``: the new-memory form, filled in, focus on the kind picker."""
+    assert snap_compare(demo_app, terminal_size=SIZE, run_before=new_memory_scene)
 
 
 def test_memories_empty(snap_compare, empty_app):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
@@ -16,6 +18,8 @@ from mneme_tui.tui.widgets.footer import KeyFooter
 from mneme_tui.tui.widgets.header import AppHeader, ModeBar
 
 T = TypeVar("T")
+DISMISS_REASON = "dismissed in the TUI"
+UNDO_REASON = "undo in the TUI"
 
 if TYPE_CHECKING:
     from mneme_tui.memory.store import Store
@@ -109,28 +113,12 @@ class ModeScreen(Screen):
         (the app learns it was its own write and marks the other screens stale). If the write fails,
         ``rollback`` puts the screen's undo state back, the error becomes a toast and the screen reloads."""
 
-        def work() -> None:
-            try:
-                with self.ctx.session() as store:
-                    change = write(store)
-                    store.refresh_index()
-                    revision = store.revision()
-            except MnemeError as exc:
-                self.app.call_from_thread(failed, str(exc))
-                return
-            self.app.call_from_thread(written, change, revision)
-
-        def written(change: StatusChange, revision: int) -> None:
-            self.mneme.own_write(revision)
-            done(change)
-            self.mneme.data_changed(source=self)
-
         def failed(message: str) -> None:
             rollback()
             self.mneme.say(message, "error")
             self.reload("failed")
 
-        self.run_worker(work, thread=True, group=f"{self.MODE_NAME}-write", exit_on_error=False)
+        write_in_worker(self, write, done, failed, group=f"{self.MODE_NAME}-write")
 
     def mark_stale(self) -> None:
         """The data changed while this screen was not shown: reload when it is shown again."""
@@ -140,6 +128,62 @@ class ModeScreen(Screen):
         if self._stale:
             self._stale = False
             self.reload("resume")
+
+
+def write_in_worker(owner: DOMNode, write: Callable[[Store], T], done: Callable[[T], None],
+                    failed: Callable[[str], None], *, group: str) -> None:
+    """Run ``write`` with the store in a thread worker of ``owner`` (a screen or the app). On the UI thread:
+    ``done`` with its result (the app learns it was its own write and refreshes its other screens), or
+    ``failed`` with the message of a MnemeError (nothing was written)."""
+    app: MnemeApp = owner.app  # type: ignore[assignment]
+
+    def work() -> None:
+        try:
+            with app.ctx.session() as store:
+                result = write(store)
+                store.refresh_index()
+                revision = store.revision()
+        except MnemeError as exc:
+            app.call_from_thread(failed, str(exc))
+            return
+        app.call_from_thread(written, result, revision)
+
+    def written(result: T, revision: int) -> None:
+        app.own_write(revision)
+        done(result)
+        app.data_changed(source=owner if isinstance(owner, Screen) else None)
+
+    owner.run_worker(work, thread=True, group=group, exit_on_error=False)
+
+
+@dataclass(frozen=True)
+class Undo:
+    """How to take back one action of Recall, a memory's detail or the new-memory form: the store write
+    that does it, the toast that says it was done, and the memory to show afterwards."""
+
+    write: Callable[[Store], Any]
+    message: str
+    show_id: int | None = None
+
+
+def undo_last(owner: DOMNode, done: Callable[[Undo], None] | None = None) -> None:
+    """Undo the newest action on the app's undo stack (``u``); ``done`` runs after the write succeeded."""
+    app: MnemeApp = owner.app  # type: ignore[assignment]
+    if not app.undo_stack:
+        app.say("Nothing to undo.")
+        return
+    entry = app.undo_stack.pop()
+
+    def undone(_: object) -> None:
+        app.say(entry.message)
+        if done is not None:
+            done(entry)
+
+    def failed(message: str) -> None:
+        app.undo_stack.append(entry)
+        app.say(f"Undo failed: {message}", "error")
+
+    write_in_worker(owner, entry.write, undone, failed, group="undo")
 
 
 def mode_screens(app: App) -> list[type[ModeScreen]]:

@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from mneme_tui.tui.screens.base import mode_screens, screen_bindings
+from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.new_memory import NewMemoryScreen
 from mneme_tui.tui.widgets.footer import KeyFooter
 
 COMMON_KEYS = [
@@ -52,6 +54,10 @@ def help_table(app: App) -> Table:
         table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
     for key, text in COMMON_KEYS:
         table.add_row(Text(key), Text(text))
+    def keys(bindings: list[Binding]) -> None:
+        for binding in bindings:
+            table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
+
     for mode in mode_screens(app):
         bindings = [b for b in screen_bindings(mode) if b.description]
         if not bindings:
@@ -59,8 +65,11 @@ def help_table(app: App) -> Table:
         section(f"{mode.MODE_TITLE} ({mode.MODE_KEY})")
         if mode.HELP:
             table.add_row(Text(""), Text(mode.HELP, style="italic dim"))
-        for binding in bindings:
-            table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
+        keys(bindings)
+    section("Memory detail")
+    keys(screen_bindings(MemoryScreen))
+    section("New memory (n)")
+    keys(screen_bindings(NewMemoryScreen))
     section("Dialogs")
     for key, text in DIALOG_KEYS:
         table.add_row(Text(key), Text(text))

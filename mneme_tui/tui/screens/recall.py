@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from time import perf_counter
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
@@ -16,10 +16,10 @@ from textual.widgets import Input
 from mneme_tui import config
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.ranking import PROFILES
-from mneme_tui.memory.records import Memory, ScoredMemory
-from mneme_tui.tui.screens.base import ModeScreen
+from mneme_tui.memory.records import Memory, ScoredMemory, StatusChange
+from mneme_tui.tui.screens.base import DISMISS_REASON, UNDO_REASON, ModeScreen, Undo
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
-from mneme_tui.tui.text import age_cell, cell, kind_cell, topic_content_cell
+from mneme_tui.tui.text import age_cell, cell, kind_cell, one_line, topic_content_cell
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
 from mneme_tui.tui.widgets.results_table import ResultsTable
@@ -51,14 +51,16 @@ class RecallScreen(ModeScreen):
     MODE_TITLE = "Recall"
     MODE_DESCRIPTION = "Search memories with the hybrid ranking"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    HELP = "Type to search; results are ranked by the hybrid score. The detail pane explains each score."
+    HELP = ("Type to search; results are ranked by the hybrid score. The detail pane explains each score. esc "
+            "moves to the results; there, letters type into the query and 1-5, s, n, d, u, q, ? act.")
     BINDINGS = [
         Binding("ctrl+g", "toggle_cross_repo", "All repos", tooltip="Search every repo (-A) or this repo plus global"),
         Binding("ctrl+t", "pick_kind", "Kind", tooltip="Filter results by kind"),
         Binding("ctrl+l", "cycle_limit", "Limit", tooltip="How many results: 5, 10, 20 or 50"),
         Binding("ctrl+o", "cycle_profile", "Profile", tooltip="Cycle the ranking profile"),
-        Binding("slash", "focus_query", "Search", show=False, tooltip="Jump to the query"),
-        Binding("escape", "toggle_focus", "Query/results", show=False, tooltip="Switch between the query and the results"),
+        Binding("d", "dismiss_result", "Dismiss", tooltip="Dismiss (tombstone) the highlighted result"),
+        Binding("slash", "focus_query", "Search", show=False, tooltip="Back to the query, cursor at its end"),
+        Binding("escape", "leave_query", "Results", show=False, tooltip="From the query: move into the results"),
         Binding("down", "focus_results", "Results", show=False, tooltip="From the query: move into the results (enter too)"),
     ]
 
@@ -76,7 +78,7 @@ class RecallScreen(ModeScreen):
     # ----------------------------------------------------------------- layout
     def compose_body(self) -> ComposeResult:
         with Vertical(id="recall-top"):
-            yield Input(placeholder="Type to search memories…", id="query", compact=True)
+            yield Input(placeholder="Type to search memories…", id="query", compact=True, select_on_focus=False)
             yield ChipBar(id="recall-options")
         with Container(id="recall-body"):
             yield ResultsTable(id="results")
@@ -267,16 +269,62 @@ class RecallScreen(ModeScreen):
         self._changed_options(kind=kind)
 
     # ------------------------------------------------------------------ focus
+    # The rule: ``esc`` only ever leaves the query box. While the results have focus, a key with a
+    # binding does its action (1-5 modes, s sync, n new, d dismiss, u undo, / query, ? help, q quit);
+    # every other printable key, and a paste, goes into the query (appended, cursor at the end), so
+    # nothing typed is lost and no mode key ends up in the query.
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        query = self.query_one("#query", Input)
+        query.cursor_position = len(query.value)
+        self.set_focus(query)
 
     def action_focus_results(self) -> None:
-        self.query_one("#results", ResultsTable).focus()
+        self.set_focus(self.query_one("#results", ResultsTable))
 
-    def action_toggle_focus(self) -> None:
+    def action_leave_query(self) -> None:
+        if self.query_one("#query", Input).has_focus:
+            self.action_focus_results()
+
+    def on_key(self, event: events.Key) -> None:
+        """With the results focused, a printable key that no binding claims types into the query."""
+        if event.character is None or not event.is_printable or event.key in self.active_bindings:
+            return
+        if self._type_into_query(event.character):
+            event.stop()
+            event.prevent_default()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste while the results have focus goes into the query (its first line, as the Input does)."""
+        lines = event.text.splitlines()
+        if lines and self._type_into_query(lines[0]):
+            event.stop()
+
+    def _type_into_query(self, text: str) -> bool:
+        """Append ``text`` to the query and focus it at once (so the next keys go there too); False when
+        the query already has focus (it handles its keys itself)."""
         query = self.query_one("#query", Input)
         if query.has_focus:
-            self.query_one("#results", ResultsTable).focus()
-        else:
-            query.focus()
+            return False
+        query.cursor_position = len(query.value)
+        query.insert_text_at_cursor(text)
+        self.set_focus(query)
+        return True
 
+    # ------------------------------------------------------------ dismiss, undo
+    def action_dismiss_result(self) -> None:
+        """Dismiss the highlighted result; it leaves the list and ``u`` (the app's undo) brings it back."""
+        key = self.query_one("#results", ResultsTable).cursor_key
+        item = self._items.get(key) if key is not None else None
+        if item is None:
+            self.mneme.say("No result to dismiss.")
+            return
+        memory = item.memory if isinstance(item, ScoredMemory) else item
+
+        def dismissed(change: StatusChange) -> None:
+            self.mneme.undo_stack.append(
+                Undo(lambda store: store.undo(change, reason=UNDO_REASON), f"Restored #{memory.id}", memory.id))
+            self.mneme.say(f"Dismissed #{memory.id} ({one_line(memory.topic, 40)}) — press u to undo.")
+            self.reload("dismiss")
+
+        self.change_status(lambda store: store.dismiss([memory.id], reason=DISMISS_REASON), dismissed,
+                           rollback=lambda: None)

@@ -28,9 +28,12 @@ def memory_text(
     scored: ScoredMemory | None = None,
     history: Sequence[AuditEntry] | None = None,
     tasks: Sequence[str] | None = None,
+    superseded_by: Memory | None = None,
+    supersedes: Sequence[Memory] = (),
     bar_width: int = 14,
 ) -> Text:
-    """The detail of ``memory`` as one literal Text (memory text is never parsed as markup)."""
+    """The detail of ``memory`` as one literal Text (memory text is never parsed as markup); with
+    ``superseded_by`` / ``supersedes``, the newer and older versions, each with the key that opens it."""
     out = Text(end="")
     out.append(f"#{memory.id}", style="bold")
     out.append("  ")
@@ -51,6 +54,10 @@ def memory_text(
         _field(out, "task", memory.task_id)
     if tasks:
         _field(out, "used by", ", ".join(tasks))
+    if superseded_by is not None:
+        _field(out, "newer", _version(superseded_by, ">"))
+    for older in supersedes:
+        _field(out, "older", _version(older, "<"))
     if scored is not None:
         out.append("\n")
         out.append("why  ", style="dim")
@@ -72,6 +79,14 @@ def memory_text(
                 out.append("  ")
                 out.append(literal_text(entry.reason, "italic"))
             out.append("\n")
+    return out
+
+
+def _version(memory: Memory, key: str) -> Text:
+    """``#12 first line…  (>)``: another version of a memory and the key that jumps to it."""
+    out = Text(f"#{memory.id} ", style="bold")
+    out.append(literal_text(display.one_line(memory.content, 60)))
+    out.append(f"  ({key})", style="dim")
     return out
 
 

@@ -1,0 +1,99 @@
+"""The new-memory form (``n`` from any screen): content, topic, an advisory kind and the repo."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
+
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.records import Memory
+from mneme_tui.tui.screens.base import write_in_worker
+from mneme_tui.tui.text import literal_text
+from mneme_tui.tui.widgets.footer import KeyFooter
+
+if TYPE_CHECKING:
+    from mneme_tui.tui.app import MnemeApp
+
+
+class NewMemoryScreen(ModalScreen[Memory | None]):
+    """Save an advisory memory. The store validates it: an error shows in the form and nothing is saved.
+    Dismisses with the saved memory, or None when cancelled."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True, tooltip="Save the memory"),
+        Binding("escape", "cancel", "Cancel", tooltip="Close the form without saving"),
+    ]
+
+    def __init__(self, repo: str) -> None:
+        super().__init__()
+        self.repo = repo
+        self.saving = False
+
+    @property
+    def mneme(self) -> MnemeApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="new-memory-dialog", classes="dialog"):
+            yield Static(Text("New memory", style="bold"), classes="dialog-title")
+            yield Label("Content")
+            yield TextArea(id="new-content", soft_wrap=True)
+            with Horizontal(id="new-fields"):
+                with Vertical():
+                    yield Label("Topic")
+                    yield Input(placeholder="General", id="new-topic", compact=True)
+                with Vertical():
+                    yield Label("Kind")
+                    yield Select([(kind, kind) for kind in K.ADVISORY_KINDS], value="reflection",
+                                 allow_blank=False, id="new-kind", compact=True)
+                with Vertical():
+                    yield Label("Repo")
+                    yield Input(value=self.repo, id="new-repo", compact=True)
+            yield Static(id="new-error")
+            with Horizontal(id="new-buttons"):
+                yield Button(Text("Save (ctrl+s)"), id="new-save", variant="primary")
+                yield Button(Text("Cancel (esc)"), id="new-cancel")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        area = self.query_one("#new-content", TextArea)
+        area.cursor_blink = self.mneme.cursor_blink
+        for field in self.query(Input):
+            field.cursor_blink = self.mneme.cursor_blink
+        area.focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "new-save":
+            self.action_save()
+        else:
+            self.action_cancel()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_save(self) -> None:
+        """Save in a worker; the store checks the fields (empty content, kind, length, repo)."""
+        if self.saving:
+            return
+        content = self.query_one("#new-content", TextArea).text
+        topic = self.query_one("#new-topic", Input).value.strip() or "General"
+        kind = str(self.query_one("#new-kind", Select).value)
+        repo = self.query_one("#new-repo", Input).value.strip() or self.repo
+        self.saving = True
+        write_in_worker(self, lambda store: store.save(content, kind=kind, topic=topic, repo_id=repo),
+                        self._saved, self._failed, group="new-memory")
+
+    def _saved(self, memory: Memory) -> None:
+        self.saving = False
+        self.dismiss(memory)
+
+    def _failed(self, message: str) -> None:
+        self.saving = False
+        self.query_one("#new-error", Static).update(literal_text(f"Not saved: {message}", "bold red"))
