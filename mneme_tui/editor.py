@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mneme_tui.display import printable
 from mneme_tui.errors import ERR_CONFIG, ERR_IO, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.store import MAX_CONTENT_CHARS
+from mneme_tui.validation import MAX_CONTENT_CHARS
 
 
 def editor_command() -> list[str]:

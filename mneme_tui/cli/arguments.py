@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from mneme_tui import config, display
 from mneme_tui.cli import output
+from mneme_tui.editor import strip_one_newline
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID, check_text, decode_utf8, read_stream, too_large
 
@@ -118,12 +119,6 @@ def read_content(raw: str) -> str:
     data = read_stream(sys.stdin.buffer, MAX_CONTENT_CHARS * 4, refusal)  # a UTF-8 character is at most 4 bytes
     return strip_one_newline(decode_utf8(data, "standard input"))
 
-
-def strip_one_newline(text: str) -> str:
-    """``text`` without the one trailing newline (``\\n`` or ``\\r\\n``) that ``echo`` and editors add."""
-    if text.endswith("\r\n"):
-        return text[:-2]
-    return text[:-1] if text.endswith("\n") else text
 
 
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -6,18 +6,13 @@ Every change goes through the Store's audited status operations; nothing is over
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
-import subprocess
-import tempfile
-from pathlib import Path
 
 from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
-from mneme_tui.errors import ERR_CONFIG, ERR_IO, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.editor import edit_text
+from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
 from mneme_tui.memory.records import Memory, MemoryDetail, iso
-from mneme_tui.validation import MAX_CONTENT_CHARS
 
 
 
@@ -126,7 +121,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     store = arguments.open_store(args)
     memory = store.get(memory_id)
     _check_editable(memory)
-    edited = _edit_in_editor(memory)
+    edited = edit_text(memory.content, f"memory-{memory.id}.md")
     if edited == memory.content:
         if args.json:
             output.print_json({"superseded": None, "memory": memory.to_json()})
@@ -155,41 +150,6 @@ def _check_editable(memory: Memory) -> None:
             f"memory {memory.id} is {memory.status}: only active memories can be superseded "
             f"(`mneme restore {memory.id}` first)",
         )
-
-
-def _edit_in_editor(memory: Memory) -> str:
-    """Write the text to a private temp file, run the editor on it and return what it left there."""
-    command = _editor_command()
-    with tempfile.TemporaryDirectory(prefix="mneme-edit-") as folder:  # created 0700
-        path = Path(folder) / f"memory-{memory.id}.md"
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with open(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(memory.content + "\n")
-        shown = output.literal(shlex.join(command))
-        try:
-            finished = subprocess.run([*command, str(path)], check=False)
-        except OSError as exc:
-            raise MnemeError(ERR_IO, f"cannot run the editor {shown}: {exc.strerror or exc}; nothing changed") from None
-        if finished.returncode != 0:
-            raise MnemeError(ERR_IO, f"the editor {shown} exited with status {finished.returncode}; nothing changed")
-        try:
-            with open(path, encoding="utf-8", newline="") as handle:
-                text = handle.read(MAX_CONTENT_CHARS + 2)
-        except FileNotFoundError:
-            raise MnemeError(ERR_IO, f"the editor {shown} removed the file; nothing changed") from None
-        except UnicodeDecodeError:
-            raise MnemeError(ERR_VALIDATION_FAILED, "the edited text is not UTF-8; nothing changed") from None
-    return arguments.strip_one_newline(text)
-
-
-def _editor_command() -> list[str]:
-    """``$VISUAL``, else ``$EDITOR``, else ``vi``, split like a shell would (``code --wait``)."""
-    chosen = os.environ.get("VISUAL", "").strip() or os.environ.get("EDITOR", "").strip() or "vi"
-    try:
-        command = shlex.split(chosen)
-    except ValueError as exc:
-        raise MnemeError(ERR_CONFIG, f"cannot read the editor command {output.literal(chosen)}: {exc}") from None
-    return command or ["vi"]
 
 
 def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory) -> None:

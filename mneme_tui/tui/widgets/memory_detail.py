@@ -48,6 +48,7 @@ def memory_text(
     out.append(literal_text(memory.content))
     out.append("\n\n")
     _field(out, "repo", memory.repo_id or "(none)")
+    _field(out, "from", memory.from_line().removeprefix("From: "))
     _field(out, "created", f"{stamp(memory.created_at)} ({display.age(memory.created_at, now)} ago)")
     _field(out, "accessed", f"{memory.access_count}×")
     if memory.task_id:
