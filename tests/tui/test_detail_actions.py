@@ -15,6 +15,7 @@ from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
 from mneme_tui.tui.screenshots import press, settle
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail
+from provenances import SYNCED
 
 from .conftest import SIZE, plain
 
@@ -25,7 +26,7 @@ NEW_TEXT = "Run migrations in the deploy job, before traffic moves"
 def _seed(path: str = "detail.db") -> tuple[Store, int, int]:
     store = Store(Path(path))
     advisory = store.save(OLD_TEXT, kind="decision", topic="Deploys", repo_id="atlas-api")
-    pitfall = store.mint("SQLite busy timeout must be set first", kind="pitfall", topic="SQLite", repo_id="atlas-api")
+    pitfall = store.mint("SQLite busy timeout must be set first", kind="pitfall", topic="SQLite", repo_id="atlas-api", provenance=SYNCED)
     return store, advisory.id, pitfall.id
 
 

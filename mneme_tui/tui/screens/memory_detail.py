@@ -18,7 +18,7 @@ from mneme_tui import config
 from mneme_tui.editor import edit_text
 from mneme_tui.errors import MnemeError
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.records import Memory, StatusChange
+from mneme_tui.memory.records import TUI, Memory, StatusChange
 from mneme_tui.memory.records import MemoryDetail as MemoryRecord
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.base import DISMISS_REASON, UNDO_REASON, Undo, undo_last, write_in_worker
@@ -208,7 +208,7 @@ class MemoryScreen(ModalScreen[None]):
             self.mneme.say(f"Saved the edit as #{new.id}; #{memory.id} is superseded by it — press u to undo.")
             self.open_memory(new.id)
 
-        write_in_worker(self, lambda store: store.supersede(memory.id, text, reason=EDIT_REASON), done,
+        write_in_worker(self, lambda store: store.supersede(memory.id, text, reason=EDIT_REASON, source=TUI), done,
                         self._write_failed, group="memory-detail-write")
 
 

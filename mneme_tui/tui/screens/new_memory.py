@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.records import Memory
+from mneme_tui.memory.records import TUI, Memory
 from mneme_tui.tui.screens.base import write_in_worker
 from mneme_tui.tui.text import literal_text
 from mneme_tui.tui.widgets.footer import KeyFooter
@@ -87,7 +87,7 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
         kind = str(self.query_one("#new-kind", Select).value)
         repo = self.query_one("#new-repo", Input).value.strip() or self.repo
         self.saving = True
-        write_in_worker(self, lambda store: store.save(content, kind=kind, topic=topic, repo_id=repo),
+        write_in_worker(self, lambda store: store.save(content, kind=kind, topic=topic, repo_id=repo, source=TUI),
                         self._saved, self._failed, group="new-memory")
 
     def _saved(self, memory: Memory) -> None:
