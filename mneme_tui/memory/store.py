@@ -18,6 +18,7 @@ from mneme_tui.memory import index_snapshot
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
+from mneme_tui.memory.persistence.schema import LEGION_RECORD_COLUMNS
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
 from mneme_tui.memory.records import AuditEntry, Memory, MemoryDetail, ScoredMemory
 from mneme_tui.memory.store_writes import MAX_CONTENT_CHARS, MAX_ID, StoreWrites
@@ -132,6 +133,17 @@ class Store(StoreWrites):
         """Memory id → the tasks that reinforced it, oldest first (ids nobody reinforced are absent)."""
         with self.sqlite_errors():
             return self.task_access.tasks_for(memory_ids)
+
+    def legion_ids(self, memory_ids: Sequence[int]) -> dict[int, str]:
+        """Memory id → the Legion record ID it mirrors (``O-012``); ids not imported from Legion are absent."""
+        column = LEGION_RECORD_COLUMNS.index("record_id")
+        found = {}
+        with self.sqlite_errors():
+            for memory_id in memory_ids:
+                row = self.legion_records.for_memory(memory_id)
+                if row is not None and row[column]:
+                    found[memory_id] = str(row[column])
+        return found
 
     def _filtered(self, status: str, repo_id: str | None, kind: str | None, include_global: bool = False):
         K.validate_status(status, allow_all=True)
