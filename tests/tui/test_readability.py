@@ -1,0 +1,111 @@
+"""Readable Recall: the matched words highlighted (by the ranking's own analysis), Legion record IDs, and a
+layout that gives the memory text the width from 80×24 to 200×50."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+
+from mneme_tui.legion.schemas import OUTCOMES
+from mneme_tui.legion.sync import sync
+from mneme_tui.memory.highlight import matched_spans
+from mneme_tui.memory.store import Store
+from mneme_tui.tui.highlight import MATCH_STYLE, highlight
+from mneme_tui.tui.screenshots import settle
+from mneme_tui.tui.widgets.memory_detail import MemoryDetail
+from mneme_tui.tui.widgets.results_table import ResultsTable
+
+from .conftest import type_text
+
+
+def _words(text: str, query: str, profile: str) -> list[str]:
+    return [text[start:end] for start, end in matched_spans(text, query, profile)]
+
+
+# ------------------------------------------------------------------------------- matched_spans (pure)
+def test_bm25_spans_follow_the_analysis_stems_identifier_parts_no_stop_words() -> None:
+    text = "Locked the useCartStore when locking; the DB lock_timeout"
+    assert _words(text, "the lock cart store", "bm25") == ["Locked", "CartStore", "locking", "lock"]
+    assert _words(text, "THE", "bm25") == []  # a stop word matches nothing, as in the ranking
+
+
+def test_spec_spans_are_whole_lowercase_words() -> None:
+    text = "Locked the useCartStore when locking; the DB lock_timeout"
+    assert _words(text, "the lock cart", "spec") == ["the", "the", "lock"]
+
+
+def test_spans_are_sorted_disjoint_and_inside_the_text() -> None:
+    text = "naïve café: [bold]x[/bold] NaiveCafé"
+    spans = matched_spans(text, "café bold", "bm25")
+    assert spans == sorted(spans)
+    assert all(0 <= a < b <= len(text) for a, b in spans)
+    assert all(b1 <= a2 for (_, b1), (a2, _) in zip(spans, spans[1:]))
+    assert matched_spans(text, "", "bm25") == [] and matched_spans("", "x", "spec") == []
+
+
+def test_highlight_styles_spans_and_keeps_markup_literal() -> None:
+    text = highlight(Text("[bold]lock[/bold] [@click=app.quit]"), "bold lock click", "bm25")
+    assert text.plain == "[bold]lock[/bold] [@click=app.quit]"
+    styled = {text.plain[span.start:span.end] for span in text.spans if span.style == MATCH_STYLE}
+    assert styled == {"bold", "lock", "click"}  # matched as words, still shown as typed
+
+
+# ------------------------------------------------------------------------------- the Recall list
+def _table(app) -> ResultsTable:
+    return app.screen.query_one("#results", ResultsTable)
+
+
+def _legion_store(tmp: Path) -> Store:
+    legion = tmp / "memory"
+    legion.mkdir()
+    rows = "".join(
+        f"| O-00{n} | 2026-01-1{n} | main | 1 | 01-0{n} | agent-a | e2e | failure | 2 | e2e "
+        f"| playwright booking flow failed |\n" for n in range(1, 5)
+    )
+    (legion / "OUTCOMES.md").write_text(OUTCOMES.template + rows, encoding="utf-8")
+    store = Store(tmp / "legion.db")
+    sync(store, legion, "atlas-api")
+    return store
+
+
+async def test_imported_rows_show_their_legion_ids_and_highlighted_words(make_app) -> None:
+    app = make_app(_legion_store(Path(".")))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "playwright booking")
+        await settle(pilot)
+        table = _table(app)
+        memory_cells = [table.get_row(key)[-1] for key in table.row_keys]
+        assert sorted(cell.plain.split()[0] for cell in memory_cells) == ["O-001", "O-002", "O-003", "O-004"]
+        assert len({cell.plain for cell in memory_cells}) == 4  # four identical summaries now read apart
+        first = memory_cells[0]
+        marked = {first.plain[span.start:span.end] for span in first.spans if span.style == MATCH_STYLE}
+        assert marked == {"playwright", "booking"}
+        body = app.screen.query_one(MemoryDetail).query_one(".detail-body").content
+        assert isinstance(body, Text)
+        assert {body.plain[s.start:s.end] for s in body.spans if s.style == MATCH_STYLE} >= {"playwright", "booking"}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
+async def test_memory_text_gets_most_of_the_width(demo_app, size: tuple[int, int]) -> None:
+    async with demo_app.run_test(size=size) as pilot:
+        await settle(pilot)
+        demo_app.screen.query_one("#query").value = "sqlite lock timeout"
+        await settle(pilot)
+        table = _table(demo_app)
+        widths = table._widths(table.size.width)
+        assert widths[-1] >= table.size.width // 2  # the memory text takes at least half the list
+        for key in table.row_keys:  # kind and repo are never cut
+            kind, repo = (table.get_row(key)[i].plain for i in (1, 2))
+            assert widths[1] >= len(kind) and widths[2] >= len(repo)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
+def test_recall_layout_snapshot(snap_compare, demo_app, size: tuple[int, int]) -> None:
+    async def run_before(pilot):
+        pilot.app.screen.query_one("#query").value = "sqlite lock timeout"
+        await settle(pilot)
+
+    assert snap_compare(demo_app, terminal_size=size, run_before=run_before)
