@@ -109,3 +109,51 @@ def test_recall_layout_snapshot(snap_compare, demo_app, size: tuple[int, int]) -
         await settle(pilot)
 
     assert snap_compare(demo_app, terminal_size=size, run_before=run_before)
+
+
+# ------------------------------------------------------------------------------- the chosen theme is kept
+def test_save_setting_keeps_other_keys_and_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tomllib
+
+    from mneme_tui import config
+
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("MNEME_CONFIG", str(path))
+    path.write_text('# mine\nprofile = "spec"\n\n[extra]\ntheme = "not this one"\n', encoding="utf-8")
+    config.save_setting("theme", 'gruvbox "x"')
+    config.save_setting("theme", "nord")
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert data == {"profile": "spec", "theme": "nord", "extra": {"theme": "not this one"}}
+    assert path.read_text(encoding="utf-8").startswith("# mine\n")
+    assert config.saved_theme() == "nord"
+    assert not list(tmp_path.glob(".config.toml.*"))  # no temp file left behind
+
+
+def test_broken_settings_file_is_not_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mneme_tui import config
+    from mneme_tui.errors import MnemeError
+
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("MNEME_CONFIG", str(path))
+    path.write_text("profile = \n", encoding="utf-8")
+    with pytest.raises(MnemeError, match="not valid TOML"):
+        config.save_setting("theme", "nord")
+    assert path.read_text(encoding="utf-8") == "profile = \n"
+
+
+async def test_chosen_theme_is_saved_and_used_next_time(make_app, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mneme_tui import config
+
+    monkeypatch.setenv("MNEME_CONFIG", str(tmp_path / "config.toml"))
+    app = make_app(Store(Path("theme.db")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert not (tmp_path / "config.toml").exists()  # starting does not write
+        app.theme = "nord"
+        await settle(pilot)
+    assert config.saved_theme() == "nord"
+    again = make_app(Store(Path("theme.db")))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert again.theme == "nord"
