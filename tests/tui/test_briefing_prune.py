@@ -165,3 +165,46 @@ async def test_the_briefing_screen_shows_what_legion_briefing_json_reports(demo_
         assert f"{signal} {count}" in preferences
     for agent in printed["agent_signals"]:
         assert f"{agent['positive']:>4} {agent['corrective']:>5} {agent['negative']:>4}" in preferences
+
+
+async def test_a_prune_into_a_folder_names_the_path_and_what_to_do(demo_app, demo):
+    (demo.legion_dir / "ARCHIVE.md").mkdir()
+    outcomes = demo.legion_dir / "OUTCOMES.md"
+    original = outcomes.read_bytes()
+    async with demo_app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        screen = demo_app.screen
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        panel = plain(screen.query_one("#prune-result"))
+        assert outcomes.read_bytes() == original
+        assert "ARCHIVE.md" in panel and "then press a again" in panel, panel
+
+
+async def test_prune_confirmation_says_it_is_final(demo_app):
+    from mneme_tui.tui.screens.dialogs import ConfirmScreen
+
+    async with demo_app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        dialog = demo_app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        shown = " ".join(plain(widget) for widget in dialog.query("Static"))
+        assert "cannot undo a prune" in shown and "ARCHIVE.md to OUTCOMES.md" in shown
+
+
+async def test_long_plan_messages_wrap_at_120_columns(demo_app):
+    async with demo_app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        title = demo_app.screen.query(".table-title").first()
+        assert title.size.height >= 2 or len(plain(title)) <= title.size.width
