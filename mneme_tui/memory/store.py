@@ -52,10 +52,12 @@ class Store(StoreWrites):
         offset: int = 0,
         order: str = "newest",
         include_global: bool = False,
+        text: str = "",
     ) -> list[Memory]:
         """Memories filtered by status (or ``all``), repo (None = every repo; ``include_global`` adds the
-        ``global`` ones) and kind, in ``order`` (newest first by default)."""
-        query = self._filtered(status, repo_id, kind, include_global)
+        ``global`` ones), kind and ``text`` (in the content or topic, any case), in ``order`` (newest first
+        by default)."""
+        query = self._filtered(status, repo_id, kind, include_global, text)
         orders = self.memories.orders()
         if order not in orders:
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown order {order!r} (valid: {', '.join(LIST_ORDERS)})")
@@ -75,16 +77,24 @@ class Store(StoreWrites):
             return self._filtered(status, repo_id, kind, include_global).count()
 
     def status_counts(
-        self, *, repo_id: str | None = None, kind: str | None = None, include_global: bool = False
+        self, *, repo_id: str | None = None, kind: str | None = None, include_global: bool = False, text: str = ""
     ) -> dict[str, int]:
         """Counts per status (and ``all``) for the given scope."""
         counts = dict.fromkeys(K.STATUSES, 0)
-        query = self._filtered("all", repo_id, kind, include_global)
+        query = self._filtered("all", repo_id, kind, include_global, text)
         with self.sqlite_errors():
             for status, n in self.memories.count_by(query, "status"):
                 counts[status] = n
         counts["all"] = sum(counts.values())
         return counts
+
+    def kind_counts(
+        self, *, status: str = "all", repo_id: str | None = None, include_global: bool = False, text: str = ""
+    ) -> dict[str, int]:
+        """Counts per kind (kinds with no memory are absent) for the filters of ``list`` except the kind."""
+        query = self._filtered(status, repo_id, None, include_global, text)
+        with self.sqlite_errors():
+            return {kind: n for kind, n in self.memories.count_by(query, "kind")}
 
     def kind_status_counts(self) -> dict[str, dict[str, int]]:
         """Counts per kind and status across the whole store (for summaries)."""
@@ -145,10 +155,11 @@ class Store(StoreWrites):
                     found[memory_id] = str(row[column])
         return found
 
-    def _filtered(self, status: str, repo_id: str | None, kind: str | None, include_global: bool = False):
+    def _filtered(self, status: str, repo_id: str | None, kind: str | None, include_global: bool = False,
+                  text: str = ""):
         K.validate_status(status, allow_all=True)
         repos = None if repo_id is None else ({repo_id, config.GLOBAL_REPO} if include_global else {repo_id})
-        return self.memories.filtered(status, repos, kind)
+        return self.memories.filtered(status, repos, kind, text)
 
     # --------------------------------------------------------------------- recall
     def refresh_index(self) -> bool:

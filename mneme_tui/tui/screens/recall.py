@@ -17,6 +17,7 @@ from mneme_tui.memory import kinds as K
 from mneme_tui.memory.ranking import PROFILES
 from mneme_tui.memory.records import Memory, ScoredMemory
 from mneme_tui.tui.highlight import highlight
+from mneme_tui.tui.scope import scope_label
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
@@ -207,13 +208,15 @@ class RecallScreen(ModeScreen):
         if self.last_result is None:
             return "Searching…"
         if self.request.query.strip():
+            if self.request.cross_repo:
+                return "No memory in any repo matches this query. Try other words, another kind or ^o profile."
             return "No memory matches this query in this scope. Try ^g for all repos, or another kind."
         return "No memories yet in this scope. Save one with `mneme save`, or open the demo: `mneme --demo`."
 
     # ---------------------------------------------------------------- options
     def _show_options(self) -> None:
         request = self.request
-        scope = "all repos" if request.cross_repo else f"{self.ctx.repo} +global"
+        scope = "all repos" if request.cross_repo else scope_label(self.ctx.repo)
         if self.last_result is None:
             summary = "searching…"
         elif self.last_result.request.query.strip():
