@@ -208,3 +208,44 @@ async def test_long_plan_messages_wrap_at_120_columns(demo_app):
         await settle(pilot)
         title = demo_app.screen.query(".table-title").first()
         assert title.size.height >= 2 or len(plain(title)) <= title.size.width
+
+
+async def test_recent_outcomes_are_newest_first_and_open_in_a_detail_view(demo_app, demo):
+    from mneme_tui.tui.screens.briefing import BriefingScreen, RecordScreen
+    from mneme_tui.tui.widgets.paged_table import PagedTable
+
+    async with demo_app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        screen = demo_app.screen
+        assert isinstance(screen, BriefingScreen)
+        table = screen.query_one("#recent-table", PagedTable)
+        dates = [table.get_row(key)[1].plain for key in table.row_keys]
+        assert dates and dates == sorted(dates, reverse=True)
+        assert "newest first" in plain(screen.query_one("#panel-recent .panel-title"))
+        summaries = [table.get_row(key)[4].plain for key in table.row_keys]
+        widths = {column.key.value: column.get_render_width(table) for column in table.columns.values()}
+        assert max(len(s) for s in summaries) <= widths["summary"]  # no summary cut at 120 columns
+        table.focus()
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        dialog = demo_app.screen
+        assert isinstance(dialog, RecordScreen)
+        record = screen.data.legion.recent_outcomes_by_date[1]
+        assert dialog.record == record and record.summary in plain(dialog.query_one("#record-body"))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert demo_app.screen is screen
+
+
+async def test_store_line_counts_the_current_project_and_chart_spans_weeks_with_data(demo_app, demo):
+    async with demo_app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        screen = demo_app.screen
+        counts = Store(demo.db_path).status_counts(repo_id="atlas-api")
+        summary = plain(screen.query_one("#briefing-summary"))
+        assert f"store, atlas-api: {counts['active']:,} active" in summary and f"{counts['all']:,} in all" in summary
+        weeks = screen.data.legion.weeks_with_data
+        assert weeks and weeks[0].outcomes > 0
+        assert f"{weeks[0].start:%b %d} – {weeks[-1].start:%b %d}" in plain(screen.query_one("#body-trend"))

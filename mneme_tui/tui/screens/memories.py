@@ -79,7 +79,7 @@ class MemoriesScreen(ModeScreen):
         Binding("k", "pick_kind", "Kind", tooltip="Filter by kind (with each kind's count)"),
         Binding("o", "cycle_order", "Sort", tooltip="Sort: newest, oldest, id, kind, topic, repo, access (or click a header)"),
         Binding("slash", "find_text", "Filter", tooltip="Filter by words in the text or topic"),
-        Binding("g", "go_to_id", "Go to", tooltip="Open a memory by its id"),
+        Binding("g", "go_to_id", "Go to", show=False, tooltip="Open a memory by its id"),
         Binding("right_square_bracket", "page(1)", "Next page", show=False, tooltip="Next page (or move past the last row)"),
         Binding("left_square_bracket", "page(-1)", "Previous page", show=False, tooltip="Previous page"),
         Binding("enter", "open_detail", "Detail", show=False, tooltip="Open the memory with its audit history"),
