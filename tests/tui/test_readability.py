@@ -157,3 +157,20 @@ async def test_chosen_theme_is_saved_and_used_next_time(make_app, tmp_path: Path
     async with again.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert again.theme == "nord"
+
+
+# ------------------------------------------------------------------------------- demo data tells a true story
+def test_demo_superseded_and_dismissed_memories_have_history_and_real_links(demo) -> None:
+    store = Store(demo.db_path)
+    try:
+        superseded = store.list(status="superseded", limit=None)
+        dismissed = store.list(status="tombstoned", limit=None)
+        assert superseded and dismissed
+        for memory in superseded:
+            detail = store.detail(memory.id)
+            assert detail.superseded_by is not None and detail.superseded_by.content == "Update: " + memory.content
+            assert [entry.to_status for entry in detail.history] == ["superseded"]
+        for memory in dismissed:
+            assert [entry.to_status for entry in store.history(memory.id)] == ["tombstoned"]
+    finally:
+        store.close()
