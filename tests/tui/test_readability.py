@@ -174,3 +174,30 @@ def test_demo_superseded_and_dismissed_memories_have_history_and_real_links(demo
             assert [entry.to_status for entry in store.history(memory.id)] == ["tombstoned"]
     finally:
         store.close()
+
+
+async def test_scope_and_hints_read_right_for_global_and_all_repos(make_app) -> None:
+    from mneme_tui.tui.widgets.chips import ChipBar
+
+    app = make_app(Store(Path("empty.db")), repo="global")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        chips = plain_chips(app.screen.query_one("#recall-options", ChipBar))
+        assert "scope  global " in chips and "+global" not in chips
+        await type_text(pilot, "nothing")
+        await settle(pilot)
+        assert "Try ^g" in plain_detail(app)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert "all repos" in plain_chips(app.screen.query_one("#recall-options", ChipBar))
+        assert "Try ^g" not in plain_detail(app) and "any repo" in plain_detail(app)
+
+
+def plain_chips(bar) -> str:
+    return str(bar.render())
+
+
+def plain_detail(app) -> str:
+    from .conftest import plain
+
+    return plain(app.screen.query_one(MemoryDetail).query_one(".detail-body"))

@@ -1,4 +1,4 @@
-"""Recall: search-as-you-type over the hybrid ranking, with a detail pane that explains each score."""
+"""Recall: search-as-you-type over a ranking profile (bm25 by default), with a detail pane that explains each score."""
 
 from __future__ import annotations
 
@@ -50,9 +50,9 @@ class RecallScreen(ModeScreen):
     MODE_NAME = "recall"
     MODE_KEY = "1"
     MODE_TITLE = "Recall"
-    MODE_DESCRIPTION = "Search memories with the hybrid ranking"
+    MODE_DESCRIPTION = "Search memories, best match first"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]  # below 150 the list keeps the full width
-    HELP = "Type to search; results are ranked by the hybrid score. The detail pane explains each score."
+    HELP = "Type to search; the profile chip names the ranking (^o switches). The detail pane explains each score."
     BINDINGS = [
         Binding("ctrl+g", "toggle_cross_repo", "All repos", tooltip="Search every repo (-A) or this repo plus global"),
         Binding("ctrl+t", "pick_kind", "Kind", tooltip="Filter results by kind"),
