@@ -201,3 +201,39 @@ def plain_detail(app) -> str:
     from .conftest import plain
 
     return plain(app.screen.query_one(MemoryDetail).query_one(".detail-body"))
+
+
+# ------------------------------------------------------------------------------- markdown in content
+MARKDOWN = ("Deploy notes [bold]not bold[/bold] [/x] [@click=app.quit]quit[/]\n\n"
+            "| step | command |\n|---|:---:|\n| migrate | `make db` |\n| verify [b] | curl /health |\n\n"
+            "```sh\necho \"[red]not red[/red]\"\n```\nend")
+
+
+def test_readable_text_aligns_tables_shades_fences_and_stays_literal() -> None:
+    from mneme_tui.tui.markdown_text import CODE_STYLE, readable_text
+
+    text = readable_text(MARKDOWN)
+    lines = text.plain.split("\n")
+    assert lines[0] == "Deploy notes [bold]not bold[/bold] [/x] [@click=app.quit]quit[/]"
+    table = lines[2:6]
+    assert table == ["step       │ command     ", "───────────┼─────────────",
+                     "migrate    │ `make db`   ", "verify [b] │ curl /health"]
+    assert lines[7:10] == ["```sh", 'echo "[red]not red[/red]"', "```"] and lines[-1] == "end"
+    code_start = text.plain.index('echo "[red]')
+    assert any(span.style == CODE_STYLE and span.start == code_start for span in text.spans)
+    plain_note = "no table\n  nor fence [x]\x1b\n"
+    assert readable_text(plain_note).plain == "no table\n  nor fence [x]\\x1b\n"
+
+
+async def test_markdown_content_reads_in_the_detail_pane_without_markup(make_app) -> None:
+    store = Store(Path("markdown.db"))
+    store.mint(MARKDOWN, kind="decision", topic="Deploy", repo_id="atlas-api")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        body = plain_detail(app)
+        assert "[bold]not bold[/bold] [/x] [@click=app.quit]quit[/]" in body
+        assert "verify [b] │ curl /health" in body and 'echo "[red]not red[/red]"' in body
+        await pilot.click(MemoryDetail, offset=(40, 3))  # clicking the text runs no embedded action
+        await settle(pilot)
+        assert app.is_running
