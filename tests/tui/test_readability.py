@@ -3,6 +3,7 @@ layout that gives the memory text the width from 80×24 to 200×50."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ def test_spans_are_sorted_disjoint_and_inside_the_text() -> None:
     spans = matched_spans(text, "café bold", "bm25")
     assert spans == sorted(spans)
     assert all(0 <= a < b <= len(text) for a, b in spans)
-    assert all(b1 <= a2 for (_, b1), (a2, _) in zip(spans, spans[1:]))
+    assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(spans))
     assert matched_spans(text, "", "bm25") == [] and matched_spans("", "x", "spec") == []
 
 

@@ -77,7 +77,8 @@ class MemoriesScreen(ModeScreen):
         Binding("f", "cycle_status", "Status", tooltip="Status filter: active, superseded, tombstoned, all"),
         Binding("r", "pick_repo", "Repo", tooltip="Repo filter: this repo (+global), all repos, global, or one repo"),
         Binding("k", "pick_kind", "Kind", tooltip="Filter by kind (with each kind's count)"),
-        Binding("o", "cycle_order", "Sort", tooltip="Sort: newest, oldest, id, kind, topic, repo, access (or click a header)"),
+        Binding("o", "cycle_order", "Sort",
+                tooltip="Sort: newest, oldest, id, kind, topic, repo, access (or click a column header)"),
         Binding("slash", "find_text", "Filter", tooltip="Filter by words in the text or topic"),
         Binding("g", "go_to_id", "Go to", show=False, tooltip="Open a memory by its id"),
         Binding("right_square_bracket", "page(1)", "Next page", show=False, tooltip="Next page (or move past the last row)"),
@@ -141,17 +142,18 @@ class MemoriesScreen(ModeScreen):
         """One page of the list ``wanted`` names, with the status counts (in a worker thread)."""
         ctx = self.ctx
         repo = {THIS_REPO: ctx.repo, ALL_REPOS: None}.get(wanted.repo, wanted.repo)
-        scope = {"repo_id": repo, "include_global": wanted.repo == THIS_REPO, "text": wanted.text}
+        with_global = wanted.repo == THIS_REPO
+        text = wanted.text
         with ctx.session() as store:
-            counts = store.status_counts(kind=wanted.kind, **scope)
-            kind_counts = store.kind_counts(status=wanted.status, **scope)
+            counts = store.status_counts(kind=wanted.kind, repo_id=repo, include_global=with_global, text=text)
+            kind_counts = store.kind_counts(status=wanted.status, repo_id=repo, include_global=with_global, text=text)
             total = counts.get(wanted.status, 0)
             offset = wanted.offset
             if offset >= total > 0:
                 offset = (total - 1) // PAGE_SIZE * PAGE_SIZE
             memories = store.list(
                 status=wanted.status, kind=wanted.kind, limit=PAGE_SIZE, offset=max(0, offset), order=wanted.order,
-                **scope,
+                repo_id=repo, include_global=with_global, text=text,
             )
             repos = tuple(store.repos())
         return ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts, kind_counts, repos)
