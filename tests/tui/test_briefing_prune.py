@@ -10,7 +10,7 @@ from mneme_tui.legion import LegionMemory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.prune import PruneScreen
-from mneme_tui.tui.screenshots import settle
+from mneme_tui.tui.screenshots import press, prune_confirm_scene, settle
 
 from .conftest import SIZE, plain
 
@@ -172,13 +172,9 @@ async def test_a_prune_into_a_folder_names_the_path_and_what_to_do(demo_app, dem
     outcomes = demo.legion_dir / "OUTCOMES.md"
     original = outcomes.read_bytes()
     async with demo_app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("escape", "4")
-        await settle(pilot)
+        await prune_confirm_scene(pilot)
+        await press(pilot, "y")
         screen = demo_app.screen
-        await pilot.press("a")
-        await settle(pilot)
-        await pilot.press("y")
-        await settle(pilot)
         panel = plain(screen.query_one("#prune-result"))
         assert outcomes.read_bytes() == original
         assert "ARCHIVE.md" in panel and "then press a again" in panel, panel
@@ -188,10 +184,7 @@ async def test_prune_confirmation_says_it_is_final(demo_app):
     from mneme_tui.tui.screens.dialogs import ConfirmScreen
 
     async with demo_app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("escape", "4")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
+        await prune_confirm_scene(pilot)
         dialog = demo_app.screen
         assert isinstance(dialog, ConfirmScreen)
         shown = " ".join(plain(widget) for widget in dialog.query("Static"))
@@ -200,12 +193,8 @@ async def test_prune_confirmation_says_it_is_final(demo_app):
 
 async def test_long_plan_messages_wrap_at_120_columns(demo_app):
     async with demo_app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("escape", "4")
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        await pilot.press("y")
-        await settle(pilot)
+        await prune_confirm_scene(pilot)
+        await press(pilot, "y")
         title = demo_app.screen.query(".table-title").first()
         assert title.size.height >= 2 or len(plain(title)) <= title.size.width
 
