@@ -259,6 +259,10 @@ async def test_text_filter_and_go_to_id(make_app):
         await pilot.press("slash", "ctrl+u", "enter")  # empty clears
         await settle(pilot)
         assert screen.filter.text == "" and len(_ids(app)) == 3
+        await pilot.press("slash", "x", "escape")  # esc cancels: the filter stays as it was
+        await settle(pilot)
+        assert screen.filter.text == "" and not screen.query_one("#memories-find").display
+        assert _table(app).has_focus
         await pilot.press("g", "3", "enter")
         await settle(pilot)
         assert isinstance(app.screen, MemoryScreen) and app.screen.memory_id == 3
@@ -324,3 +328,21 @@ async def test_kind_picker_shows_counts(make_app):
         labels = [str(option.prompt) for option in app.screen.query_one("#choice-list").options]
         assert labels[0] == "any kind  3"
         assert "pitfall  1" in labels and "axiom  1" in labels and "fact  0" in labels
+
+
+async def test_imported_rows_show_their_legion_ids(make_app, tmp_path):
+    from mneme_tui.legion.schemas import OUTCOMES
+    from mneme_tui.legion.sync import sync
+
+    legion = tmp_path / "memory"
+    legion.mkdir()
+    rows = "".join(f"| O-00{n} | 2026-01-1{n} | main | 1 | 01-0{n} | agent-a | e2e | failure | 2 | e2e | same summary |\n"
+                   for n in range(1, 4))
+    (legion / "OUTCOMES.md").write_text(OUTCOMES.template + rows, encoding="utf-8")
+    store = Store(Path("legion-ids.db"))
+    sync(store, legion, "atlas-api")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _open(pilot)
+        texts = [_table(app).get_row(key)[-1].plain for key in _table(app).row_keys]
+        assert sorted(text.split()[0] for text in texts) == ["O-001", "O-002", "O-003"]

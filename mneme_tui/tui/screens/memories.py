@@ -62,6 +62,7 @@ class ListPage:
     counts: dict[str, int] = field(default_factory=dict)
     kind_counts: dict[str, int] = field(default_factory=dict)
     repos: tuple[str, ...] = ()
+    legion_ids: dict[int, str] = field(default_factory=dict)
 
 
 class MemoriesScreen(ModeScreen):
@@ -156,7 +157,9 @@ class MemoriesScreen(ModeScreen):
                 repo_id=repo, include_global=with_global, text=text,
             )
             repos = tuple(store.repos())
-        return ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts, kind_counts, repos)
+            legion_ids = store.legion_ids([memory.id for memory in memories])
+        return ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts, kind_counts, repos,
+                        legion_ids)
 
     def _show_page(self, page: ListPage, keep: str | None, fallback_row: int | None, at_end: bool) -> None:
         self.page = page
@@ -164,7 +167,7 @@ class MemoriesScreen(ModeScreen):
         now = config.now()
         table = self.query_one("#memories-table", PagedTable)
         self._rows = {str(m.id): m for m in page.memories}
-        rows = [(str(m.id), self._cells(m, now)) for m in page.memories]
+        rows = [(str(m.id), self._cells(m, now, page.legion_ids.get(m.id))) for m in page.memories]
         if at_end:
             fallback_row, keep = len(rows) - 1, None
         table.show_rows(rows, keep=keep, fallback_row=fallback_row if fallback_row is not None else 0)
@@ -173,7 +176,11 @@ class MemoriesScreen(ModeScreen):
         self._show_filters()
         self._show_detail()
 
-    def _cells(self, memory: Memory, now) -> list[Text]:
+    def _cells(self, memory: Memory, now, legion_id: str | None = None) -> list[Text]:
+        """One row; an imported memory's text starts with its Legion record ID."""
+        text = topic_content_cell(memory.topic, memory.content)
+        if legion_id:
+            text = Text.assemble((one_line(legion_id), "bold cyan"), " ", text, no_wrap=True, end="")
         last = (Text(str(memory.access_count), justify="right", end="") if self.filter.order == "access"
                 else age_cell(memory.created_at, now))
         return [
@@ -182,7 +189,7 @@ class MemoriesScreen(ModeScreen):
             kind_cell(memory.kind),
             cell(memory.repo_id, "dim"),
             last,
-            topic_content_cell(memory.topic, memory.content),
+            text,
         ]
 
     @on(DataTable.RowHighlighted, "#memories-table")
