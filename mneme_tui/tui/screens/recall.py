@@ -199,7 +199,8 @@ class RecallScreen(ModeScreen):
             detail.clear(self._empty_message())
             return
         if isinstance(item, ScoredMemory):
-            body = highlight(memory_text(item.memory, config.now(), scored=item), self.request.query, item.profile)
+            query = self.last_result.request.query if self.last_result is not None else ""
+            body = highlight(memory_text(item.memory, config.now(), scored=item), query, item.profile)
             detail.show(body, item.memory.id, legend_profile=item.profile)
         else:
             detail.show(memory_text(item, config.now()), item.id)
