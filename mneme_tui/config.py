@@ -5,7 +5,9 @@ Nothing else in the package calls ``datetime.now()`` or reads ``MNEME_*`` variab
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
@@ -114,6 +116,49 @@ def load_settings() -> dict[str, Any]:
         return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:  # ValueError: a 5,000-digit integer
         raise MnemeError(ERR_CONFIG, f"{path} is not valid TOML: {exc}") from None
+
+
+def save_setting(key: str, value: str) -> Path:
+    """Set the top-level ``key = "value"`` in the settings file, keeping every other line; the file is
+    replaced atomically and only when the result is valid TOML (ERR_CONFIG otherwise, file untouched)."""
+    path = config_file_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except OSError as exc:
+        raise MnemeError(ERR_CONFIG, f"cannot read {path}: {exc.strerror}") from None
+    line = f"{key} = {json.dumps(value)}"
+    lines = text.splitlines()
+    top_end = next((i for i, raw in enumerate(lines) if raw.lstrip().startswith("[")), len(lines))
+    found = [i for i in range(top_end) if re.match(rf"\s*{re.escape(key)}\s*=", lines[i])]
+    if found:
+        lines[found[0]] = line
+    else:
+        lines.insert(top_end, line)
+    updated = "\n".join(lines) + "\n"
+    try:
+        if tomllib.loads(updated).get(key) != value:
+            raise tomllib.TOMLDecodeError("the setting did not read back")
+    except tomllib.TOMLDecodeError as exc:
+        raise MnemeError(ERR_CONFIG, f"{path} is not valid TOML, not changed: {exc}") from None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(temp, "w", encoding="utf-8") as handle:
+            handle.write(updated)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except OSError as exc:
+        raise MnemeError(ERR_CONFIG, f"cannot write {path}: {exc.strerror}") from None
+    return path
+
+
+def saved_theme() -> str | None:
+    """The theme chosen in an earlier session (the settings file's ``theme``), or None."""
+    theme = load_settings().get("theme")
+    return theme if isinstance(theme, str) and theme else None
 
 
 def resolve_profile(cli_profile: str | None, default: str) -> str:

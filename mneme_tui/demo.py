@@ -161,8 +161,8 @@ def memory_items(count: int, now: datetime, seed: int = DEFAULT_SEED) -> list[di
     kinds = list(KIND_WEIGHTS)
     weights = [KIND_WEIGHTS[k] for k in kinds]
     repos = (DEMO_REPO,) * 5 + OTHER_REPOS + (GLOBAL,) * 2
-    items = []
-    for index in range(count):
+    items: list[dict] = []
+    while len(items) < count:
         kind = rng.choices(kinds, weights)[0]
         repo = GLOBAL if kind == "axiom" and rng.random() < 0.7 else rng.choice(repos)
         content = _fill(rng.choice(TEMPLATES[kind]), rng)
@@ -186,14 +186,38 @@ def memory_items(count: int, now: datetime, seed: int = DEFAULT_SEED) -> list[di
                 provenance=Provenance(DEMO, "generated"),
             )
         )
+        if status == K.SUPERSEDED and len(items) < count:  # its successor: the same note, revised later
+            old = items[-1]
+            later = min(now, created + timedelta(days=rng.uniform(1, 30)))
+            items.append(dict(old, content="Update: " + content, created_at=later.replace(microsecond=0),
+                              status=K.ACTIVE, access_count=0))
+            old["successor"] = items[-1]
     for item in items:
         if item["kind"] == "pitfall" and item["repo_id"] != GLOBAL:
             _as_synced_pitfall(item, pitfall_rng)
     items.sort(key=lambda item: item["created_at"])  # ids follow creation time, like a real store
-    for position, item in enumerate(items):
-        if item["status"] == K.SUPERSEDED:
-            item["superseded_by"] = min(len(items), position + 1 + rng.randint(1, 20))
+    position_of = {id(item): position for position, item in enumerate(items)}
+    for item in items:
+        successor = item.pop("successor", None)
+        if successor:  # the pitfall pass may have rewritten the note: revise what is there now
+            successor.update(content="Update: " + item["content"], topic=item["topic"])
+        if item["status"] == K.SUPERSEDED:  # ids are positions + 1 in a new store
+            item["superseded_by"] = position_of[id(successor)] + 1 if successor else 0
+            item["status"] = K.SUPERSEDED if successor else K.ACTIVE
     return items
+
+
+def _mint_with_history(store: Store, items: list[dict]) -> None:
+    """Mint ``items`` as active, then dismiss and supersede through the store, so each status change is in
+    the audit history and every ``superseded_by`` points at the revised note."""
+    minted = store.mint_many([dict(item, status=K.ACTIVE, superseded_by=0) for item in items])
+    ids = [memory.id for memory in minted]
+    for memory_id, item in zip(ids, items):
+        if item["status"] == K.SUPERSEDED:
+            store.mark_superseded(memory_id, ids[item["superseded_by"] - 1], reason="replaced by a revised note")
+    dismissed = [memory_id for memory_id, item in zip(ids, items) if item["status"] == K.TOMBSTONED]
+    if dismissed:
+        store.dismiss(dismissed, reason="dismissed during review: no longer true")
 
 
 # --------------------------------------------------------------------------- legion files
@@ -336,7 +360,7 @@ def build_demo_workspace(
     db_path = folder / "mneme.db"
     store = Store(db_path)
     try:
-        store.mint_many(memory_items(count, now, seed))
+        _mint_with_history(store, memory_items(count, now, seed))
     finally:
         store.close()
     _write_legion(project, legion, now.date(), seed)

@@ -190,7 +190,7 @@ def test_unknown_profile_is_refused(store: Store) -> None:
 
 def test_profiles_and_components_are_described() -> None:
     assert set(ranking.PROFILE_DESCRIPTIONS) == set(ranking.PROFILES) == set(ranking.PROFILE_COMPONENTS)
-    assert ranking.DEFAULT_PROFILE == "spec"
+    assert ranking.DEFAULT_PROFILE == "bm25"
     for components in ranking.PROFILE_COMPONENTS.values():
         for name in components:
             assert ranking.COMPONENT_DESCRIPTIONS[name] and name in ranking.COMPONENT_RANGES
@@ -305,7 +305,7 @@ def test_spec_profile_equals_the_naive_per_row_implementation(store: Store) -> N
         ("redis cache eviction", {}), ("lock worker", {"limit": 9}), ("retry backoff note3", {"cross_repo": True}),
         ("deploy queue", {"kind": "pitfall"}), ("thread pool ttl", {"limit": 3}),
     ]:
-        got = store.recall(query, repo="nomos", **options)
+        got = store.recall(query, repo="nomos", profile="spec", **options)
         assert all(r.profile == "spec" for r in got)
         want = naive_rank(rows, query, repo="nomos", now_days=now_days, **options)
         assert [r.memory.id for r in got] == [memory_id for memory_id, _ in want]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from mneme_tui import config, display
@@ -24,6 +25,32 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {display.printable(message)} (see {self.prog} --help)\n")
         raise SystemExit(2)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Remember the innermost (sub)command that left arguments unrecognised, so the error names it."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and not hasattr(parsed, _EXTRAS_PROG):
+            setattr(parsed, _EXTRAS_PROG, self.prog)
+        return parsed, extras
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """Like argparse's, but unrecognised arguments point at the help of the command that got them."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        prog = getattr(parsed, _EXTRAS_PROG, self.prog)
+        if hasattr(parsed, _EXTRAS_PROG):
+            delattr(parsed, _EXTRAS_PROG)
+        if extras:
+            message = f"unrecognized arguments: {' '.join(extras)}"
+            sys.stderr.write(f"{prog}: error: {display.printable(message)} (see {prog} --help)\n")
+            raise SystemExit(2)
+        return parsed
+
+
+_EXTRAS_PROG = "_mneme_extras_prog"
 
 
 def add_common_options(parser: argparse.ArgumentParser, *, suppress_defaults: bool = True) -> None:
@@ -48,12 +75,12 @@ def add_command(sub: argparse._SubParsersAction, name: str, help_text: str, *, j
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
-        help="ranking profile (default: $MNEME_PROFILE, the config file's `profile`, or spec)",
+        help="ranking profile: bm25 or spec (default: $MNEME_PROFILE, the config file's `profile`, or bm25)",
     )
 
 
 def resolve_profile(args: argparse.Namespace) -> str:
-    """``--profile`` > ``MNEME_PROFILE`` > config file ``profile`` > ``spec``."""
+    """``--profile`` > ``MNEME_PROFILE`` > config file ``profile`` > ``bm25`` (ranking.DEFAULT_PROFILE)."""
     from mneme_tui.memory.ranking import DEFAULT_PROFILE
 
     return config.resolve_profile(getattr(args, "profile", None), DEFAULT_PROFILE)

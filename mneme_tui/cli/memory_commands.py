@@ -12,7 +12,7 @@ from mneme_tui.memory.records import Memory, ScoredMemory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    save = arguments.add_command(sub, "save", "save an advisory memory (spec 5.1)")
+    save = arguments.add_command(sub, "save", "save an advisory memory")
     save.add_argument("content", metavar="CONTENT", help="the memory text (markdown); '-' reads standard input")
     save.add_argument("--topic", default="General", help="topic category (default: General)")
     save.add_argument("--kind", default="reflection", help=f"advisory kind: {', '.join(ADVISORY_KINDS)} (default: reflection)")
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     save.add_argument("--task", metavar="ID", default="", help="linked task key, e.g. INT-734")
     save.set_defaults(func=cmd_save)
 
-    recall = arguments.add_command(sub, "recall", "hybrid semantic + lexical search (spec 5.2)")
+    recall = arguments.add_command(sub, "recall", "search memories, best match first")
     recall.add_argument("query", metavar="QUERY")
     recall.add_argument("-A", "--cross-repo", action="store_true", help="search every repository, without the locality boost")
     recall.add_argument("-p", "--project", metavar="REPO", help="repository to search (default: the active repo)")
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     arguments.add_profile_option(recall)
     recall.set_defaults(func=cmd_recall)
 
-    listing = arguments.add_command(sub, "list", "list memories, active ones by default (spec 5.3)")
+    listing = arguments.add_command(sub, "list", "list memories, active ones by default")
     listing.add_argument("--status", default="active", help=f"{', '.join(STATUSES)} or all (default: active)")
     listing.add_argument("-A", "--all", dest="all_repos", action="store_true", help="memories of every repository")
     listing.add_argument("-p", "--project", metavar="REPO", help="repository to list (default: the active repo, plus global)")
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     listing.add_argument("--kind", help="only this kind")
     listing.set_defaults(func=cmd_list)
 
-    dismiss = arguments.add_command(sub, "dismiss", "tombstone memories; nothing is deleted (spec 5.4)")
+    dismiss = arguments.add_command(sub, "dismiss", "tombstone memories; nothing is deleted")
     dismiss.add_argument("ids", nargs="+", metavar="ID")
     dismiss.set_defaults(func=cmd_dismiss)
 

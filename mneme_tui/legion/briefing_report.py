@@ -70,6 +70,19 @@ class BriefingReport:
         return bool(self.files)
 
     @property
+    def recent_outcomes_by_date(self) -> list[OutcomeRecord]:
+        """The briefing's recent outcomes newest first (by date, then ID); the briefing itself keeps the
+        spec's recall order."""
+        return sorted(self.briefing.recent_outcomes,
+                      key=lambda r: (parse_record_date(r.date) or date.min, r.id), reverse=True)
+
+    @property
+    def weeks_with_data(self) -> list[WeekSuccess]:
+        """``weekly_success`` from the first week that has an outcome to the current week."""
+        first = next((i for i, week in enumerate(self.weekly_success) if week.outcomes), len(self.weekly_success))
+        return self.weekly_success[first:]
+
+    @property
     def over_prune_threshold(self) -> bool:
         return self.briefing.total_records > self.prune_threshold
 

@@ -18,6 +18,7 @@ from mneme_tui.memory import index_snapshot
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
+from mneme_tui.memory.persistence.schema import LEGION_RECORD_COLUMNS
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
 from mneme_tui.memory.records import AuditEntry, Memory, MemoryDetail, ScoredMemory
 from mneme_tui.memory.store_writes import StoreWrites
@@ -52,10 +53,12 @@ class Store(StoreWrites):
         offset: int = 0,
         order: str = "newest",
         include_global: bool = False,
+        text: str = "",
     ) -> list[Memory]:
         """Memories filtered by status (or ``all``), repo (None = every repo; ``include_global`` adds the
-        ``global`` ones) and kind, in ``order`` (newest first by default)."""
-        query = self._filtered(status, repo_id, kind, include_global)
+        ``global`` ones), kind and ``text`` (in the content or topic, any case), in ``order`` (newest first
+        by default)."""
+        query = self._filtered(status, repo_id, kind, include_global, text)
         orders = self.memories.orders()
         if order not in orders:
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown order {order!r} (valid: {', '.join(LIST_ORDERS)})")
@@ -75,16 +78,24 @@ class Store(StoreWrites):
             return self._filtered(status, repo_id, kind, include_global).count()
 
     def status_counts(
-        self, *, repo_id: str | None = None, kind: str | None = None, include_global: bool = False
+        self, *, repo_id: str | None = None, kind: str | None = None, include_global: bool = False, text: str = ""
     ) -> dict[str, int]:
         """Counts per status (and ``all``) for the given scope."""
         counts = dict.fromkeys(K.STATUSES, 0)
-        query = self._filtered("all", repo_id, kind, include_global)
+        query = self._filtered("all", repo_id, kind, include_global, text)
         with self.sqlite_errors():
             for status, n in self.memories.count_by(query, "status"):
                 counts[status] = n
         counts["all"] = sum(counts.values())
         return counts
+
+    def kind_counts(
+        self, *, status: str = "all", repo_id: str | None = None, include_global: bool = False, text: str = ""
+    ) -> dict[str, int]:
+        """Counts per kind (kinds with no memory are absent) for the filters of ``list`` except the kind."""
+        query = self._filtered(status, repo_id, None, include_global, text)
+        with self.sqlite_errors():
+            return {kind: n for kind, n in self.memories.count_by(query, "kind")}
 
     def kind_status_counts(self) -> dict[str, dict[str, int]]:
         """Counts per kind and status across the whole store (for summaries)."""
@@ -134,10 +145,22 @@ class Store(StoreWrites):
         with self.sqlite_errors():
             return self.task_access.tasks_for(memory_ids)
 
-    def _filtered(self, status: str, repo_id: str | None, kind: str | None, include_global: bool = False):
+    def legion_ids(self, memory_ids: Sequence[int]) -> dict[int, str]:
+        """Memory id → the Legion record ID it mirrors (``O-012``); ids not imported from Legion are absent."""
+        column = LEGION_RECORD_COLUMNS.index("record_id")
+        found = {}
+        with self.sqlite_errors():
+            for memory_id in memory_ids:
+                row = self.legion_records.for_memory(memory_id)
+                if row is not None and row[column]:
+                    found[memory_id] = str(row[column])
+        return found
+
+    def _filtered(self, status: str, repo_id: str | None, kind: str | None, include_global: bool = False,
+                  text: str = ""):
         K.validate_status(status, allow_all=True)
         repos = None if repo_id is None else ({repo_id, config.GLOBAL_REPO} if include_global else {repo_id})
-        return self.memories.filtered(status, repos, kind)
+        return self.memories.filtered(status, repos, kind, text)
 
     # --------------------------------------------------------------------- recall
     def refresh_index(self) -> bool:

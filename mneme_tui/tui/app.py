@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from mneme_tui import compat, display
+from mneme_tui import compat, config, display
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion.sync import SyncReport
 from mneme_tui.legion.sync import sync as legion_sync
@@ -74,10 +74,28 @@ class MnemeApp(App[int]):
 
     # ------------------------------------------------------------------ basics
     def on_mount(self) -> None:
+        self._restore_theme()
         # Watching starts once the first results are on screen (``first_results_shown``), so loading the
         # search index at 100,000 memories never delays them; a fallback timer covers other start modes.
         if self.poll_interval:
             self.set_timer(1.0, self._start_watching)
+
+    def _restore_theme(self) -> None:
+        """Start with the theme saved by an earlier session; save the user's next choice."""
+        try:
+            theme = config.saved_theme()
+        except MnemeError as exc:
+            self.say(exc.message, severity="warning")
+            theme = None
+        if theme in self.available_themes:
+            self.theme = theme
+        self.theme_changed_signal.subscribe(self, self._theme_chosen)
+
+    def _theme_chosen(self, theme) -> None:
+        try:
+            config.save_setting("theme", theme.name)
+        except MnemeError as exc:
+            self.say(f"Theme not saved: {exc.message}", severity="warning")
 
     def first_results_shown(self) -> None:
         self._start_watching()

@@ -25,6 +25,7 @@ def neutral_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.setenv("MNEME_PROFILE", "spec")  # the TC-MEM tests check the spec's formula, not the default profile
     return cwd
 
 

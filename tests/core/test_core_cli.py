@@ -115,7 +115,7 @@ def test_recall_json_shape(cli):
         assert isinstance(item["score"], float)
         assert set(item["components"]) == COMPONENTS
     top = results[0]
-    assert top["profile"] == "spec"  # the spec's formula is the default ranking
+    assert top["profile"] == "spec"  # MNEME_PROFILE=spec (conftest): the spec's formula
     assert top["content"] == "redis cache eviction policy is allkeys-lru"
     assert top["components"]["lexical"] == 1.0
     assert top["components"]["locality"] == 1.25

@@ -22,7 +22,7 @@ WORKER = textwrap.dedent(
     for i in range(count):
         store.save(f"{tag} memory {i}", repo_id=tag, task_id=f"{tag}-{i}")
         if i % 25 == 0:
-            store.recall(f"{tag} memory", repo=tag)
+            store.recall(f"{tag} memory", repo=tag, profile="spec")
     store.close()
     """
 )
@@ -60,7 +60,7 @@ def test_two_processes_save_100_each(tmp_path: Path, precreated: bool):
         assert sorted(row[2] for row in rows if row[1] == tag) == sorted(f"{tag} memory {i}" for i in range(100))
     store = Store(path)
     assert store.count() == 200
-    assert len(store.recall("alpha memory", repo="alpha", limit=100)) == 100
+    assert len(store.recall("alpha memory", repo="alpha", limit=100, profile="spec")) == 100
 
 
 def test_threads_share_one_store(store: Store):
@@ -71,7 +71,7 @@ def test_threads_share_one_store(store: Store):
         try:
             for i in range(40):
                 store.save(f"{tag} thread memory {i}", repo_id=tag)
-                store.recall(f"{tag} thread", repo=tag)
+                store.recall(f"{tag} thread", repo=tag, profile="spec")
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -83,4 +83,4 @@ def test_threads_share_one_store(store: Store):
     assert errors == []
     assert store.count() == 120
     for tag in ("t1", "t2", "t3"):
-        assert len(store.recall(f"{tag} thread memory", repo=tag, limit=100)) == 40
+        assert len(store.recall(f"{tag} thread memory", repo=tag, limit=100, profile="spec")) == 40

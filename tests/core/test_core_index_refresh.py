@@ -26,7 +26,7 @@ def pair(store: Store) -> tuple[Store, Store]:
     """The first store has already built its index; the second writes to the same file."""
     store.save("postgres connection pool exhausted", repo_id="nomos")
     store.save("redis cache stampede", repo_id="nomos")
-    assert _ids(store.recall("postgres pool", repo="nomos")) != []
+    assert _ids(store.recall("postgres pool", repo="nomos", profile="spec")) != []
     return store, Store(store.path)
 
 
@@ -37,27 +37,27 @@ def _raw(store: Store) -> sqlite3.Connection:
 def test_new_row_from_second_store_is_recalled(pair):
     first, second = pair
     new = second.save("kafka consumer lag alert", repo_id="nomos")
-    assert _ids(first.recall("kafka consumer lag", repo="nomos"))[0] == new.id
+    assert _ids(first.recall("kafka consumer lag", repo="nomos", profile="spec"))[0] == new.id
     assert first.get(new.id).content == "kafka consumer lag alert"
 
 
 def test_dismissal_by_second_store_is_excluded(pair):
     first, second = pair
-    target = _ids(first.recall("postgres connection pool", repo="nomos"))[0]
+    target = _ids(first.recall("postgres connection pool", repo="nomos", profile="spec"))[0]
     second.dismiss([target])
-    assert target not in _ids(first.recall("postgres connection pool", repo="nomos", limit=10))
-    assert target not in _ids(first.recall("postgres connection pool", repo="nomos", cross_repo=True, limit=10))
+    assert target not in _ids(first.recall("postgres connection pool", repo="nomos", limit=10, profile="spec"))
+    assert target not in _ids(first.recall("postgres connection pool", repo="nomos", cross_repo=True, limit=10, profile="spec"))
 
 
 def test_update_content_by_second_store_changes_ranking(pair):
     first, second = pair
-    before = first.recall("postgres connection pool", repo="nomos", limit=10)
+    before = first.recall("postgres connection pool", repo="nomos", limit=10, profile="spec")
     target = before[0].memory.id
     assert before[0].components["lexical"] == 1.0
     second.update_content(target, content="terraform state lock stuck")
-    after = {r.memory.id: r for r in first.recall("postgres connection pool", repo="nomos", limit=10)}
+    after = {r.memory.id: r for r in first.recall("postgres connection pool", repo="nomos", limit=10, profile="spec")}
     assert target not in after or after[target].components["lexical"] == 0.0
-    now = first.recall("terraform state lock stuck", repo="nomos", limit=10)
+    now = first.recall("terraform state lock stuck", repo="nomos", limit=10, profile="spec")
     assert now[0].memory.id == target
     assert now[0].memory.content == "terraform state lock stuck"
     assert now[0].components["lexical"] == 1.0
@@ -75,38 +75,38 @@ def test_raw_insert_is_recalled(pair):
     connection.commit()
     new_id = connection.execute("SELECT MAX(id) FROM memories").fetchone()[0]
     connection.close()
-    results = first.recall("grpc deadline", repo="nomos")
+    results = first.recall("grpc deadline", repo="nomos", profile="spec")
     assert _ids(results)[0] == new_id
     assert results[0].components["decay"] == pytest.approx(math.exp(-0.01 * 10))
 
 
 def test_raw_status_and_access_updates_are_seen(pair):
     first, _ = pair
-    target = _ids(first.recall("redis cache stampede", repo="nomos"))[0]
+    target = _ids(first.recall("redis cache stampede", repo="nomos", profile="spec"))[0]
     connection = _raw(first)
     connection.execute("UPDATE memories SET access_count = 4 WHERE id = ?", (target,))
     connection.commit()
-    assert first.recall("redis cache stampede", repo="nomos")[0].components["reinforcement"] == pytest.approx(1.2)
+    assert first.recall("redis cache stampede", repo="nomos", profile="spec")[0].components["reinforcement"] == pytest.approx(1.2)
     connection.execute("UPDATE memories SET status = 'superseded' WHERE id = ?", (target,))
     connection.commit()
-    assert target not in _ids(first.recall("redis cache stampede", repo="nomos", limit=10))
+    assert target not in _ids(first.recall("redis cache stampede", repo="nomos", limit=10, profile="spec"))
     connection.execute("UPDATE memories SET status = 'active', repo_id = 'acme' WHERE id = ?", (target,))
     connection.commit()
     connection.close()
-    assert target not in _ids(first.recall("redis cache stampede", repo="nomos", limit=10))
-    assert target in _ids(first.recall("redis cache stampede", repo="acme", limit=10))
+    assert target not in _ids(first.recall("redis cache stampede", repo="nomos", limit=10, profile="spec"))
+    assert target in _ids(first.recall("redis cache stampede", repo="acme", limit=10, profile="spec"))
 
 
 def test_raw_content_update_with_new_embedding(pair):
     first, _ = pair
-    target = _ids(first.recall("redis cache stampede", repo="nomos"))[0]
+    target = _ids(first.recall("redis cache stampede", repo="nomos", profile="spec"))[0]
     connection = _raw(first)
     connection.execute("UPDATE memories SET content = ?, embedding = ? WHERE id = ?",
                        ("zookeeper session expiry", to_blob(embed("zookeeper session expiry")), target))
     connection.commit()
     connection.close()
-    assert _ids(first.recall("zookeeper session", repo="nomos"))[0] == target
-    stale = {r.memory.id: r for r in first.recall("redis stampede", repo="nomos", limit=10)}
+    assert _ids(first.recall("zookeeper session", repo="nomos", profile="spec"))[0] == target
+    stale = {r.memory.id: r for r in first.recall("redis stampede", repo="nomos", limit=10, profile="spec")}
     assert target not in stale or stale[target].components["lexical"] == 0.0
 
 
@@ -118,10 +118,10 @@ def test_many_interleaved_writes_stay_consistent(store: Store):
         memory = writer.save(f"interleaved entry token{i}", repo_id="nomos")
         expected[memory.id] = f"token{i}"
         if i % 3 == 0:
-            assert _ids(store.recall(f"token{i}", repo="nomos", limit=1)) == [memory.id]
+            assert _ids(store.recall(f"token{i}", repo="nomos", limit=1, profile="spec")) == [memory.id]
     for memory_id, token in expected.items():
-        assert _ids(store.recall(token, repo="nomos", limit=1)) == [memory_id]
-        assert _ids(other.recall(token, repo="nomos", limit=1)) == [memory_id]
+        assert _ids(store.recall(token, repo="nomos", limit=1, profile="spec")) == [memory_id]
+        assert _ids(other.recall(token, repo="nomos", limit=1, profile="spec")) == [memory_id]
 
 
 # ----------------------------------------------------- rows written by the Go implementation
@@ -144,7 +144,7 @@ def _insert_stamp(store: Store, stamp: str) -> int:
 
 def test_go_timestamp_with_offset_ages_from_utc(store: Store):
     _insert_stamp(store, GO_STAMP)
-    decay = store.recall("written by go", repo="global")[0].components["decay"]
+    decay = store.recall("written by go", repo="global", profile="spec")[0].components["decay"]
     age_hours = -math.log(decay) / 0.02 * 24
     assert age_hours == pytest.approx(4.0 - 0.123456789 / 3600, abs=1e-3)
 
@@ -154,7 +154,7 @@ def test_timezone_suffixed_timestamps_load_without_warnings(store: Store, stamp)
     _insert_stamp(store, stamp)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        decay = store.recall("written by go", repo="global")[0].components["decay"]
+        decay = store.recall("written by go", repo="global", profile="spec")[0].components["decay"]
     assert decay == pytest.approx(math.exp(-0.02 * 4 / 24))
 
 
@@ -174,7 +174,7 @@ def test_cold_store_from_snapshot_sees_later_changes(tmp_path):
     first = Store(path)
     first.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", provenance=SYNCED, kind="reflection",
                           repo_id=("nomos", "acme", "global")[i % 3]) for i in range(index_snapshot.MIN_ROWS + 50)])
-    first.recall("bulk row", repo="nomos")
+    first.recall("bulk row", repo="nomos", profile="spec")
     snapshot = index_snapshot.snapshot_path(path)
     assert snapshot.exists()
 
@@ -191,20 +191,20 @@ def test_cold_store_from_snapshot_sees_later_changes(tmp_path):
     rows = ref_load(path)
     for query, repo, cross in (("zebra crossing unique", "nomos", False), ("topic5 cache3", "acme", True),
                                ("bulk row 10", "nomos", False), ("bulk row 8", "acme", True)):
-        got = cold.recall(query, repo=repo, cross_repo=cross, limit=8)
+        got = cold.recall(query, repo=repo, cross_repo=cross, limit=8, profile="spec")
         expected = ref_recall(rows, query, repo=repo, cross_repo=cross, limit=8, lambdas=DECAY_LAMBDA)
         assert [r.memory.id for r in got] == [e[0] for e in expected], query
         for result, (_, score, _) in zip(got, expected):
             assert result.score == pytest.approx(score, abs=1e-5)
-    assert {7, added.id} <= set(_ids(cold.recall("zebra crossing unique", repo="nomos", cross_repo=True)))
-    assert 8 not in _ids(cold.recall("bulk row 8", repo="nomos", cross_repo=True, limit=50))
+    assert {7, added.id} <= set(_ids(cold.recall("zebra crossing unique", repo="nomos", cross_repo=True, profile="spec")))
+    assert 8 not in _ids(cold.recall("bulk row 8", repo="nomos", cross_repo=True, limit=50, profile="spec"))
 
 
 def test_snapshot_of_a_replaced_database_is_not_used(tmp_path):
     path = tmp_path / "replaced.db"
     old = Store(path)
     old.mint_many([dict(content=f"ghost row {i}", provenance=SYNCED, kind="reflection") for i in range(index_snapshot.MIN_ROWS + 10)])
-    old.recall("ghost row", repo="global")
+    old.recall("ghost row", repo="global", profile="spec")
     old.close()
     assert index_snapshot.snapshot_path(path).exists()
     for suffix in ("", "-wal", "-shm"):
@@ -213,8 +213,8 @@ def test_snapshot_of_a_replaced_database_is_not_used(tmp_path):
             target.unlink()
     new = Store(path)
     fresh = new.save("fresh row in the new database")
-    assert _ids(new.recall("ghost row", repo="global", limit=50)) in ([], [fresh.id])
-    assert _ids(new.recall("fresh row", repo="global")) == [fresh.id]
+    assert _ids(new.recall("ghost row", repo="global", limit=50, profile="spec")) in ([], [fresh.id])
+    assert _ids(new.recall("fresh row", repo="global", profile="spec")) == [fresh.id]
 
 
 # ------------------------------------------------------------------- a damaged snapshot is rebuilt, said once

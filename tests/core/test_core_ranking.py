@@ -36,7 +36,7 @@ def test_cosine_is_dot_of_stored_vectors(store: Store):
     a = store.save("alpha beta gamma")
     b = store.save("alpha delta")
     c = store.save("epsilon zeta eta theta")
-    results = _by_id(store.recall("alpha delta", repo="global", limit=10))
+    results = _by_id(store.recall("alpha delta", repo="global", limit=10, profile="spec"))
     query = _blob(store, b.id)  # the query text equals b's content, so its vector is b's stored vector
     for memory in (a, b, c):
         if memory.id in results:
@@ -50,11 +50,11 @@ def test_cosine_is_dot_of_stored_vectors(store: Store):
 def test_lexical_overlap_counts_distinct_query_tokens(store: Store):
     a = store.save("alpha beta gamma gamma")
     b = store.save("ALPHA, alpha; nothing else")
-    results = _by_id(store.recall("Alpha beta delta delta", repo="global", limit=10))
+    results = _by_id(store.recall("Alpha beta delta delta", repo="global", limit=10, profile="spec"))
     # distinct query tokens {alpha, beta, delta}
     assert results[a.id].components["lexical"] == pytest.approx(2 / 3)
     assert results[b.id].components["lexical"] == pytest.approx(1 / 3)
-    exact = _by_id(store.recall("gamma alpha beta", repo="global", limit=10))
+    exact = _by_id(store.recall("gamma alpha beta", repo="global", limit=10, profile="spec"))
     assert exact[a.id].components["lexical"] == pytest.approx(1.0)
 
 
@@ -64,7 +64,7 @@ def test_lexical_overlap_counts_distinct_query_tokens(store: Store):
 )
 def test_decay_for_past_created_at(store: Store, kind, days):
     memory = store.mint("decay probe text", provenance=GENERATED, kind=kind, created_at=NOW - timedelta(days=days))
-    result = store.recall("decay probe", repo="global", limit=1)[0]
+    result = store.recall("decay probe", repo="global", limit=1, profile="spec")[0]
     assert result.memory.id == memory.id
     assert result.components["decay"] == pytest.approx(math.exp(-K.DECAY_LAMBDA[kind] * days), rel=1e-9)
 
@@ -81,14 +81,14 @@ def test_lambda_applied_for_every_kind(store: Store):
     ids = {kind: store.mint("lambda probe", provenance=GENERATED, kind=kind, created_at=NOW - timedelta(days=days)).id
            for kind in K.DECAY_LAMBDA}
     for kind, lam in K.DECAY_LAMBDA.items():
-        results = store.recall("lambda probe", repo="global", kind=kind, limit=5)
+        results = store.recall("lambda probe", repo="global", kind=kind, limit=5, profile="spec")
         assert [r.memory.id for r in results] == [ids[kind]], kind
         assert results[0].components["decay"] == pytest.approx(math.exp(-lam * days), rel=1e-9), kind
 
 
 def test_future_created_at_does_not_boost(store: Store):
     store.mint("from the future", provenance=GENERATED, kind="reflection", created_at=NOW + timedelta(days=5))
-    assert store.recall("future", repo="global")[0].components["decay"] == 1.0
+    assert store.recall("future", repo="global", profile="spec")[0].components["decay"] == 1.0
 
 
 def test_unknown_kind_from_another_writer_decays_like_reflection(store: Store):
@@ -103,7 +103,7 @@ def test_unknown_kind_from_another_writer_decays_like_reflection(store: Store):
     )
     connection.commit()
     connection.close()
-    result = store.recall("odd kind row", repo="global")[0]
+    result = store.recall("odd kind row", repo="global", profile="spec")[0]
     assert result.memory.kind == "hunch"
     assert result.components["decay"] == pytest.approx(math.exp(-K.DECAY_LAMBDA["reflection"] * 10))
 
@@ -111,7 +111,7 @@ def test_unknown_kind_from_another_writer_decays_like_reflection(store: Store):
 @pytest.mark.parametrize("access, factor", [(0, 1.0), (3, 1.15), (10, 1.5), (25, 1.5)])
 def test_reinforcement_factor(store: Store, access, factor):
     store.mint("reinforcement probe", provenance=GENERATED, kind="reflection", access_count=access)
-    result = store.recall("reinforcement probe", repo="global")[0]
+    result = store.recall("reinforcement probe", repo="global", profile="spec")[0]
     assert result.components["reinforcement"] == pytest.approx(factor)
 
 
@@ -120,8 +120,8 @@ def test_locality_and_score_is_product(store: Store):
                        created_at=NOW - timedelta(days=7), access_count=4)
     shared = store.mint("locality probe other words", provenance=GENERATED, kind="pitfall", repo_id="global",
                         created_at=NOW - timedelta(days=20), access_count=12)
-    scoped = _by_id(store.recall("locality probe words", repo="nomos", limit=10))
-    crossed = _by_id(store.recall("locality probe words", repo="nomos", cross_repo=True, limit=10))
+    scoped = _by_id(store.recall("locality probe words", repo="nomos", limit=10, profile="spec"))
+    crossed = _by_id(store.recall("locality probe words", repo="nomos", cross_repo=True, limit=10, profile="spec"))
     assert scoped[local.id].components["locality"] == 1.25
     assert scoped[shared.id].components["locality"] == 1.0
     assert crossed[local.id].components["locality"] == 1.0
@@ -135,16 +135,16 @@ def test_locality_and_score_is_product(store: Store):
 
 def test_ties_ordered_by_lower_id(store: Store):
     ids = [store.save("same words everywhere", repo_id="nomos").id for _ in range(12)]
-    results = store.recall("same words", repo="nomos", limit=4)
+    results = store.recall("same words", repo="nomos", limit=4, profile="spec")
     assert [r.memory.id for r in results] == ids[:4]
     assert len({r.score for r in results}) == 1
-    results = store.recall("same words", repo="nomos", cross_repo=True, limit=12)
+    results = store.recall("same words", repo="nomos", cross_repo=True, limit=12, profile="spec")
     assert [r.memory.id for r in results] == ids
 
 
 def test_identical_memories_tie_exactly_and_come_back_by_id(store: Store):
     ids = [store.save("cache invalidation strategy").id for _ in range(6)]
-    results = store.recall("cache invalidation strategy", repo="global", limit=6)
+    results = store.recall("cache invalidation strategy", repo="global", limit=6, profile="spec")
     assert len({r.score for r in results}) == 1
     assert [r.memory.id for r in results] == ids
 
@@ -152,7 +152,7 @@ def test_identical_memories_tie_exactly_and_come_back_by_id(store: Store):
 def test_cosine_bounded_by_one(store: Store):
     for _ in range(3):
         store.save("cache invalidation strategy")
-    results = store.recall("cache invalidation strategy", repo="global", limit=3)
+    results = store.recall("cache invalidation strategy", repo="global", limit=3, profile="spec")
     assert all(-1.0 <= r.components["cosine"] <= 1.0 for r in results)
 
 
@@ -162,7 +162,7 @@ def test_results_ordered_by_score_and_positive(store: Store):
     for i in range(60):
         store.mint(" ".join(rng.sample(words, 4)), provenance=GENERATED, kind=rng.choice(K.ALL_KINDS), repo_id="nomos",
                    created_at=NOW - timedelta(days=rng.uniform(0, 200)))
-    results = store.recall("redis cache eviction", repo="nomos", limit=20)
+    results = store.recall("redis cache eviction", repo="nomos", limit=20, profile="spec")
     assert len(results) == 20
     scores = [r.score for r in results]
     assert scores == sorted(scores, reverse=True)
@@ -172,9 +172,9 @@ def test_results_ordered_by_score_and_positive(store: Store):
 def test_limit_respected(store: Store):
     for i in range(9):
         store.save(f"limit probe {i}")
-    assert len(store.recall("limit probe", repo="global")) == 5  # default
-    assert len(store.recall("limit probe", repo="global", limit=1)) == 1
-    assert len(store.recall("limit probe", repo="global", limit=100)) == 9
+    assert len(store.recall("limit probe", repo="global", profile="spec")) == 5  # default
+    assert len(store.recall("limit probe", repo="global", limit=1, profile="spec")) == 1
+    assert len(store.recall("limit probe", repo="global", limit=100, profile="spec")) == 9
 
 
 # ------------------------------------------------------------------------------ scoping
@@ -189,16 +189,16 @@ def three_repos(store: Store) -> dict[str, int]:
 
 
 def test_tc_mem_02_scoped_recall_matches_only_current_repo_or_global(store: Store, three_repos):
-    got = {r.memory.repo_id for r in store.recall("flaky network", repo="nomos", limit=10)}
+    got = {r.memory.repo_id for r in store.recall("flaky network", repo="nomos", limit=10, profile="spec")}
     assert got == {"nomos", "global"}
-    got = {r.memory.repo_id for r in store.recall("flaky network", repo="acme-backend", limit=10)}
+    got = {r.memory.repo_id for r in store.recall("flaky network", repo="acme-backend", limit=10, profile="spec")}
     assert got == {"acme-backend", "global"}
-    got = {r.memory.repo_id for r in store.recall("flaky network", repo="unknown-repo", limit=10)}
+    got = {r.memory.repo_id for r in store.recall("flaky network", repo="unknown-repo", limit=10, profile="spec")}
     assert got == {"global"}
 
 
 def test_tc_mem_03_cross_repo_matches_all_repos(store: Store, three_repos):
-    results = store.recall("flaky network", repo="nomos", cross_repo=True, limit=10)
+    results = store.recall("flaky network", repo="nomos", cross_repo=True, limit=10, profile="spec")
     assert {r.memory.repo_id for r in results} == {"nomos", "acme-backend", "global", "shipctl"}
     # no locality boost: identical memories tie and come back by id
     assert [r.memory.id for r in results] == sorted(three_repos.values())
@@ -219,11 +219,11 @@ def _seed_cap(store: Store, n_nomos: int, n_axioms: int = 3) -> tuple[list[int],
     axioms = [store.save(f"cache invalidation strategy rule{i}", kind="axiom", repo_id="global").id
               for i in range(n_axioms)]
     store.save("cache invalidation strategy in another repo", repo_id="acme")
-    uncapped = store.recall(QUERY, repo="nomos", kind="axiom", limit=50)
+    uncapped = store.recall(QUERY, repo="nomos", kind="axiom", limit=50, profile="spec")
     ranked = [r.memory.id for r in uncapped]
     assert sorted(ranked) == axioms
     weakest_axiom = uncapped[-1].score
-    best_nomos = max((r.score for r in store.recall(QUERY, repo="nomos", limit=50) if r.memory.id in nomos),
+    best_nomos = max((r.score for r in store.recall(QUERY, repo="nomos", limit=50, profile="spec") if r.memory.id in nomos),
                      default=0.0)
     assert weakest_axiom > best_nomos  # so the cap, not the score, decides how many axioms show
     return nomos, ranked
@@ -231,8 +231,8 @@ def _seed_cap(store: Store, n_nomos: int, n_axioms: int = 3) -> tuple[list[int],
 
 def test_tc_mem_14_locality_boost_and_axiom_cap(store: Store):
     nomos, axioms = _seed_cap(store, n_nomos=5)
-    scoped = store.recall(QUERY, repo="nomos", limit=5)
-    crossed = _by_id(store.recall(QUERY, repo="nomos", cross_repo=True, limit=20))
+    scoped = store.recall(QUERY, repo="nomos", limit=5, profile="spec")
+    crossed = _by_id(store.recall(QUERY, repo="nomos", cross_repo=True, limit=20, profile="spec"))
     got = [r.memory.id for r in scoped]
     assert len(got) == 5
     assert [i for i in got if i in axioms] == axioms[:1]  # capped to max(1, 5 // 3) = 1
@@ -245,29 +245,29 @@ def test_tc_mem_14_locality_boost_and_axiom_cap(store: Store):
             assert result.components["locality"] == 1.0
             assert result.score == pytest.approx(crossed[result.memory.id].score)
     # without the cap the axioms would have taken the top three places
-    assert [r.memory.id for r in store.recall(QUERY, repo="nomos", cross_repo=True, limit=3)] == axioms
+    assert [r.memory.id for r in store.recall(QUERY, repo="nomos", cross_repo=True, limit=3, profile="spec")] == axioms
     assert all(r.memory.repo_id != "acme" for r in scoped)
 
 
 def test_tc_mem_14_cap_does_not_apply_to_typed_or_cross_repo_queries(store: Store):
     nomos, axioms = _seed_cap(store, n_nomos=5)
-    typed = [r.memory.id for r in store.recall(QUERY, repo="nomos", kind="axiom", limit=5)]
+    typed = [r.memory.id for r in store.recall(QUERY, repo="nomos", kind="axiom", limit=5, profile="spec")]
     assert typed == axioms  # all three, although untyped scoped queries show one
-    crossed = [r.memory.id for r in store.recall(QUERY, repo="nomos", cross_repo=True, limit=5)]
+    crossed = [r.memory.id for r in store.recall(QUERY, repo="nomos", cross_repo=True, limit=5, profile="spec")]
     assert set(axioms) <= set(crossed)
 
 
 def test_tc_mem_14_cap_applies_only_to_axioms(store: Store):
     _seed_cap(store, n_nomos=5)
     decisions = [store.save(f"cache invalidation strategy decision {i}", kind="decision").id for i in range(3)]
-    got = [r.memory.id for r in store.recall(QUERY, repo="nomos", limit=5)]
+    got = [r.memory.id for r in store.recall(QUERY, repo="nomos", limit=5, profile="spec")]
     assert set(decisions) <= set(got)
 
 
 @pytest.mark.parametrize("n_nomos, expected_axioms", [(5, 1), (4, 1), (3, 2), (2, 3), (1, 3), (0, 3)])
 def test_tc_mem_14_backfill_only_when_repo_matches_are_sparse(store: Store, n_nomos, expected_axioms):
     nomos, axioms = _seed_cap(store, n_nomos=n_nomos, n_axioms=3)
-    results = store.recall(QUERY, repo="nomos", limit=5)
+    results = store.recall(QUERY, repo="nomos", limit=5, profile="spec")
     got = [r.memory.id for r in results]
     assert [i for i in got if i in axioms] == axioms[:expected_axioms]
     assert len([i for i in got if i in nomos]) == min(n_nomos, 5 - expected_axioms)
@@ -281,14 +281,14 @@ def test_tc_mem_14_backfill_only_when_repo_matches_are_sparse(store: Store, n_no
 @pytest.mark.parametrize("limit, slots", [(1, 1), (3, 1), (5, 1), (6, 2), (9, 3)])
 def test_tc_mem_14_slot_count_is_max_1_floor_limit_over_3(store: Store, limit, slots):
     nomos, axioms = _seed_cap(store, n_nomos=12, n_axioms=5)
-    got = [r.memory.id for r in store.recall(QUERY, repo="nomos", limit=limit)]
+    got = [r.memory.id for r in store.recall(QUERY, repo="nomos", limit=limit, profile="spec")]
     assert len(got) == limit
     assert [i for i in got if i in axioms] == axioms[:slots]
 
 
 def test_scoped_search_of_global_itself_boosts_global_and_does_not_cap(store: Store):
     axioms = [store.save(f"global axiom number{i}", kind="axiom", repo_id="global").id for i in range(4)]
-    results = store.recall("global axiom", repo="global", limit=5)
+    results = store.recall("global axiom", repo="global", limit=5, profile="spec")
     assert sorted(r.memory.id for r in results) == axioms
     assert {r.components["locality"] for r in results} == {1.25}
 
@@ -354,7 +354,7 @@ def _assert_same(store: Store, rows, query: str, shape: dict) -> None:
     expected = ref_recall(rows, query, repo=shape["repo"], cross_repo=shape.get("cross_repo", False),
                           kind=shape.get("kind"), limit=limit, lambdas=K.DECAY_LAMBDA)
     got = store.recall(query, repo=shape["repo"], cross_repo=shape.get("cross_repo", False),
-                       kind=shape.get("kind"), limit=limit)
+                       kind=shape.get("kind"), limit=limit, profile="spec")
     assert [r.memory.id for r in got] == [e[0] for e in expected], (query, shape)
     for result, (_, score, parts) in zip(got, expected):
         assert result.score == pytest.approx(score, abs=1e-5), (query, shape, result.memory.id)

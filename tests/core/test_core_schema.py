@@ -147,7 +147,7 @@ def test_store_opens_a_database_created_from_the_spec_ddl(tmp_path: Path):
     store = Store(path)
     assert [m.content for m in store.list(status="all")] == ["written elsewhere"]
     # a row without an embedding (NULL blob) is a zero vector: lexical match only, never NaN
-    results = store.recall("written elsewhere", repo="nomos")
+    results = store.recall("written elsewhere", repo="nomos", profile="spec")
     assert [r.memory.content for r in results] == ["written elsewhere"]
     assert results[0].components["cosine"] == 0.0
     assert results[0].components["lexical"] == 1.0

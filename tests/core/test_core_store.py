@@ -87,7 +87,7 @@ def test_mint_keeps_given_fields(store: Store):
 def test_bad_clock_is_err_config(store: Store, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("MNEME_NOW", "next tuesday")
     assert _code(lambda: store.save("x")) == ERR_CONFIG
-    assert _code(lambda: store.recall("x", repo="global")) == ERR_CONFIG
+    assert _code(lambda: store.recall("x", repo="global", profile="spec")) == ERR_CONFIG
     assert raw_rows(store.path) == []
 
 
@@ -99,14 +99,14 @@ def test_get_unknown_id_is_not_found(store: Store):
 def test_tc_mem_09_dismiss_tombstones_and_excludes_from_active_recall(store: Store):
     keep = store.save("redis cache eviction policy", repo_id="nomos")
     gone = store.save("redis cache eviction is lru", repo_id="nomos")
-    before = [r.memory.id for r in store.recall("redis cache eviction", repo="nomos")]
+    before = [r.memory.id for r in store.recall("redis cache eviction", repo="nomos", profile="spec")]
     assert set(before) == {keep.id, gone.id}
 
     change = store.dismiss([gone.id])
     assert change.ids == [gone.id]
     assert store.get(gone.id).status == "tombstoned"
     for cross in (False, True):
-        after = [r.memory.id for r in store.recall("redis cache eviction", repo="nomos", cross_repo=cross)]
+        after = [r.memory.id for r in store.recall("redis cache eviction", repo="nomos", cross_repo=cross, profile="spec")]
         assert after == [keep.id]
     # nothing deleted; the change is audited
     assert len(raw_rows(store.path)) == 2
@@ -173,8 +173,8 @@ def _task_access(store: Store) -> set[tuple[str, int]]:
 def test_tc_mem_10_read_only_recall_does_not_change_access_count(store: Store):
     memory = store.save("flaky test quarantine", repo_id="nomos")
     for _ in range(3):
-        assert [r.memory.id for r in store.recall("flaky test", repo="nomos")] == [memory.id]
-        assert [r.memory.id for r in store.recall("flaky test", repo="x", cross_repo=True)] == [memory.id]
+        assert [r.memory.id for r in store.recall("flaky test", repo="nomos", profile="spec")] == [memory.id]
+        assert [r.memory.id for r in store.recall("flaky test", repo="x", cross_repo=True, profile="spec")] == [memory.id]
     assert _access(store, memory.id) == 0
     assert _task_access(store) == set()
 
@@ -184,13 +184,13 @@ def test_tc_mem_10_task_recall_reinforces_once_per_distinct_task(store: Store):
     b = store.save("flaky integration test retries", repo_id="nomos")
     store.save("unrelated", repo_id="other")
 
-    store.recall("flaky test", repo="nomos", task_id="INT-1")
+    store.recall("flaky test", repo="nomos", task_id="INT-1", profile="spec")
     assert (_access(store, a.id), _access(store, b.id)) == (1, 1)
-    store.recall("flaky test", repo="nomos", task_id="INT-1")  # same task again: +0
+    store.recall("flaky test", repo="nomos", task_id="INT-1", profile="spec")  # same task again: +0
     assert (_access(store, a.id), _access(store, b.id)) == (1, 1)
-    store.recall("flaky test", repo="nomos", task_id="INT-2")  # another task: +1
+    store.recall("flaky test", repo="nomos", task_id="INT-2", profile="spec")  # another task: +1
     assert (_access(store, a.id), _access(store, b.id)) == (2, 2)
-    store.recall("flaky test", repo="nomos")  # read-only: +0
+    store.recall("flaky test", repo="nomos", profile="spec")  # read-only: +0
     assert (_access(store, a.id), _access(store, b.id)) == (2, 2)
     assert _task_access(store) == {("INT-1", a.id), ("INT-1", b.id), ("INT-2", a.id), ("INT-2", b.id)}
     assert store.task_ids_for(a.id) == ["INT-1", "INT-2"]
@@ -209,9 +209,9 @@ def test_tc_mem_10_reinforce_api(store: Store):
 
 def test_reinforcement_is_seen_by_the_next_recall(store: Store):
     store.save("reinforced memory text", repo_id="nomos")
-    first = store.recall("reinforced memory", repo="nomos", task_id="T-1")[0]
+    first = store.recall("reinforced memory", repo="nomos", task_id="T-1", profile="spec")[0]
     assert first.components["reinforcement"] == 1.0
-    second = store.recall("reinforced memory", repo="nomos")[0]
+    second = store.recall("reinforced memory", repo="nomos", profile="spec")[0]
     assert second.memory.access_count == 1
     assert second.components["reinforcement"] == pytest.approx(1.05)
     assert second.score == pytest.approx(first.score * 1.05)
@@ -241,7 +241,7 @@ def test_read_only_connection_gives_err_database(store: Store, tmp_path):
     assert caught.value.code == ERR_DATABASE
     assert "\n" not in caught.value.message
     assert _code(lambda: store.dismiss([memory.id])) == ERR_DATABASE
-    assert [r.memory.id for r in store.recall("readable", repo="global")] == [memory.id]
+    assert [r.memory.id for r in store.recall("readable", repo="global", profile="spec")] == [memory.id]
     assert store.get(memory.id).status == "active"
 
 

@@ -97,7 +97,7 @@ def test_no_token_memory_is_stored_with_zero_blob_and_never_recalled(store: Stor
     store.save("a real memory about caches")
     assert raw_rows(store.path)[0]["embedding"] == b"\x00" * 256
     for cross in (False, True):
-        results = store.recall("caches memory", repo="global", cross_repo=cross, limit=50)
+        results = store.recall("caches memory", repo="global", cross_repo=cross, limit=50, profile="spec")
         assert [r.memory.content for r in results] == ["a real memory about caches"]
         for result in results:
             assert all(not math.isnan(v) for v in result.components.values())

@@ -31,7 +31,7 @@ def test_restore_brings_tombstoned_and_superseded_back(store: Store):
     assert [(h.from_status, h.to_status, h.reason) for h in store.history(gone.id)] == [
         ("active", "tombstoned", "dismissed"), ("tombstoned", "active", "restored"),
     ]
-    assert store.recall("dismissed earlier session", repo="global")[0].memory.id == gone.id
+    assert store.recall("dismissed earlier session", repo="global", profile="spec")[0].memory.id == gone.id
 
 
 def test_restore_checks_every_id_first(store: Store):

@@ -42,3 +42,17 @@ def test_signal_counts_in_all_and_per_agent():
     assert [(a.agent, a.positive, a.corrective, a.negative, a.total) for a in agents] == [
         ("ana", 1, 0, 1, 3), ("bo", 2, 1, 0, 3), ("cy", 1, 0, 0, 1),
     ]
+
+
+def test_report_orders_recent_outcomes_by_date_and_trims_empty_leading_weeks():
+    from mneme_tui.legion.briefing import Briefing
+    from mneme_tui.legion.briefing_report import BriefingReport
+
+    recent = [OutcomeRecord(id="O-2", date="2026-02-14"), OutcomeRecord(id="O-9", date="2026-02-27"),
+              OutcomeRecord(id="O-3", date="not a date"), OutcomeRecord(id="O-8", date="2026-02-27")]
+    weeks = weekly_success([outcome("2026-02-23", "success"), outcome("2026-03-02", "failed")], TODAY, weeks=6)
+    report = BriefingReport(briefing=Briefing(recent_outcomes=recent), weekly_success=weeks)
+    assert [r.id for r in report.recent_outcomes_by_date] == ["O-9", "O-8", "O-2", "O-3"]
+    assert [r.id for r in report.briefing.recent_outcomes] == ["O-2", "O-9", "O-3", "O-8"]  # spec order kept
+    assert [w.start for w in report.weeks_with_data] == [date(2026, 2, 23), date(2026, 3, 2)]
+    assert BriefingReport(briefing=Briefing(), weekly_success=weekly_success([], TODAY, 3)).weeks_with_data == []

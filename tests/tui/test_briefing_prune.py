@@ -10,7 +10,7 @@ from mneme_tui.legion import LegionMemory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.prune import PruneScreen
-from mneme_tui.tui.screenshots import settle
+from mneme_tui.tui.screenshots import press, prune_confirm_scene, settle
 
 from .conftest import SIZE, plain
 
@@ -166,3 +166,76 @@ async def test_the_briefing_screen_shows_what_legion_briefing_json_reports(demo_
         assert f"{signal} {count}" in preferences
     for agent in printed["agent_signals"]:
         assert f"{agent['positive']:>4} {agent['corrective']:>5} {agent['negative']:>4}" in preferences
+
+
+async def test_a_prune_into_a_folder_names_the_path_and_what_to_do(demo_app, demo):
+    (demo.legion_dir / "ARCHIVE.md").mkdir()
+    outcomes = demo.legion_dir / "OUTCOMES.md"
+    original = outcomes.read_bytes()
+    async with demo_app.run_test(size=(120, 36)) as pilot:
+        await prune_confirm_scene(pilot)
+        await press(pilot, "y")
+        screen = demo_app.screen
+        panel = plain(screen.query_one("#prune-result"))
+        assert outcomes.read_bytes() == original
+        assert "ARCHIVE.md" in panel and "then press a again" in panel, panel
+
+
+async def test_prune_confirmation_says_it_is_final(demo_app):
+    from mneme_tui.tui.screens.dialogs import ConfirmScreen
+
+    async with demo_app.run_test(size=(120, 36)) as pilot:
+        await prune_confirm_scene(pilot)
+        dialog = demo_app.screen
+        assert isinstance(dialog, ConfirmScreen)
+        shown = " ".join(plain(widget) for widget in dialog.query("Static"))
+        assert "cannot undo a prune" in shown and "ARCHIVE.md to OUTCOMES.md" in shown
+
+
+async def test_long_plan_messages_wrap_at_120_columns(demo_app):
+    async with demo_app.run_test(size=(120, 36)) as pilot:
+        await prune_confirm_scene(pilot)
+        await press(pilot, "y")
+        title = demo_app.screen.query(".table-title").first()
+        assert title.size.height >= 2 or len(plain(title)) <= title.size.width
+
+
+async def test_recent_outcomes_are_newest_first_and_open_in_a_detail_view(demo_app, demo):
+    from mneme_tui.tui.screens.briefing import BriefingScreen, RecordScreen
+    from mneme_tui.tui.widgets.paged_table import PagedTable
+
+    async with demo_app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        screen = demo_app.screen
+        assert isinstance(screen, BriefingScreen)
+        table = screen.query_one("#recent-table", PagedTable)
+        dates = [table.get_row(key)[1].plain for key in table.row_keys]
+        assert dates and dates == sorted(dates, reverse=True)
+        assert "newest first" in plain(screen.query_one("#panel-recent .panel-title"))
+        summaries = [table.get_row(key)[4].plain for key in table.row_keys]
+        widths = {column.key.value: column.get_render_width(table) for column in table.columns.values()}
+        assert max(len(s) for s in summaries) <= widths["summary"]  # no summary cut at 120 columns
+        table.focus()
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        dialog = demo_app.screen
+        assert isinstance(dialog, RecordScreen)
+        record = screen.data.legion.recent_outcomes_by_date[1]
+        assert dialog.record == record and record.summary in plain(dialog.query_one("#record-body"))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert demo_app.screen is screen
+
+
+async def test_store_line_counts_the_current_project_and_chart_spans_weeks_with_data(demo_app, demo):
+    async with demo_app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        screen = demo_app.screen
+        counts = Store(demo.db_path).status_counts(repo_id="atlas-api")
+        summary = plain(screen.query_one("#briefing-summary"))
+        assert f"store, atlas-api: {counts['active']:,} active" in summary and f"{counts['all']:,} in all" in summary
+        weeks = screen.data.legion.weeks_with_data
+        assert weeks and weeks[0].outcomes > 0
+        assert f"{weeks[0].start:%b %d} – {weeks[-1].start:%b %d}" in plain(screen.query_one("#body-trend"))

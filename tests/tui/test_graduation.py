@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from provenances import SYNCED
 
 from mneme_tui.memory.learning.graduation import graduation_candidates
@@ -333,3 +334,20 @@ async def test_palette_and_help_list_the_graduation_keys(make_app):
         assert isinstance(app.screen, HelpScreen)
         help_text = plain(app.screen.query_one("#help-body"))
         assert "Graduation (5)" in help_text and "dismiss (tombstone) every pitfall of the candidate's group" in help_text
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+async def test_rule_text_shown_is_valid_yaml_at_any_width(make_app, width: int):
+    """The rule pane never soft-wraps: what a person selects by hand parses as the same YAML."""
+    import yaml
+
+    app = make_app(graduation_store())
+    async with app.run_test(size=(width, 40)) as pilot:
+        screen = await _open(pilot)
+        rule = screen.query_one("#graduation-rule")
+        shown = "\n".join(rule.render_line(y).text.rstrip() for y in range(rule.size.height)).strip("\n")
+        candidate = screen._rows[screen.query_one("#graduation-table", PagedTable).cursor_key]
+        expected = candidate.rule_text()
+        assert max(len(line) for line in expected.splitlines()) > width - 4  # long enough to have wrapped
+        assert yaml.safe_load(shown) == yaml.safe_load(expected)
+        assert shown.splitlines() == [line.rstrip() for line in expected.rstrip("\n").splitlines()]

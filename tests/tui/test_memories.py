@@ -135,7 +135,9 @@ async def test_filters_change_the_rows(demo, make_app):
         assert screen.filter.status == "superseded"
         rows = [_table(app).get_row(k) for k in _table(app).row_keys]
         assert rows and {r[1].plain for r in rows} == {"superseded"}
-        await pilot.press("r")  # all repos
+        await pilot.press("r")  # the repo picker: this repo (+global), then all repos
+        await settle(pilot)
+        await pilot.press("down", "enter")
         await settle(pilot)
         assert screen.page.total == store.status_counts()["superseded"]
         screen.set_kind("pitfall")
@@ -209,3 +211,140 @@ async def test_empty_store_says_so(empty_app):
         await pilot.press("d", "u", "enter", "space")
         await settle(pilot)
         assert empty_app.is_running
+
+
+# ------------------------------------------------------------------------------- readability (issue 13)
+def _readable_store(path: str = "readable.db") -> Store:
+    store = Store(Path(path))
+    store.mint("Busy timeout must be set before the first write", kind="pitfall", topic="SQLite", repo_id="atlas-api")
+    store.mint("Global rule: never swallow exceptions", kind="axiom", topic="Errors", repo_id="global")
+    store.mint("Invoices are rendered with WeasyPrint", kind="fact", topic="Billing", repo_id="billing-svc")
+    popular = store.mint("Popular note about caching", kind="pattern", topic="Cache", repo_id="atlas-api")
+    for task in ("T-1", "T-2", "T-3"):
+        store.reinforce(task, [popular.id])
+    return store
+
+
+def _ids(app) -> list[int]:
+    return [int(key) for key in _table(app).row_keys]
+
+
+async def test_detail_pane_follows_the_highlighted_row(make_app):
+    from mneme_tui.tui.widgets.memory_detail import MemoryDetail
+
+    store = _readable_store()
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        detail = screen.query_one("#memories-detail", MemoryDetail)
+        first = _ids(app)[0]
+        assert detail.shown_id == first
+        await pilot.press("down")
+        await settle(pilot)
+        assert detail.shown_id == _ids(app)[1]
+        assert store.get(_ids(app)[1]).content in plain(detail.query_one(".detail-body"))
+
+
+async def test_text_filter_and_go_to_id(make_app):
+    from mneme_tui.tui.screens.memory_detail import MemoryScreen
+
+    store = _readable_store()
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        await pilot.press(*"BUSY", "enter")
+        await settle(pilot)
+        assert screen.filter.text == "BUSY"
+        assert [store.get(i).topic for i in _ids(app)] == ["SQLite"]  # any case, content or topic
+        await pilot.press("slash", "ctrl+u", "enter")  # empty clears
+        await settle(pilot)
+        assert screen.filter.text == "" and len(_ids(app)) == 3
+        await pilot.press("slash", "x", "escape")  # esc cancels: the filter stays as it was
+        await settle(pilot)
+        assert screen.filter.text == "" and not screen.query_one("#memories-find").display
+        assert _table(app).has_focus
+        await pilot.press("g", "3", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryScreen) and app.screen.memory_id == 3
+        app.pop_screen()
+        await settle(pilot)
+        await pilot.press("g", "9", "9", "enter")
+        await settle(pilot)
+        assert app.screen is screen  # an unknown id says so and stays
+
+
+async def test_repo_filter_picks_one_repo_or_global(make_app):
+    store = _readable_store()
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        assert {store.get(i).repo_id for i in _ids(app)} == {"atlas-api", "global"}
+        screen.action_pick_repo()
+        await settle(pilot)
+        labels = [str(option.prompt) for option in app.screen.query_one("#choice-list").options]
+        assert labels == ["atlas-api +global", "all repos", "atlas-api", "billing-svc", "global"]
+        await pilot.press("down", "down", "down", "down", "enter")  # global only
+        await settle(pilot)
+        assert screen.filter.repo == "global"
+        assert {store.get(i).repo_id for i in _ids(app)} == {"global"}
+        assert "repo  global " in plain(screen.query_one("#memories-filters")) + " "
+        screen.action_pick_repo()
+        await settle(pilot)
+        await pilot.press("up", "enter")  # billing-svc on its own
+        await settle(pilot)
+        assert {store.get(i).repo_id for i in _ids(app)} == {"billing-svc"}
+
+
+async def test_header_click_sorts_and_access_sort_shows_the_access_column(make_app):
+    store = _readable_store()
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        table = _table(app)
+        await pilot.click("#memories-table", offset=(4, 0))  # the id header
+        await settle(pilot)
+        assert screen.filter.order == "id" and _ids(app) == sorted(_ids(app))
+        screen.action_cycle_order()  # id → kind → topic → repo → access
+        for _ in range(3):
+            screen.action_cycle_order()
+        await settle(pilot)
+        assert screen.filter.order == "access"
+        labels = [str(column.label) for column in table.columns.values()]
+        assert "access" in labels and "age" not in labels
+        top = table.get_row(table.row_keys[0])
+        assert store.get(_ids(app)[0]).access_count == 3 and top[labels.index("access")].plain == "3"
+        screen.action_cycle_order()  # back to newest: the age column returns
+        await settle(pilot)
+        assert "age" in [str(column.label) for column in table.columns.values()]
+
+
+async def test_kind_picker_shows_counts(make_app):
+    store = _readable_store()
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot)
+        screen.action_pick_kind()
+        await settle(pilot)
+        labels = [str(option.prompt) for option in app.screen.query_one("#choice-list").options]
+        assert labels[0] == "any kind  3"
+        assert "pitfall  1" in labels and "axiom  1" in labels and "fact  0" in labels
+
+
+async def test_imported_rows_show_their_legion_ids(make_app, tmp_path):
+    from mneme_tui.legion.schemas import OUTCOMES
+    from mneme_tui.legion.sync import sync
+
+    legion = tmp_path / "memory"
+    legion.mkdir()
+    rows = "".join(f"| O-00{n} | 2026-01-1{n} | main | 1 | 01-0{n} | agent-a | e2e | failure | 2 | e2e | same summary |\n"
+                   for n in range(1, 4))
+    (legion / "OUTCOMES.md").write_text(OUTCOMES.template + rows, encoding="utf-8")
+    store = Store(Path("legion-ids.db"))
+    sync(store, legion, "atlas-api")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _open(pilot)
+        texts = [_table(app).get_row(key)[-1].plain for key in _table(app).row_keys]
+        assert sorted(text.split()[0] for text in texts) == ["O-001", "O-002", "O-003"]

@@ -48,11 +48,12 @@ async def test_typing_a_query_shows_the_expected_top_result(make_app):
         top = screen._items[_table(app).row_keys[0]]
         assert isinstance(top, ScoredMemory)
         assert top.memory.content.startswith("SQLite busy timeout")
-        assert _plain_rows(app)[0][2] == "pitfall"
+        assert _plain_rows(app)[0][1] == "pitfall"
         detail = app.screen.query_one(MemoryDetail)
         text = plain(detail.query_one(".detail-body"))
         assert "repo match ×1.25" in str(text)
-        for factor in ("cosine", "lexical", "decay", "reinforcement", "locality"):
+        assert "(profile bm25)" in str(text)  # the default profile, named in the pane
+        for factor in ("relevance", "bm25", "matched", "decay", "reinforcement", "locality"):
             assert factor in str(text)
 
 
@@ -60,11 +61,11 @@ async def test_empty_query_lists_the_newest_memories_in_scope(make_app):
     app = make_app(_seed())
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        repos = {row[3] for row in _plain_rows(app)}
+        repos = {row[2] for row in _plain_rows(app)}
         assert repos == {"atlas-api", "global"}  # billing-svc is another repo
         await pilot.press("ctrl+g")
         await settle(pilot)
-        assert "billing-svc" in {row[3] for row in _plain_rows(app)}
+        assert "billing-svc" in {row[2] for row in _plain_rows(app)}
 
 
 async def test_a_stale_search_is_never_shown_after_a_newer_one(make_app, monkeypatch):
@@ -119,7 +120,7 @@ async def test_toggles_change_the_request(make_app):
         await pilot.press("down", "down", "enter")  # any kind, reflection, axiom
         await settle(pilot)
         assert screen.request.kind == "axiom"
-        assert {row[2] for row in _plain_rows(app)} == {"axiom"}
+        assert {row[1] for row in _plain_rows(app)} == {"axiom"}
         await pilot.press("ctrl+o")
         await settle(pilot)
         assert screen.request.profile in __import__("mneme_tui.memory.ranking", fromlist=["PROFILES"]).PROFILES
@@ -134,7 +135,7 @@ async def test_markup_looking_content_renders_literally(make_app):
         await type_text(pilot, "refactored")
         await settle(pilot)
         row = _plain_rows(app)[0]
-        assert row[-1] == "[b]x[/b] · Refactored app.py [Store.save, _flush] [/bold] [@click=app.quit]quit[/] \\x1b[31mred"
+        assert row[-1] == "Refactored app.py [Store.save, _flush] [/bold] [@click=app.quit]quit[/] \\x1b[31mred · [b]x[/b]"
         detail = plain(app.screen.query_one(MemoryDetail).query_one(".detail-body"))
         assert "[Store.save, _flush] [/bold] [@click=app.quit]quit[/] \\x1b[31mred" in detail
         await pilot.click("#results", offset=(60, 1))  # clicking the cell must not run the embedded action

@@ -132,10 +132,13 @@ class MemoryTable:
         """Count one more access."""
         self.update(memory_id, access_count=self.model.access_count + 1)
 
-    def filtered(self, status: str, repos: Iterable[str] | None, kind: str | None) -> Any:
-        """A query over rows with ``status`` (or ``all``), in ``repos`` (None: every repo) and of ``kind``."""
+    def filtered(self, status: str, repos: Iterable[str] | None, kind: str | None, text: str = "") -> Any:
+        """A query over rows with ``status`` (or ``all``), in ``repos`` (None: every repo), of ``kind`` and
+        (``text``) whose content or topic contains that text, ignoring case."""
         model = self.model
         query = model.select()
+        if text:
+            query = query.where(model.content.contains(text) | model.topic.contains(text))
         if status != "all":
             query = query.where(model.status == status)
         if repos is not None:

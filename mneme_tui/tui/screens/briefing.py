@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 
 from rich.table import Table
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical, VerticalScroll
-from textual.widgets import Sparkline, Static
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Sparkline, Static
 
-from mneme_tui import config
+from mneme_tui import config, display
 from mneme_tui.legion.briefing import AgentSummary
 from mneme_tui.legion.briefing_report import SIGNALS, SUCCESS_WEEKS, BriefingReport, WeekSuccess, briefing_report
 from mneme_tui.legion.records import OutcomeRecord
@@ -25,6 +27,7 @@ from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.text import literal_text
 from mneme_tui.tui.widgets.charts import bar_chart
+from mneme_tui.tui.widgets.paged_table import PagedTable
 from mneme_tui.tui.widgets.score_bars import bar
 
 MAX_MEMORY_SCORE = 5.0
@@ -36,7 +39,8 @@ class BriefingData:
     (None without a Legion folder)."""
 
     kind_status: dict[str, dict[str, int]] = field(default_factory=dict)
-    status_totals: dict[str, int] = field(default_factory=dict)
+    status_totals: dict[str, int] = field(default_factory=dict)  # of the current project's memories
+    repo: str = ""
     legion_dir: str = ""
     legion: BriefingReport | None = None
 
@@ -48,12 +52,38 @@ class BriefingData:
 def load_briefing(ctx: AppContext) -> BriefingData:
     """Read the store's numbers and (when present) the Legion folder: thread-safe, no Textual."""
     with ctx.session() as store:
-        data = BriefingData(kind_status=store.kind_status_counts(), status_totals=store.status_counts())
+        data = BriefingData(kind_status=store.kind_status_counts(), status_totals=store.status_counts(repo_id=ctx.repo),
+                            repo=ctx.repo)
     legion = ctx.legion()
     if legion is not None:
         data.legion_dir = str(ctx.legion_dir)
         data.legion = briefing_report(legion)
     return data
+
+
+class RecordScreen(ModalScreen[None]):
+    """One Legion record with every column, shown literally (``esc`` or ``enter`` closes it)."""
+
+    BINDINGS = [Binding("escape,enter,q", "close", "Close")]
+
+    def __init__(self, record: OutcomeRecord) -> None:
+        super().__init__()
+        self.record = record
+
+    def compose(self) -> ComposeResult:
+        out = Text(end="")
+        for name, value in self.record.to_json().items():
+            if value in (None, "") or name in ("key", "raw", "extra"):
+                continue
+            out.append(f"{name:<15}", style="bold dim")
+            out.append(literal_text(value))
+            out.append("\n")
+        with Vertical(id="record-dialog", classes="dialog"):
+            yield Static(literal_text(f"{self.record.id} · {self.record.kind}", "bold"), classes="dialog-title")
+            yield Static(out, id="record-body")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
 
 
 class BriefingScreen(ModeScreen):
@@ -68,14 +98,19 @@ class BriefingScreen(ModeScreen):
     def __init__(self) -> None:
         super().__init__()
         self.data: BriefingData | None = None
+        self._recent: dict[str, OutcomeRecord] = {}
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="briefing-body"):
             yield Static(Text("Loading…", style="dim"), id="briefing-summary")
             yield Static(id="briefing-suggestion")
+            with Vertical(id="panel-recent", classes="panel"):
+                yield Static(Text("Recent outcomes, newest first (enter or click opens one)", style="bold"),
+                             classes="panel-title")
+                yield Static(id="body-recent", classes="panel-body")
+                yield PagedTable(id="recent-table")
             with Container(id="briefing-columns"):
                 with Vertical(id="briefing-left", classes="column"):
-                    yield self._panel("recent", "Recent outcomes")
                     yield self._panel("top", "Top agents")
                     yield self._panel("scores", "Agent scores (memory score, 0–5)")
                     yield self._panel("archetypes", "Archetype scores by task type")
@@ -97,6 +132,10 @@ class BriefingScreen(ModeScreen):
         )
 
     def on_mount(self) -> None:
+        self.query_one("#recent-table", PagedTable).setup_columns(
+            [("id", "id", None), ("date", "date", 10), ("outcome", "outcome", 7), ("imp", "imp", 3),
+             ("summary", "summary", None), ("agent", "agent", None)]
+        )
         self.reload("mount")
 
     def action_refresh(self) -> None:
@@ -123,7 +162,7 @@ class BriefingScreen(ModeScreen):
         if report is None or not report.present:
             return
         briefing = report.briefing
-        self._body("recent").update(self._recent_table(briefing.recent_outcomes))
+        self._show_recent(report.recent_outcomes_by_date)
         self._body("top").update(self._top_table(briefing.top_agents))
         scores = [(s.agent_id, s.memory_score) for s in report.agent_scores]
         self._body("scores").update(
@@ -131,10 +170,10 @@ class BriefingScreen(ModeScreen):
             else Text("No agent has 2 or more recent outcomes yet.", style="dim")
         )
         self._body("archetypes").update(self._archetype_table(report.archetypes))
-        rates = [week.success_rate for week in report.weekly_success if week.success_rate is not None]
+        rates = [week.success_rate for week in report.weeks_with_data if week.success_rate is not None]
         sparkline = self.query_one("#trend-sparkline", Sparkline)
         sparkline.data = rates or [0.0]
-        self._body("trend").update(self._trend_text(report.weekly_success))
+        self._body("trend").update(self._trend_text(report.weeks_with_data))
         self._body("preferences").update(self._preferences_text(report))
         claude = briefing.claude_memory
         self.query_one("#panel-claude").display = bool(claude)
@@ -143,7 +182,7 @@ class BriefingScreen(ModeScreen):
     def _summary(self, data: BriefingData) -> Text:
         totals = data.status_totals
         store_line = (
-            f"store: {totals.get(K.ACTIVE, 0):,} active · {totals.get(K.SUPERSEDED, 0):,} superseded · "
+            f"store, {display.one_line(data.repo)}: {totals.get(K.ACTIVE, 0):,} active · {totals.get(K.SUPERSEDED, 0):,} superseded · "
             f"{totals.get(K.TOMBSTONED, 0):,} tombstoned · {totals.get('all', 0):,} in all"
         )
         out = Text(end="")
@@ -190,16 +229,26 @@ class BriefingScreen(ModeScreen):
                              width=fixed, min_width=fixed, ratio=None if fixed else 1)
         return table
 
-    def _recent_table(self, records: list[OutcomeRecord]) -> Table | Text:
-        if not records:
-            return Text("No recent outcomes above the decay floor.", style="dim")
-        table = self._table(("id", "left", 5), ("date", "left", 10), ("agent", "left"), ("outcome", "left", 7),
-                            ("imp", "right", 3), ("summary", "left"))
+    def _show_recent(self, records: list[OutcomeRecord]) -> None:
+        table = self.query_one("#recent-table", PagedTable)
+        table.display = bool(records)
+        self._body("recent").display = not records
+        self._body("recent").update(Text("No recent outcomes above the decay floor.", style="dim"))
+        self._recent = {str(index): record for index, record in enumerate(records)}
         styles = {"success": "green", "partial": "yellow", "failed": "red"}
-        for r in records:
-            table.add_row(literal_text(r.id), literal_text(r.date, "dim"), literal_text(r.agent), literal_text(r.outcome, styles.get(r.outcome, "")),
-                          Text(str(r.importance)), literal_text(r.summary))
-        return table
+        table.show_rows([
+            (key, [literal_text(r.id), literal_text(r.date, "dim"), literal_text(r.outcome, styles.get(r.outcome, "")),
+                   Text(str(r.importance), justify="right"), literal_text(display.one_line(r.summary)),
+                   literal_text(r.agent, "dim")])
+            for key, r in self._recent.items()
+        ])
+
+    @on(DataTable.RowSelected, "#recent-table")
+    def _open_outcome(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        record = self._recent.get(str(event.row_key.value))
+        if record is not None:
+            self.app.push_screen(RecordScreen(record))
 
     def _top_table(self, agents: list[AgentSummary]) -> Table | Text:
         if not agents:

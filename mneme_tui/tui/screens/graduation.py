@@ -173,7 +173,9 @@ class GraduationScreen(ModeScreen):
             rule.update("")
             return
         facts.update(candidate_text(candidate))
-        rule.update(literal_text(candidate.rule_text().rstrip("\n")))
+        shown = literal_text(candidate.rule_text().rstrip("\n"))
+        shown.no_wrap = True  # YAML: a soft-wrapped comment line would no longer parse; scroll sideways instead
+        rule.update(shown)
 
     @on(DataTable.RowSelected, "#graduation-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:

@@ -1,4 +1,5 @@
-"""Memories: the list with status/scope/kind filters and sort orders; dismiss, undo and audit history.
+"""Memories: the list with status/repo/kind/text filters and sort orders, a detail pane, go to id; dismiss,
+undo and audit history.
 
 The list is paged (``PAGE_SIZE`` rows at a time, ``limit``/``offset`` in the store), so it opens and
 scrolls at the same speed with 100,000 memories as with 100. Moving past the last row loads the next
@@ -13,32 +14,44 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable
+from textual.containers import Container
+from textual.widgets import DataTable, Input
 
 from mneme_tui import config
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import Memory, StatusChange
 from mneme_tui.memory.store import LIST_ORDERS
+from mneme_tui.tui.scope import scope_label
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
 from mneme_tui.tui.text import age_cell, cell, kind_cell, one_line, status_cell, topic_content_cell
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
+from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
 PAGE_SIZE = 200
 STATUS_FILTERS = (K.ACTIVE, K.SUPERSEDED, K.TOMBSTONED, "all")
 DISMISS_REASON = "dismissed in the TUI"
 UNDO_REASON = "undo in the TUI"
+THIS_REPO = ""
+"""``ListFilter.repo`` for the active repo (with the global memories)."""
+ALL_REPOS = "*"
+HEADER_ORDERS = {"id": "id", "kind": "kind", "repo": "repo", "content": "topic", "access": "access"}
+"""Clicking a column header sorts by it (``age`` switches between newest and oldest)."""
 
 
 @dataclass(frozen=True)
 class ListFilter:
+    """What the list shows. ``repo``: ``THIS_REPO`` (the active repo + global), ``ALL_REPOS``, or one repo
+    (``global`` included) on its own."""
+
     status: str = K.ACTIVE
-    all_repos: bool = False
+    repo: str = THIS_REPO
     kind: str | None = None
     order: str = "newest"
     offset: int = 0
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,9 @@ class ListPage:
     memories: tuple[Memory, ...]
     total: int
     counts: dict[str, int] = field(default_factory=dict)
+    kind_counts: dict[str, int] = field(default_factory=dict)
+    repos: tuple[str, ...] = ()
+    legion_ids: dict[int, str] = field(default_factory=dict)
 
 
 class MemoriesScreen(ModeScreen):
@@ -60,9 +76,12 @@ class MemoriesScreen(ModeScreen):
         Binding("u", "undo", "Undo", tooltip="Undo the last dismissal (restores the previous status)"),
         Binding("space", "mark", "Mark", tooltip="Mark or unmark the highlighted memory"),
         Binding("f", "cycle_status", "Status", tooltip="Status filter: active, superseded, tombstoned, all"),
-        Binding("r", "toggle_scope", "Repo scope", tooltip="This repo (+global) or all repos"),
-        Binding("k", "pick_kind", "Kind", tooltip="Filter by kind"),
-        Binding("o", "cycle_order", "Sort", tooltip="Sort: newest, oldest, id, kind, topic, repo, access"),
+        Binding("r", "pick_repo", "Repo", tooltip="Repo filter: this repo (+global), all repos, global, or one repo"),
+        Binding("k", "pick_kind", "Kind", tooltip="Filter by kind (with each kind's count)"),
+        Binding("o", "cycle_order", "Sort",
+                tooltip="Sort: newest, oldest, id, kind, topic, repo, access (or click a column header)"),
+        Binding("slash", "find_text", "Filter", tooltip="Filter by words in the text or topic"),
+        Binding("g", "go_to_id", "Go to", show=False, tooltip="Open a memory by its id"),
         Binding("right_square_bracket", "page(1)", "Next page", show=False, tooltip="Next page (or move past the last row)"),
         Binding("left_square_bracket", "page(-1)", "Previous page", show=False, tooltip="Previous page"),
         Binding("enter", "open_detail", "Detail", show=False, tooltip="Open the memory with its audit history"),
@@ -77,19 +96,33 @@ class MemoriesScreen(ModeScreen):
         self._rows: dict[str, Memory] = {}
 
     # ----------------------------------------------------------------- layout
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
+
     def compose_body(self) -> ComposeResult:
         yield ChipBar(id="memories-filters")
-        yield PagedTable(id="memories-table")
+        yield Input(id="memories-find", compact=True)
+        with Container(id="memories-body"):
+            yield PagedTable(id="memories-table")
+            yield MemoryDetail("Highlight a memory to see it in full.", id="memories-detail")
 
     def on_mount(self) -> None:
-        table = self.query_one("#memories-table", PagedTable)
-        table.setup_columns(
-            [("id", "id", 7), ("status", "status", 10), ("kind", "kind", 10), ("repo", "repo", 9),
-             ("age", "age", 4), ("content", "topic · content", None)]
-        )
-        table.focus()
+        self._setup_columns()
+        find = self.query_one("#memories-find", Input)
+        find.display = False
+        find.cursor_blink = self.mneme.cursor_blink
+        self.query_one("#memories-table", PagedTable).focus()
         self._show_filters()
         self.reload("mount")
+
+    def _setup_columns(self) -> None:
+        """The columns for the current sort: sorting by access shows the access count."""
+        table = self.query_one("#memories-table", PagedTable)
+        table.clear(columns=True)
+        last = ("access", "access", 6) if self.filter.order == "access" else ("age", "age", 4)
+        table.setup_columns(
+            [("id", "id", 7), ("status", "status", 10), ("kind", "kind", 12), ("repo", "repo", 12),
+             last, ("content", "topic · content", None)]
+        )
 
     # ------------------------------------------------------------------- data
     def reload(self, reason: str = "", *, keep: str | None = None, fallback_row: int | None = None,
@@ -109,18 +142,24 @@ class MemoriesScreen(ModeScreen):
     def _load_page(self, wanted: ListFilter) -> ListPage:
         """One page of the list ``wanted`` names, with the status counts (in a worker thread)."""
         ctx = self.ctx
-        repo = None if wanted.all_repos else ctx.repo
+        repo = {THIS_REPO: ctx.repo, ALL_REPOS: None}.get(wanted.repo, wanted.repo)
+        with_global = wanted.repo == THIS_REPO
+        text = wanted.text
         with ctx.session() as store:
-            counts = store.status_counts(repo_id=repo, kind=wanted.kind, include_global=not wanted.all_repos)
+            counts = store.status_counts(kind=wanted.kind, repo_id=repo, include_global=with_global, text=text)
+            kind_counts = store.kind_counts(status=wanted.status, repo_id=repo, include_global=with_global, text=text)
             total = counts.get(wanted.status, 0)
             offset = wanted.offset
             if offset >= total > 0:
                 offset = (total - 1) // PAGE_SIZE * PAGE_SIZE
             memories = store.list(
-                status=wanted.status, repo_id=repo, kind=wanted.kind, limit=PAGE_SIZE, offset=max(0, offset),
-                order=wanted.order, include_global=not wanted.all_repos,
+                status=wanted.status, kind=wanted.kind, limit=PAGE_SIZE, offset=max(0, offset), order=wanted.order,
+                repo_id=repo, include_global=with_global, text=text,
             )
-        return ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts)
+            repos = tuple(store.repos())
+            legion_ids = store.legion_ids([memory.id for memory in memories])
+        return ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts, kind_counts, repos,
+                        legion_ids)
 
     def _show_page(self, page: ListPage, keep: str | None, fallback_row: int | None, at_end: bool) -> None:
         self.page = page
@@ -128,23 +167,39 @@ class MemoriesScreen(ModeScreen):
         now = config.now()
         table = self.query_one("#memories-table", PagedTable)
         self._rows = {str(m.id): m for m in page.memories}
-        rows = [(str(m.id), self._cells(m, now)) for m in page.memories]
+        rows = [(str(m.id), self._cells(m, now, page.legion_ids.get(m.id))) for m in page.memories]
         if at_end:
             fallback_row, keep = len(rows) - 1, None
         table.show_rows(rows, keep=keep, fallback_row=fallback_row if fallback_row is not None else 0)
         table.has_next = page.filter.offset + len(page.memories) < page.total
         table.has_previous = page.filter.offset > 0
         self._show_filters()
+        self._show_detail()
 
-    def _cells(self, memory: Memory, now) -> list[Text]:
+    def _cells(self, memory: Memory, now, legion_id: str | None = None) -> list[Text]:
+        """One row; an imported memory's text starts with its Legion record ID."""
+        text = topic_content_cell(memory.topic, memory.content)
+        if legion_id:
+            text = Text.assemble((one_line(legion_id), "bold cyan"), " ", text, no_wrap=True, end="")
+        last = (Text(str(memory.access_count), justify="right", end="") if self.filter.order == "access"
+                else age_cell(memory.created_at, now))
         return [
             self._id_cell(memory.id),
             status_cell(memory.status),
             kind_cell(memory.kind),
             cell(memory.repo_id, "dim"),
-            age_cell(memory.created_at, now),
-            topic_content_cell(memory.topic, memory.content),
+            last,
+            text,
         ]
+
+    @on(DataTable.RowHighlighted, "#memories-table")
+    def _show_detail(self) -> None:
+        detail = self.query_one("#memories-detail", MemoryDetail)
+        memory = self._cursor_memory()
+        if memory is None:
+            detail.clear("No memory here: change the filters above.")
+        else:
+            detail.show(memory_text(memory, config.now()), memory.id)
 
     def _id_cell(self, memory_id: int) -> Text:
         """The id, right-aligned, with a ● in front when the memory is marked."""
@@ -163,7 +218,8 @@ class MemoriesScreen(ModeScreen):
                  action=f"screen.set_status({status!r})")
             for status in STATUS_FILTERS
         ]
-        scope = "all repos" if wanted.all_repos else f"{self.ctx.repo} +global"
+        scope = scope_label({THIS_REPO: self.ctx.repo, ALL_REPOS: None}.get(wanted.repo, wanted.repo),
+                            with_global=wanted.repo == THIS_REPO)
         if page is None:
             position = "loading…"
         elif page.total == 0:
@@ -175,14 +231,18 @@ class MemoriesScreen(ModeScreen):
         extra = f"  {len(self.marked)} marked" if self.marked else ""
         self.query_one("#memories-filters", ChipBar).set_chips(
             [*status_chips, "\n",
-             Chip(scope, action="screen.toggle_scope", prefix="scope"),
+             Chip(scope, action="screen.pick_repo", prefix="repo"),
              Chip(wanted.kind or "any", action="screen.pick_kind", prefix="kind"),
              Chip(wanted.order, action="screen.cycle_order", prefix="sort"),
+             *([Chip(one_line(wanted.text, 30), action="screen.find_text", prefix="text")] if wanted.text else []),
              f"  {position}{extra}"]
         )
 
     def _filter_changed(self, **changes) -> None:
+        access_column = self.filter.order == "access"
         self.filter = replace(self.filter, offset=0, **changes)
+        if (self.filter.order == "access") != access_column:
+            self._setup_columns()
         self._show_filters()
         self.reload("filter", fallback_row=0)
 
@@ -194,15 +254,34 @@ class MemoriesScreen(ModeScreen):
         position = STATUS_FILTERS.index(self.filter.status)
         self._filter_changed(status=STATUS_FILTERS[(position + 1) % len(STATUS_FILTERS)])
 
-    def action_toggle_scope(self) -> None:
-        self._filter_changed(all_repos=not self.filter.all_repos)
+    def action_pick_repo(self) -> None:
+        repos = self.page.repos if self.page is not None else ()
+        choices = [(THIS_REPO, scope_label(self.ctx.repo)), (ALL_REPOS, "all repos")]
+        choices += [(repo, one_line(repo)) for repo in sorted({config.GLOBAL_REPO, *repos})]
+
+        def chosen(value: str | None) -> None:
+            if value is not None:
+                self._filter_changed(repo=value)
+
+        self.app.push_screen(ChoiceScreen("Repo filter", choices, self.filter.repo), chosen)
 
     def action_cycle_order(self) -> None:
         position = LIST_ORDERS.index(self.filter.order)
         self._filter_changed(order=LIST_ORDERS[(position + 1) % len(LIST_ORDERS)])
 
+    @on(DataTable.HeaderSelected, "#memories-table")
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        column = str(event.column_key.value)
+        if column == "age":
+            self._filter_changed(order="oldest" if self.filter.order == "newest" else "newest")
+        elif column in HEADER_ORDERS:
+            self._filter_changed(order=HEADER_ORDERS[column])
+
     def action_pick_kind(self) -> None:
-        choices = [("", "any kind")] + [(kind, kind) for kind in K.ALL_KINDS]
+        counts = self.page.kind_counts if self.page is not None else {}
+        choices = [("", f"any kind  {sum(counts.values()):,}")]
+        choices += [(kind, f"{kind}  {counts.get(kind, 0):,}") for kind in K.ALL_KINDS]
 
         def chosen(value: str | None) -> None:
             if value is not None:
@@ -212,6 +291,55 @@ class MemoriesScreen(ModeScreen):
 
     def set_kind(self, kind: str | None) -> None:
         self._filter_changed(kind=kind)
+
+    # ------------------------------------------------------ text filter, go to id
+    def action_find_text(self) -> None:
+        self._ask("find", "Words in the text or topic (enter filters, empty clears, esc cancels)", self.filter.text)
+
+    def action_go_to_id(self) -> None:
+        self._ask("goto", "Memory id to open (enter opens it, esc cancels)", "")
+
+    def _ask(self, purpose: str, placeholder: str, value: str) -> None:
+        find = self.query_one("#memories-find", Input)
+        find.placeholder = placeholder
+        find.value = value
+        find.purpose = purpose  # type: ignore[attr-defined]
+        find.display = True
+        find.focus()
+
+    def _close_find(self) -> None:
+        find = self.query_one("#memories-find", Input)
+        find.display = False
+        self.query_one("#memories-table", PagedTable).focus()
+
+    @on(Input.Submitted, "#memories-find")
+    def _find_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        purpose = getattr(event.input, "purpose", "find")
+        self._close_find()
+        if purpose == "find":
+            self._filter_changed(text=event.value.strip())
+            return
+        raw = event.value.strip().lstrip("#")
+        if not raw.isdigit():
+            self.mneme.say(f"Not a memory id: {one_line(event.value, 40)!r} (type a number such as 42).", "warning")
+            return
+        wanted = int(raw)
+        self.fetch_in_worker(lambda: self._exists(wanted), lambda found: self._open_found(wanted, found))
+
+    def _exists(self, memory_id: int) -> bool:
+        with self.ctx.session() as store:
+            return memory_id in store.get_many([memory_id])
+
+    def _open_found(self, memory_id: int, found: bool) -> None:
+        if found:
+            self.app.push_screen(MemoryScreen(memory_id))
+        else:
+            self.mneme.say(f"No memory #{memory_id} in this store.", "warning")
+
+    def key_escape(self) -> None:
+        if self.query_one("#memories-find", Input).has_focus:
+            self._close_find()
 
     # ----------------------------------------------------------------- paging
     def action_page(self, step: int) -> None:

@@ -31,6 +31,13 @@ class PruneData:
     settings: MemorySettings | None = None
 
 
+def os_error_message(exc: OSError) -> str:
+    """A failed prune write as something to act on: the path, what went wrong and what to do."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    return (f"{where}{exc.strerror or exc}. Make it a writable file (or remove it if it is a stray folder), "
+            "then press a again.")
+
+
 def load_plan(ctx: AppContext) -> PruneData:
     legion = ctx.legion()
     if legion is None:
@@ -169,7 +176,9 @@ class PruneScreen(ModeScreen):
         more = f" and {len(plan.candidates) - 12} more" if len(plan.candidates) > 12 else ""
         body.append(literal_text(ids + more, "dim"))
         body.append(f"\n\n{len(plan.kept)} stay: " + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items())) + ".\n")
-        body.append("Nothing is deleted; if a write fails both files are put back.", style="italic")
+        body.append("Nothing is deleted; if a write fails both files are put back.\n", style="italic")
+        body.append("This is final here: mneme cannot undo a prune. To bring a record back, move its row from "
+                    "ARCHIVE.md to OUTCOMES.md by hand.", style="bold")
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
@@ -187,7 +196,7 @@ class PruneScreen(ModeScreen):
             self.app.call_from_thread(self._applied, None, str(exc))
             return
         except OSError as exc:
-            self.app.call_from_thread(self._applied, None, f"{exc.strerror or exc}")
+            self.app.call_from_thread(self._applied, None, os_error_message(exc))
             return
         self.app.call_from_thread(self._applied, result, "")
 

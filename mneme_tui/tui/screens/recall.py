@@ -1,11 +1,10 @@
-"""Recall: search-as-you-type over the hybrid ranking, with a detail pane that explains each score."""
+"""Recall: search-as-you-type over a ranking profile (bm25 by default), with a detail pane that explains each score."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from time import perf_counter
 
-from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,12 +16,14 @@ from mneme_tui import config
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.ranking import PROFILES
 from mneme_tui.memory.records import Memory, ScoredMemory, StatusChange
+from mneme_tui.tui.highlight import highlight
+from mneme_tui.tui.scope import scope_label
 from mneme_tui.tui.screens.base import DISMISS_REASON, UNDO_REASON, ModeScreen, Undo
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
-from mneme_tui.tui.text import age_cell, cell, kind_cell, one_line, topic_content_cell
+from mneme_tui.tui.text import one_line
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
-from mneme_tui.tui.widgets.results_table import ResultsTable
+from mneme_tui.tui.widgets.results_table import RECALL_COLUMNS, ResultsTable, recall_cells
 
 LIMITS = (5, 10, 20, 50)
 DEBOUNCE_SECONDS = 0.02
@@ -43,16 +44,17 @@ class SearchResult:
     items: tuple[ScoredMemory | Memory, ...]
     seconds: float
     keep_cursor: bool = False
+    legion_ids: dict[int, str] = field(default_factory=dict)
 
 
 class RecallScreen(ModeScreen):
     MODE_NAME = "recall"
     MODE_KEY = "1"
     MODE_TITLE = "Recall"
-    MODE_DESCRIPTION = "Search memories with the hybrid ranking"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    HELP = ("Type to search; results are ranked by the hybrid score. The detail pane explains each score. esc "
-            "moves to the results; there, letters type into the query and 1-5, s, n, d, u, q, ? act.")
+    MODE_DESCRIPTION = "Search memories, best match first"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]  # below 150 the list keeps the full width
+    HELP = ("Type to search; the profile chip names the ranking (^o switches). The detail pane explains each score. "
+            "esc moves to the results; there, letters type into the query and 1-5, s, n, d, u, q, ? act.")
     BINDINGS = [
         Binding("ctrl+g", "toggle_cross_repo", "All repos", tooltip="Search every repo (-A) or this repo plus global"),
         Binding("ctrl+t", "pick_kind", "Kind", tooltip="Filter results by kind"),
@@ -88,10 +90,7 @@ class RecallScreen(ModeScreen):
         profile = self.ctx.profile if self.ctx.profile in PROFILES else next(iter(PROFILES))
         self.request = replace(self.request, profile=profile)
         table = self.query_one("#results", ResultsTable)
-        table.setup_columns(
-            [("rank", "#", 2), ("score", "score", 5), ("kind", "kind", 10), ("repo", "repo", 9),
-             ("age", "age", 4), ("content", "topic · content", None)]
-        )
+        table.setup_columns(RECALL_COLUMNS)
         self._show_options()
         query = self.query_one("#query", Input)
         query.cursor_blink = self.mneme.cursor_blink
@@ -157,7 +156,9 @@ class RecallScreen(ModeScreen):
                         include_global=not request.cross_repo, kind=request.kind, limit=request.limit,
                     )
                 )
-        return SearchResult(request, items, perf_counter() - started, keep_cursor)
+            legion_ids = store.legion_ids([item.memory.id if isinstance(item, ScoredMemory) else item.id
+                                           for item in items])
+        return SearchResult(request, items, perf_counter() - started, keep_cursor, legion_ids)
 
     def _show_result(self, result: SearchResult) -> None:
         table = self.query_one("#results", ResultsTable)
@@ -165,16 +166,13 @@ class RecallScreen(ModeScreen):
         self._items = {}
         rows = []
         now = config.now()
-        for rank, item in enumerate(result.items, start=1):
+        request = result.request
+        for item in result.items:
             memory = item.memory if isinstance(item, ScoredMemory) else item
             key = str(memory.id)
             self._items[key] = item
-            score = Text(f"{item.score:.3f}", justify="right") if isinstance(item, ScoredMemory) else Text("")
-            rows.append(
-                (key, [Text(str(rank), style="dim", justify="right"), score, kind_cell(memory.kind),
-                       cell(memory.repo_id, "dim"), age_cell(memory.created_at, now),
-                       topic_content_cell(memory.topic, memory.content)])
-            )
+            rows.append((key, recall_cells(item, now, query=request.query, profile=request.profile,
+                                           legion_id=result.legion_ids.get(memory.id))))
         table.show_rows(rows, keep=keep, fallback_row=0 if keep is None else None)
         first = self.last_result is None
         self.shown_generation = self.generation
@@ -204,7 +202,8 @@ class RecallScreen(ModeScreen):
             detail.clear(self._empty_message())
             return
         if isinstance(item, ScoredMemory):
-            body = memory_text(item.memory, config.now(), scored=item)
+            query = self.last_result.request.query if self.last_result is not None else ""
+            body = highlight(memory_text(item.memory, config.now(), scored=item), query, item.profile)
             detail.show(body, item.memory.id, legend_profile=item.profile)
         else:
             detail.show(memory_text(item, config.now()), item.id)
@@ -213,13 +212,15 @@ class RecallScreen(ModeScreen):
         if self.last_result is None:
             return "Searching…"
         if self.request.query.strip():
+            if self.request.cross_repo:
+                return "No memory in any repo matches this query. Try other words, another kind or ^o profile."
             return "No memory matches this query in this scope. Try ^g for all repos, or another kind."
         return "No memories yet in this scope. Save one with `mneme save`, or open the demo: `mneme --demo`."
 
     # ---------------------------------------------------------------- options
     def _show_options(self) -> None:
         request = self.request
-        scope = "all repos" if request.cross_repo else f"{self.ctx.repo} +global"
+        scope = "all repos" if request.cross_repo else scope_label(self.ctx.repo)
         if self.last_result is None:
             summary = "searching…"
         elif self.last_result.request.query.strip():

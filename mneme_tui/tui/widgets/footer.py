@@ -33,7 +33,7 @@ class KeyFooter(Widget):
             self.refresh()
 
     def render(self) -> RenderResult:
-        parts: list[Content] = []
+        keys: list[tuple[Content, Content]] = []
         seen: set[str] = set()
         palette_key = self.app.COMMAND_PALETTE_BINDING
         for key, active in self.screen.active_bindings.items():
@@ -44,11 +44,15 @@ class KeyFooter(Widget):
             shown = self.app.get_key_display(binding)
             click = Style.from_meta({"@click": f"app.simulate_key({key!r})"})
             style = "bold $footer-key-foreground" if active.enabled else "dim"
-            parts.append(Content(f" {shown}").stylize(style).stylize(click))
-            parts.append(Content(f" {binding.description} ").stylize(click).stylize("" if active.enabled else "dim"))
-        line = Content.assemble(*parts)
-        hint = Content.assemble((" ^p", "bold $footer-key-foreground"), (" palette ", ""))
-        room = self.size.width - hint.cell_length
+            keys.append((Content(shown).stylize(style).stylize(click),
+                         Content(binding.description).stylize(click).stylize("" if active.enabled else "dim")))
+        # narrow terminals: first the palette hint loses its word, then the gaps shrink, then the line is cut
+        for gap, hint_label in ((" ", " palette "), (" ", " "), ("", " ")):
+            hint = Content.assemble((" ^p", "bold $footer-key-foreground"), (hint_label, ""))
+            line = Content.assemble(*(part for shown, text in keys for part in (gap, shown, " ", text, " ")))
+            room = self.size.width - hint.cell_length
+            if line.cell_length <= room:
+                break
         if line.cell_length > room:
             line = line.truncate(max(0, room - 1), ellipsis=True)
         padding = Content(" " * max(0, room - line.cell_length))

@@ -41,7 +41,7 @@ class AppHeader(Widget):
         used = sum(len(p[0]) if isinstance(p, tuple) else len(p.plain) for p in parts)
         legion = ctx.legion_dir
         room = max(8, width - used - 6 - (9 if legion else 0))
-        db_room = room if legion is None else max(8, room * 3 // 5)
+        db_room = room if legion is None else max(8, min(len(str(ctx.db_path)), room * 3 // 5))
         parts += [("  db ", "dim"), (display.printable(shorten_path(ctx.db_path, db_room)), "")]
         if legion is not None:
             parts += [("  legion ", "dim"), (display.printable(shorten_path(legion, max(8, room - db_room))), "")]
@@ -70,5 +70,7 @@ class ModeBar(Widget):
                 piece = piece.stylize("bold reverse")
             parts.append(piece)
             parts.append(Content(" "))
-        parts.append(Content.styled("  ? help  ^p commands", "dim"))
+        room = self.size.width - sum(part.cell_length for part in parts)
+        hint = next((h for h in ("  ? help  ^p commands", "  ? help  ^p", "  ?  ^p") if len(h) <= room), "")
+        parts.append(Content.styled(hint, "dim"))
         return Content.assemble(*parts)

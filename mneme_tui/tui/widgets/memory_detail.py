@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from mneme_tui import display
 from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory
+from mneme_tui.tui.markdown_text import readable_text
 from mneme_tui.tui.text import KIND_STYLES, STATUS_STYLES, literal_text, stamp
 from mneme_tui.tui.widgets.score_bars import component_legend, score_breakdown
 
@@ -45,7 +46,7 @@ def memory_text(
     out.append("\n")
     _field(out, "topic", memory.topic)
     out.append("\n")
-    out.append(literal_text(memory.content))
+    out.append(readable_text(memory.content))
     out.append("\n\n")
     _field(out, "repo", memory.repo_id or "(none)")
     _field(out, "from", memory.from_line().removeprefix("From: "))

@@ -10,6 +10,7 @@ line, a row cursor, keyboard and mouse. Cells are ``rich.text.Text`` and are nev
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from rich.style import Style
 from rich.text import Text
@@ -21,7 +22,15 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-PADDING = 1  # cells of space on each side of a column, as in DataTable
+from mneme_tui import display
+from mneme_tui.memory.records import Memory, ScoredMemory
+from mneme_tui.tui.highlight import highlight
+from mneme_tui.tui.text import age_cell, cell, kind_cell
+
+GAP = 1  # cells of space between columns (and at both edges)
+FIT = 0
+"""A column width: as wide as the widest cell shown (header included), at most ``FIT_CAP``."""
+FIT_CAP = 24
 
 
 class ResultsTable(ScrollView, can_focus=True):
@@ -75,7 +84,8 @@ class ResultsTable(ScrollView, can_focus=True):
 
     # ---------------------------------------------------------------- content
     def setup_columns(self, columns: Sequence[tuple[str, str, int | None]]) -> None:
-        """``(key, label, width)`` per column; the one with ``width=None`` takes the remaining width."""
+        """``(key, label, width)`` per column: a width, ``FIT`` (the widest cell, up to ``FIT_CAP``), or
+        ``None`` for the one column that takes the remaining width."""
         self._columns = list(columns)
         self._strips.clear()
         self.refresh()
@@ -118,14 +128,20 @@ class ResultsTable(ScrollView, can_focus=True):
 
     # ----------------------------------------------------------------- layout
     def _widths(self, total: int) -> list[int]:
-        fixed = sum(width for _, _, width in self._columns if width is not None)
-        rest = max(4, total - fixed - 2 * PADDING * len(self._columns))
-        return [width if width is not None else rest for _, _, width in self._columns]
+        widths: list[int | None] = []
+        for index, (_, label, width) in enumerate(self._columns):
+            if width == FIT:
+                shown = (cells[index].cell_len for cells in self._cells.values() if index < len(cells))
+                width = min(FIT_CAP, max(len(label), *shown, 1))
+            widths.append(width)
+        fixed = sum(width for width in widths if width is not None)
+        rest = max(4, total - fixed - GAP * (len(self._columns) + 1))
+        return [width if width is not None else rest for width in widths]
 
     def _line(self, cells: Sequence[Text], width: int, style: Style) -> Strip:
         line = Text(style=style, no_wrap=True, end="")
-        for cell, cell_width in zip(cells, self._widths(width)):
-            piece = cell.copy()
+        for value, cell_width in zip(cells, self._widths(width)):
+            piece = value.copy()
             piece.no_wrap = True
             piece.truncate(cell_width, overflow="ellipsis")
             gap = max(0, cell_width - piece.cell_len)
@@ -133,9 +149,8 @@ class ResultsTable(ScrollView, can_focus=True):
                 piece = Text(" " * gap, end="") + piece
             else:
                 piece.pad_right(gap)
-            line.append(" " * PADDING)
+            line.append(" " * GAP)
             line.append(piece)
-            line.append(" " * PADDING)
         segments = list(line.render(self.app.console))
         return Strip(segments).adjust_cell_length(width, style)
 
@@ -217,3 +232,26 @@ class ResultsTable(ScrollView, can_focus=True):
                 self.action_select()
             self._move(row)
 
+
+
+RECALL_COLUMNS: list[tuple[str, str, int | None]] = [
+    ("score", "score", 5), ("kind", "kind", FIT), ("repo", "repo", FIT), ("age", "age", 4),
+    ("content", "memory · topic", None),
+]
+"""The Recall list: the memory's text takes every cell the score, kind, repo and age leave."""
+
+
+def recall_cells(item: ScoredMemory | Memory, now: datetime, *, query: str = "", profile: str = "",
+                 legion_id: str | None = None) -> list[Text]:
+    """One Recall row: score, kind, repo, age, then the Legion record ID (if imported), the first line of
+    the content with the query's matched words highlighted, and the topic."""
+    memory = item.memory if isinstance(item, ScoredMemory) else item
+    score = Text(f"{item.score:.3f}", justify="right") if isinstance(item, ScoredMemory) else Text("")
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    if legion_id:
+        text.append(display.one_line(legion_id), style="bold cyan")
+        text.append(" ")
+    text.append(highlight(Text(display.one_line(memory.content, 300)), query, profile))
+    if memory.topic:
+        text.append(" · " + display.one_line(memory.topic, 40), style="dim")
+    return [score, kind_cell(memory.kind), cell(memory.repo_id, "dim"), age_cell(memory.created_at, now), text]

@@ -1,0 +1,39 @@
+"""Help and usage errors read for a user: no internal spec references, errors point at the right help."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mneme_tui.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_subcommand_error_points_at_its_own_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "legion", "recall", "QUERY")
+    assert code == 2 and out == ""
+    assert err == "mneme legion recall: error: unrecognized arguments: QUERY (see mneme legion recall --help)\n"
+    code, _, err = _run(capsys, "recall", "x", "--bogus")
+    assert code == 2 and err.endswith("(see mneme recall --help)\n") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [(), ("save",), ("recall",), ("list",), ("dismiss",), ("legion",), ("legion", "recall")])
+def test_help_names_no_internal_references(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]) -> None:
+    code, out, _ = _run(capsys, *argv, "--help")
+    assert code == 0 and out
+    assert not re.search(r"\(spec [0-9§]|TC-MEM|issue \d", out), out
+
+
+def test_recall_help_names_the_default_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(capsys, "recall", "--help")
+    assert "or bm25)" in " ".join(out.split())
