@@ -178,7 +178,7 @@ async def test_a_prune_into_a_folder_names_the_path_and_what_to_do(demo_app, dem
         screen = demo_app.screen
         panel = plain(screen.query_one("#prune-result"))
         assert outcomes.read_bytes() == original
-        assert "ARCHIVE.md" in panel and "then press a again" in panel, panel
+        assert "ARCHIVE.md is a directory" in panel and "move it aside and run prune again" in panel, panel
 
 
 async def test_prune_confirmation_says_it_is_final(demo_app):

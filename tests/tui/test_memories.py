@@ -216,10 +216,10 @@ async def test_empty_store_says_so(empty_app):
 # ------------------------------------------------------------------------------- readability (issue 13)
 def _readable_store(path: str = "readable.db") -> Store:
     store = Store(Path(path))
-    store.mint("Busy timeout must be set before the first write", kind="pitfall", topic="SQLite", repo_id="atlas-api")
-    store.mint("Global rule: never swallow exceptions", kind="axiom", topic="Errors", repo_id="global")
-    store.mint("Invoices are rendered with WeasyPrint", kind="fact", topic="Billing", repo_id="billing-svc")
-    popular = store.mint("Popular note about caching", kind="pattern", topic="Cache", repo_id="atlas-api")
+    store.mint("Busy timeout must be set before the first write", kind="pitfall", topic="SQLite", repo_id="atlas-api", provenance=SYNCED)
+    store.mint("Global rule: never swallow exceptions", kind="axiom", topic="Errors", repo_id="global", provenance=SYNCED)
+    store.mint("Invoices are rendered with WeasyPrint", kind="fact", topic="Billing", repo_id="billing-svc", provenance=SYNCED)
+    popular = store.mint("Popular note about caching", kind="pattern", topic="Cache", repo_id="atlas-api", provenance=SYNCED)
     for task in ("T-1", "T-2", "T-3"):
         store.reinforce(task, [popular.id])
     return store

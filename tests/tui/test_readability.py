@@ -17,6 +17,7 @@ from mneme_tui.tui.highlight import MATCH_STYLE, highlight
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail
 from mneme_tui.tui.widgets.results_table import ResultsTable
+from provenances import SAVED
 
 from .conftest import type_text
 
@@ -228,7 +229,7 @@ def test_readable_text_aligns_tables_shades_fences_and_stays_literal() -> None:
 
 async def test_markdown_content_reads_in_the_detail_pane_without_markup(make_app) -> None:
     store = Store(Path("markdown.db"))
-    store.mint(MARKDOWN, kind="decision", topic="Deploy", repo_id="atlas-api")
+    store.mint(MARKDOWN, kind="decision", topic="Deploy", repo_id="atlas-api", provenance=SAVED)
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
