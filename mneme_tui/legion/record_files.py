@@ -6,6 +6,8 @@
   column layout (a 9-column table without ID/Branch gets a 9-column row). A file holding no table of
   its kind (only ``## PAT/PIT/PRF`` blocks, or ``## Phase`` notes) gets a canonical table section
   (``## Records`` / ``## Patterns`` / ``## Errors`` / ``## Preferences``) appended at its end.
+- A table without a Branch column (a legacy 10-column OUTCOMES.md) gets one before a new row is
+  added (:func:`mneme_tui.legion.table_migration.migrate_for_new_row`), in the same checked write.
 - Heading blocks are never rewritten; error de-duplication only looks at table rows.
 - Several records for one file are stored with one write (:func:`store_records`); when the table ends
   the file that write is an append (see :mod:`mneme_tui.legion.storage`).
@@ -32,6 +34,7 @@ from mneme_tui.legion.records import (
 )
 from mneme_tui.legion.schemas import ARCHIVE, ERRORS, TableSchema, reject_placeholders
 from mneme_tui.legion.storage import load_document, modify_file
+from mneme_tui.legion.table_migration import migrate_for_new_row
 
 OUTCOMES_VALUES = ("success", "partial", "failed")
 SIGNALS = ("positive", "negative", "corrective")
@@ -178,6 +181,7 @@ def store_records(
     text = "\n\n".join(record_text(r) for r in records)
 
     def change(document: Document) -> list[tuple[str, Record, list[str]]]:
+        migrate_for_new_row(document, schema.kind, default_branch=default_branch)  # spec §11: keep the branch
         ids = _Ids(schema, document, load_document(memory_dir / ARCHIVE.file_name, default_branch=default_branch))
         done: list[tuple[str, Record]] = []
         for record in records:
