@@ -11,7 +11,7 @@ from mneme_tui.cli import legion_commands, main
 from mneme_tui.legion.document import Document
 from mneme_tui.legion.record_files import store_records
 from mneme_tui.legion.records import OutcomeRecord, Record
-from mneme_tui.legion.schemas import OUTCOMES, PREFERENCES
+from mneme_tui.legion.schemas import OUTCOMES
 from mneme_tui.legion.storage import load_document
 
 HEADER = "| ID | Date | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n"
@@ -90,16 +90,3 @@ def test_a_row_appended_while_migrating_is_kept_and_migrated(tmp_path: Path) -> 
     assert [r.summary for r in document.records] == ["piped | summary", "second", "appended by hand", "made on develop"]
     assert result.record.id == "O-004" and document.records[-1].branch == "develop"
 
-
-def test_preferences_table_has_no_branch_and_is_not_migrated(tmp_path: Path) -> None:
-    """§11 adds Branch to OUTCOMES, PATTERNS and ERRORS only; a PREFERENCES.md write leaves its header alone."""
-    folder = tmp_path / "memory"
-    folder.mkdir()
-    path = folder / "PREFERENCES.md"
-    path.write_text(PREFERENCES.template, encoding="utf-8")
-    from mneme_tui.legion.records import PreferenceRecord
-
-    pref = PreferenceRecord(date="2026-10-15", decision_point="review-verdict", signal="positive", agent="a",
-                            context="c", user_choice="u")
-    store_records(folder, PREFERENCES, [pref], default_branch="main", lock_timeout=5)
-    assert path.read_text(encoding="utf-8").startswith(PREFERENCES.template)
