@@ -391,7 +391,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         output.print_json(result.to_json())
         return 0
     print(f"Wrote {output.literal(result.path)} from {len(result.original_summaries)} summaries "
-          f"({result.original_chars} -> {result.compacted_chars} characters)")
+          f"({result.original_chars} -> {result.compacted_chars} characters, {result.ratio:.0%})")
     if result.requirements_satisfied:
         print(f"Requirements: {output.literal(', '.join(result.requirements_satisfied))}")
     _warn(result.warnings)
