@@ -40,11 +40,13 @@ _BULLET = re.compile(r"^\s{0,3}[-*+]\s+\*\*(?P<name>[^*]+?)\*\*\s*:?\s*(?P<value
 
 def block_text(block_id: str, title: str, bullets: list[tuple[str, str]], body: str) -> str:
     """The lines of a heading block (``## ID: title``, ``- **Name**: value`` bullets, a blank line, ``body``,
-    ``---``), ending in a newline; bullets with an empty value are left out."""
+    ``---``), ending in a newline; bullets with an empty value are left out. A body line that would end the
+    block (a ``#`` heading, a ``|`` table row) is written with a leading backslash, as markdown escapes it."""
     lines = [f"## {block_id}: {' '.join(title.split())}"]
     lines += [f"- **{name}**: {value}" for name, value in bullets if value]
     if body.strip():
-        lines += ["", body.strip("\n")]
+        body_lines = body.strip("\n").split("\n")
+        lines += ["", *("\\" + line if line.lstrip().startswith(("#", "|")) else line for line in body_lines)]
     return "\n".join([*lines, "", "---"]) + "\n"
 
 

@@ -76,3 +76,16 @@ def test_pattern_export_names_no_agent_and_keeps_its_true_source(store: Store, m
     sync(store, memory, P)
     text = (memory.memory_dir / "PATTERNS.md").read_text(encoding="utf-8")
     assert "| mneme task INT-1 |" in text and "| mneme |" not in text
+
+
+def test_a_body_line_that_would_end_the_block_is_escaped(store: Store, memory: LegionMemory) -> None:
+    """A saved text holding a heading or a table row stays one block: one memory, one record."""
+    memory.memory_dir.mkdir(parents=True)
+    (memory.memory_dir / "PREFERENCES.md").write_text(PREFERENCES.template, encoding="utf-8")
+    saved = store.save("Title line\n## PRF-009: not a record\n| 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 |\nmore",
+                       kind="preference", topic="t", repo_id=P)
+    sync(store, memory, P)
+    text = (memory.memory_dir / "PREFERENCES.md").read_text(encoding="utf-8")
+    records = parse(text, "PREFERENCES.md").records
+    assert [r.id for r in records] == ["PRF-001"] and "\\## PRF-009: not a record\n\\| 1 |" in text
+    assert not sync(store, memory, P).changed and [m.id for m in store.list(repo_id=P)] == [saved.id]
