@@ -216,7 +216,8 @@ def cmd_briefing(args: argparse.Namespace) -> int:
     if args.json:
         output.print_json(briefing_report(legion).to_json())
         return 0
-    briefing = legion.briefing()
+    report = briefing_report(legion)
+    briefing = report.briefing
     if legion.memory_dir.is_dir():  # spec §6: no placeholder about missing memory
         print(f"Session briefing: {briefing.total_records} outcome records")
         if briefing.recent_outcomes:
@@ -231,6 +232,8 @@ def cmd_briefing(args: argparse.Namespace) -> int:
             output.print_table(table)
         if briefing.note:
             print(output.literal(briefing.note))
+        for note in report.preference_notes:  # spec §13: advisory approach notes
+            print(output.literal(note))
     if briefing.claude_memory:
         print("\nClaude Code memory (MEMORY.md excerpt)")
         print(output.literal(briefing.claude_memory))
@@ -388,7 +391,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         output.print_json(result.to_json())
         return 0
     print(f"Wrote {output.literal(result.path)} from {len(result.original_summaries)} summaries "
-          f"({result.original_chars} -> {result.compacted_chars} characters)")
+          f"({result.original_chars} -> {result.compacted_chars} characters, {result.ratio:.0%})")
     if result.requirements_satisfied:
         print(f"Requirements: {output.literal(', '.join(result.requirements_satisfied))}")
     _warn(result.warnings)

@@ -12,6 +12,8 @@ Block shape::
     ---
 
 PAT blocks become pattern records, PIT blocks error (pitfall) records, PRF blocks preference records.
+:func:`block_text` writes one (the sync exports a store-side preference so: it has no decision point,
+signal or agent to put in a table row).
 """
 
 from __future__ import annotations
@@ -34,6 +36,18 @@ BLOCK_HEADING = re.compile(
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s{0,3}[-*+]\s+\*\*(?P<name>[^*]+?)\*\*\s*:?\s*(?P<value>.*?)\s*$")
+
+
+def block_text(block_id: str, title: str, bullets: list[tuple[str, str]], body: str) -> str:
+    """The lines of a heading block (``## ID: title``, ``- **Name**: value`` bullets, a blank line, ``body``,
+    ``---``), ending in a newline; bullets with an empty value are left out. A body line that would end the
+    block (a ``#`` heading, a ``|`` table row) is written with a leading backslash, as markdown escapes it."""
+    lines = [f"## {block_id}: {' '.join(title.split())}"]
+    lines += [f"- **{name}**: {value}" for name, value in bullets if value]
+    if body.strip():
+        body_lines = body.strip("\n").split("\n")
+        lines += ["", *("\\" + line if line.lstrip().startswith(("#", "|")) else line for line in body_lines)]
+    return "\n".join([*lines, "", "---"]) + "\n"
 
 
 def match_heading(line: str) -> re.Match[str] | None:

@@ -1,6 +1,7 @@
 """The whole briefing picture, computed once for the TUI's Briefing screen and ``mneme legion briefing``:
 the spec's session briefing plus agent and archetype scores, success per week, preference signals
-(in all and per agent), record counts per file and the prune threshold.
+(in all and per agent), the §13 "Previous preference signals suggest…" notes, record counts per file and
+the prune threshold.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from mneme_tui.legion import LegionMemory
 from mneme_tui.legion.briefing import Briefing, is_success
+from mneme_tui.legion.recall import preference_notes
 from mneme_tui.legion.records import OutcomeRecord, PreferenceRecord
 from mneme_tui.legion.schemas import OUTCOMES
 from mneme_tui.legion.scoring import AgentScore, ArchetypeScore, parse_record_date
@@ -64,6 +66,7 @@ class BriefingReport:
     latest_preference: PreferenceRecord | None = None
     prune_threshold: int = 0
     warnings: list[str] = field(default_factory=list)
+    preference_notes: list[str] = field(default_factory=list)  # spec §13 approach notes (advisory)
 
     @property
     def present(self) -> bool:
@@ -98,6 +101,7 @@ class BriefingReport:
             "agent_signals": [agent.to_json() for agent in self.agent_signals],
             "latest_preference": self.latest_preference.to_json() if self.latest_preference else None,
             "prune_threshold": self.prune_threshold,
+            "preference_notes": list(self.preference_notes),
         })
         return data
 
@@ -152,4 +156,5 @@ def briefing_report(legion: LegionMemory) -> BriefingReport:
         latest_preference=preferences[0] if preferences else None,
         prune_threshold=settings.prune_threshold,
         warnings=list(dict.fromkeys(files.warnings + briefing.warnings + settings.warnings)),
+        preference_notes=preference_notes(preferences),
     )

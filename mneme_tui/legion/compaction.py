@@ -1,18 +1,29 @@
 """Phase-summary compaction (spec §12) without a language model.
 
 ``compact_phase(phase_dir)`` reads ``{NN}-*-SUMMARY.md`` in ``.planning/phases/{NN-name}/`` and writes
-``{NN}-COMPACTED.md`` (originals are never touched). Sections are sorted by their ``##`` heading:
+``{NN}-COMPACTED.md`` (originals are never touched).
 
-- kept: deliverables (accomplishments / summary / what was built / outcome), decisions (decisions,
-  deviations, rationale), files (files created / modified), verification (verification / tests /
-  self-check: only pass/fail lines and short bullets), agents, requirements; YAML frontmatter keys
-  ``requirements*``, ``key-decisions``, ``key-files``, ``agent(s)`` feed the same sections;
-- dropped: everything else (performance, commits, execution logs, issues, next steps) and every
-  fenced code block (command output, diffs, logs).
+Preconditions (spec §12): the phase must be marked Complete in ``.planning/ROADMAP.md`` (a phase marked
+anything else is refused, naming the phase and its status; a ROADMAP.md that is missing or does not
+list the phase gives a warning) and every ``{NN}-{PP}-PLAN.md`` needs its ``{NN}-{PP}-SUMMARY.md``.
 
-Finally every requirement ID (``REQ-12``, ``AUTH-03``, ``FR-1`` ...) and file path of the originals
-must occur in the result; missing ones are added back (paths to the Files table, IDs to a
-``## Other References`` section) and reported in ``warnings``.
+Sections are sorted by their ``##`` heading, following the spec's Preserved/Trimmed lists:
+
+- kept: deliverables and goal (accomplishments / summary / what was built / outcome / objective),
+  decisions (decisions, deviations, rationale), files (files created / modified), verification
+  (verification / tests / self-check: pass/fail lines and short bullets, never per-test output such
+  as ``PASSED tests/x.py::test_y``), agents, requirements; YAML frontmatter keys ``requirements*``,
+  ``key-decisions``, ``key-files``, ``files-*``, ``agent(s)`` feed the same sections;
+- dropped: everything else (performance, commits, execution logs and traces, issues, next steps),
+  every fenced code block (command output, diffs, logs), and a line repeated in several summaries
+  after its first occurrence.
+
+``requirements_satisfied`` lists the IDs the summaries declare (frontmatter, Requirements sections)
+and every other ID (``REQ-12``, ``AUTH-03``, ``FR-1`` ...) their text mentions outside code blocks.
+The phase's files are those of the summaries' files sections and frontmatter, not paths quoted in logs
+or code. Verification: every one of those IDs and files must occur in the result; missing ones are
+added back (files to the Files table, IDs to a ``## Other References`` section) and reported in
+``warnings``. The size ratio is measured; outside the target 30-50 % it is reported as a warning.
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from typing import Any
 
 from mneme_tui.config import now
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.legion.roadmap import COMPLETE, ROADMAP_NAME, phase_status
 from mneme_tui.legion.storage import atomic_write, read_state
 
 _REQ_ID = re.compile(r"(?<![\w-])([A-Z]{2,}[A-Z0-9]*-\d{1,4}[a-z]?)(?![\w-])")
@@ -40,8 +52,13 @@ _SECTION_KINDS = (
     ("verification", ("verif", "test", "self-check", "validation", "check")),
     ("agents", ("agent",)),
     ("requirements", ("requirement",)),
-    ("deliverables", ("accomplish", "deliverable", "what was", "summary", "built", "outcome", "overview", "result")),
+    ("deliverables", ("accomplish", "deliverable", "what was", "summary", "built", "outcome", "overview", "result",
+                      "goal", "objective")),
 )
+_TEST_OUTPUT = re.compile(r"\S::\S|^\s*(?:PASSED|PASS|ok)\s+\S*[/.]\S", re.IGNORECASE)  # per-test output lines
+_FLAGGED = re.compile(r"\b(?:failed|fail|error)\b|✗|❌", re.IGNORECASE)  # ... of which failures are kept
+_FILE_KEYS = ("key_files", "files_modified", "files_created")
+TARGET_RATIO = (0.30, 0.50)
 _LEAD = re.compile(r"^[\s|*-]*")
 _AFTER_PATH = re.compile(r"^`?\s*[|:—–-]*\s*")
 MAX_LINE = 300
@@ -59,6 +76,7 @@ class CompactionResult:
     missing_added: list[str] = field(default_factory=list)
     original_chars: int = 0
     compacted_chars: int = 0
+    ratio: float = 0.0  # compacted_chars / original_chars (spec §12 target: 0.30-0.50)
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -73,6 +91,13 @@ class _Summary:
     front: dict[str, list[str]] = field(default_factory=dict)
     sections: dict[str, list[str]] = field(default_factory=dict)
     text: str = ""
+    prose: list[str] = field(default_factory=list)  # every line outside frontmatter and code fences
+    file_lines: list[str] = field(default_factory=list)  # files-section lines, whole (before MAX_LINE)
+
+    def paths(self) -> list[str]:
+        """The files this plan modified: its files sections and frontmatter file keys."""
+        lines = self.file_lines + [f"`{v}`" for key in _FILE_KEYS for v in self.front.get(key, []) if v]
+        return list(dict.fromkeys(p for line in lines for p in file_paths(line, loose=True)))
 
 
 def requirement_ids(text: str) -> list[str]:
@@ -128,6 +153,14 @@ def _section_kind(heading: str) -> str | None:
     return None
 
 
+def _verification_line(line: str) -> bool:
+    """A verification line worth keeping: a bullet, table row or pass/fail line, but no per-test output
+    unless it reports a failure (spec §12: keep pass/fail, drop verbose output)."""
+    if _TEST_OUTPUT.search(line):
+        return bool(_FLAGGED.search(line))
+    return line.lstrip().startswith(("-", "*", "|")) or bool(_PASS_FAIL.search(line))
+
+
 def _read_summary(path: Path, number: str) -> _Summary:
     try:
         text = (read_state(path).data or b"").decode("utf-8")
@@ -144,6 +177,7 @@ def _read_summary(path: Path, number: str) -> _Summary:
             continue
         if in_fence:
             continue
+        summary.prose.append(line)
         if line.startswith("# ") and not summary.title:
             summary.title = line[2:].strip()
             continue
@@ -155,10 +189,12 @@ def _read_summary(path: Path, number: str) -> _Summary:
             continue
         if current is None or not line.strip():
             continue
+        if current == "files":
+            summary.file_lines.append(line)
         kept = line.rstrip()
         if len(kept) > MAX_LINE:
             kept = kept[:MAX_LINE].rstrip() + " …"
-        if current == "verification" and not (kept.lstrip().startswith(("-", "*", "|")) or _PASS_FAIL.search(kept)):
+        if current == "verification" and not _verification_line(kept):
             continue
         summary.sections.setdefault(current, []).append(kept)
     return summary
@@ -176,30 +212,46 @@ def _phase_summaries(phase_dir: Path) -> tuple[str, str, list[_Summary]]:
     return number, name, [_read_summary(p, number) for p in paths]
 
 
-def _satisfied(summaries: list[_Summary], all_ids: list[str]) -> list[str]:
+def _satisfied(summaries: list[_Summary]) -> list[str]:
+    """Declared IDs (frontmatter ``requirements*``, Requirements sections), then the rest the text names."""
     declared: list[str] = []
     for s in summaries:
         for key, values in s.front.items():
             if key.startswith("requirements"):
                 declared += [v for v in values if v]
         declared += requirement_ids("\n".join(s.sections.get("requirements", [])))
-    return list(dict.fromkeys(declared or all_ids))
+    mentioned = requirement_ids("\n".join(line for s in summaries for line in s.prose))
+    return list(dict.fromkeys(declared + mentioned))
+
+
+def _first_time(lines: list[str], seen: set[str]) -> list[str]:
+    """``lines`` less those already given for an earlier summary (spec §12: repeated context is trimmed)."""
+    fresh = []
+    for line in lines:
+        key = " ".join(line.lstrip("-* ").split()).lower()
+        if key and key in seen:
+            continue
+        seen.add(key)
+        fresh.append(line)
+    return fresh
 
 
 def _deliverables(summaries: list[_Summary]) -> list[str]:
     out = ["## Deliverables"]
+    seen: set[str] = set()
     for s in summaries:
         out.append(f"- **{s.plan}**: {s.title or s.name}")
         out += [f"  {line.strip()}" if line.strip().startswith(("- ", "* ")) else f"  - {line.strip()}"
-                for line in s.sections.get("deliverables", []) if not line.strip().startswith("|")]
+                for line in _first_time(s.sections.get("deliverables", []), seen) if not line.strip().startswith("|")]
     return out
 
 
 def _decisions(summaries: list[_Summary]) -> list[str]:
     out = ["", "## Decisions"]
+    seen: set[str] = set()
     for s in summaries:
-        out += [f"- ({s.plan}) {d}" for d in s.front.get("key_decisions", [])]
-        out += [f"- ({s.plan}) {line.strip().lstrip('-* ').strip()}" for line in s.sections.get("decisions", [])
+        lines = _first_time(s.front.get("key_decisions", []) + s.sections.get("decisions", []), seen)
+        out += [f"- ({s.plan}) {line.strip().lstrip('-* ').strip()}" for line in lines
                 if line.strip() and not line.strip().startswith("|")]
     return out
 
@@ -218,7 +270,7 @@ def _files_table(summaries: list[_Summary]) -> list[str]:
     seen: set[str] = set()
     for s in summaries:
         file_lines = list(s.sections.get("files", []))
-        for key in ("key_files", "files_modified", "files_created"):
+        for key in _FILE_KEYS:
             file_lines += [f"- `{v}`" for v in s.front.get(key, []) if v]
         for line in file_lines:
             for path in file_paths(line, loose=True):
@@ -232,8 +284,9 @@ def _files_table(summaries: list[_Summary]) -> list[str]:
 
 def _verification_and_agents(summaries: list[_Summary]) -> list[str]:
     out = ["", "## Verification"]
+    seen: set[str] = set()
     for s in summaries:
-        lines = s.sections.get("requirements", []) + s.sections.get("verification", [])
+        lines = _first_time(s.sections.get("requirements", []) + s.sections.get("verification", []), seen)
         out += [f"- {s.plan}: {line.strip().lstrip('-* ').strip()}" for line in lines
                 if line.strip() and not re.fullmatch(r"\|?[\s:|-]*", line.strip())]
     out += ["", "## Agents"]
@@ -244,8 +297,8 @@ def _verification_and_agents(summaries: list[_Summary]) -> list[str]:
     return out
 
 
-def _missing(originals: str, text: str, all_ids: list[str]) -> tuple[list[str], list[str]]:
-    """Paths and requirement IDs of the originals that ``text`` lacks (one pass over each, no rescans).
+def _missing(phase_paths: list[str], text: str, all_ids: list[str]) -> tuple[list[str], list[str]]:
+    """The phase's paths and requirement IDs that ``text`` lacks (one pass over each, no rescans).
 
     An ID counts as present when it is a whole ``[\\w-]+`` word of ``text`` (as it was matched); a path
     when it is a whole path-character run of ``text`` (or one less a trailing ``.,:;``).
@@ -253,18 +306,44 @@ def _missing(originals: str, text: str, all_ids: list[str]) -> tuple[list[str], 
     words = set(re.findall(r"[\w-]+", text))
     runs = set(re.findall(r"[\w@+./~:-]+", text))
     runs |= {run.rstrip(".,:;") for run in runs} | {run.strip(":") for run in runs}
-    paths = [p for p in file_paths(originals) if p not in runs]
+    paths = [p for p in phase_paths if p not in runs]
     ids = [i for i in all_ids if i not in words]
     return paths, ids
+
+
+def _preconditions(phase_dir: Path, number: str) -> list[str]:
+    """Spec §12 preconditions: refuse a phase ROADMAP.md does not mark Complete, or a plan without its summary.
+
+    Returns the warnings for what could not be checked (no ROADMAP.md, or the phase not listed in it).
+    """
+    plans = sorted(p.name[: -len("-PLAN.md")] for p in phase_dir.glob(f"{number}-*-PLAN.md"))
+    missing = [f"{plan}-SUMMARY.md" for plan in plans if not (phase_dir / f"{plan}-SUMMARY.md").exists()]
+    if missing:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"phase {phase_dir.name} is missing {', '.join(missing)} "
+                                                f"(every plan needs its summary); nothing was compacted")
+    roadmap = phase_dir.parent.parent / ROADMAP_NAME
+    try:
+        text = (read_state(roadmap).data or b"").decode("utf-8", errors="replace") if roadmap.is_file() else None
+    except OSError:
+        text = None
+    if text is None:
+        return [f"no {ROADMAP_NAME} beside phases/: could not check that phase {int(number)} is Complete"]
+    status = phase_status(text, int(number))
+    if status is None:
+        return [f"{ROADMAP_NAME} does not list phase {int(number)}: could not check that it is Complete"]
+    if status != COMPLETE:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"phase {int(number)} ({phase_dir.name}) is marked {status!r} in "
+                                                f"{roadmap}, not Complete; nothing was compacted")
+    return []
 
 
 def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionResult:
     """Write ``{NN}-COMPACTED.md`` for one phase folder (see module doc); originals stay untouched."""
     phase_dir = Path(phase_dir)
     number, name, summaries = _phase_summaries(phase_dir)
+    warnings = _preconditions(phase_dir, number)
     originals = "\n".join(s.text for s in summaries)
-    all_ids = requirement_ids(originals)
-    satisfied = _satisfied(summaries, all_ids)
+    satisfied = _satisfied(summaries)
     head = [
         "---",
         f"phase: {phase_dir.name}",
@@ -279,22 +358,30 @@ def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionRe
     files = _files_table(summaries)
     rest = _verification_and_agents(summaries)
     body = [*head, *_deliverables(summaries), *_decisions(summaries), *files, *rest]
-    missing_paths, missing_ids = _missing(originals, "\n".join(body), all_ids)
-    files += [f"| `{path}` | referenced in the original summaries |" for path in missing_paths]
+    phase_paths = list(dict.fromkeys(path for s in summaries for path in s.paths()))
+    missing_paths, missing_ids = _missing(phase_paths, "\n".join(body), satisfied)
+    files += [f"| `{path}` | listed in the original summaries |" for path in missing_paths]
     out = [*head, *_deliverables(summaries), *_decisions(summaries), *files, *rest]
     if missing_ids:
         out += ["", "## Other References", *[f"- {i}" for i in missing_ids]]
     final = "\n".join(out).rstrip("\n") + "\n"
     target = phase_dir / f"{number}-COMPACTED.md"
     atomic_write(target, final)
+    ratio = len(final) / len(originals) if originals else 0.0
+    warnings += [f"compaction had dropped {item}; added back" for item in [*missing_paths, *missing_ids]]
+    low, high = TARGET_RATIO
+    if not low <= ratio <= high:
+        warnings.append(f"the compacted summary is {ratio:.0%} of the originals' size; "
+                        f"the skill targets {low:.0%}-{high:.0%}")
     return CompactionResult(
         path=str(target),
         phase=phase_dir.name,
         original_summaries=[s.name for s in summaries],
         requirements_satisfied=satisfied,
-        file_paths=file_paths(originals),
+        file_paths=phase_paths,
         missing_added=[*missing_paths, *missing_ids],
         original_chars=len(originals),
         compacted_chars=len(final),
-        warnings=[f"compaction had dropped {item}; added back" for item in [*missing_paths, *missing_ids]],
+        ratio=round(ratio, 3),
+        warnings=warnings,
     )

@@ -130,6 +130,16 @@ class Document:
         self.segments.insert(anchor + 1, segment)
         return segment
 
+    def append_block(self, text: str, record: Record) -> Segment:
+        """Append a heading block (``text``, ending in a newline) at the end of the file, after a blank line."""
+        self._ensure_trailing_newline()
+        current = self.render()
+        if current and not current.endswith("\n\n"):
+            self.segments.append(Segment("prose", ["\n"], 0))
+        segment = Segment("block", text.splitlines(keepends=True), 0, record=record)
+        self.segments.append(segment)
+        return segment
+
     def _ensure_trailing_newline(self) -> None:
         for segment in reversed(self.segments):
             if segment.lines:

@@ -6,6 +6,10 @@
   column layout (a 9-column table without ID/Branch gets a 9-column row). A file holding no table of
   its kind (only ``## PAT/PIT/PRF`` blocks, or ``## Phase`` notes) gets a canonical table section
   (``## Records`` / ``## Patterns`` / ``## Errors`` / ``## Preferences``) appended at its end.
+- A table without a Branch column (a legacy 10-column OUTCOMES.md) gets one before a new row is
+  added (:func:`mneme_tui.legion.table_migration.migrate_for_new_row`), in the same checked write.
+- A record with ``layout="block"`` (the sync's export of a store-side preference) is appended at the
+  end of the file as a ``/legion:learn`` heading block, ``## PRF-NNN: title`` (:func:`_add_block`).
 - Heading blocks are never rewritten; error de-duplication only looks at table rows.
 - Several records for one file are stored with one write (:func:`store_records`); when the table ends
   the file that write is an append (see :mod:`mneme_tui.legion.storage`).
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.legion.blocks import block_text, record_from_block
 from mneme_tui.legion.catalog import Catalog
 from mneme_tui.legion.cells import join_row
 from mneme_tui.legion.document import Document, renumber
@@ -30,8 +35,9 @@ from mneme_tui.legion.records import (
     record_text,
     values_for_fields,
 )
-from mneme_tui.legion.schemas import ARCHIVE, ERRORS, TableSchema, reject_placeholders
+from mneme_tui.legion.schemas import ARCHIVE, BLOCK_KINDS, ERRORS, TableSchema, reject_placeholders
 from mneme_tui.legion.storage import load_document, modify_file
+from mneme_tui.legion.table_migration import migrate_for_new_row
 
 OUTCOMES_VALUES = ("success", "partial", "failed")
 SIGNALS = ("positive", "negative", "corrective")
@@ -158,6 +164,24 @@ def _add_error(document: Document, ids: _Ids, record: ErrorRecord) -> tuple[str,
     return "created", segment.record
 
 
+def _add_block(document: Document, archive: Document, record: Record, default_branch: str) -> Record:
+    """Append ``record`` as a heading block with the next ``PRF/PAT/PIT-NNN`` ID: its headline as the title,
+    Date, Type, Branch and Tags bullets (only those known) and its ``body``."""
+    prefix = next(p for p, kind in BLOCK_KINDS.items() if kind == record.kind)
+    block_id = f"{prefix}-{highest_id(prefix, [document, archive]) + 1:03d}"
+    title = str(getattr(record, _BLOCK_TITLES[record.kind]))
+    tags = ", ".join(record.tags)
+    bullets = [("Date", record.date), ("Type", record.kind), ("Branch", record.branch), ("Tags", tags)]
+    text = block_text(block_id, title, bullets, record.body)
+    stored = record_from_block(text.splitlines(keepends=True), default_branch=default_branch)
+    segment = document.append_block(text, stored)
+    assert segment.record is not None
+    return segment.record
+
+
+_BLOCK_TITLES = {"preference": "context", "pattern": "pattern", "error": "error_signature"}
+
+
 def store_records(
     memory_dir: Path,
     schema: TableSchema,
@@ -178,9 +202,14 @@ def store_records(
     text = "\n\n".join(record_text(r) for r in records)
 
     def change(document: Document) -> list[tuple[str, Record, list[str]]]:
-        ids = _Ids(schema, document, load_document(memory_dir / ARCHIVE.file_name, default_branch=default_branch))
+        migrate_for_new_row(document, schema.kind, default_branch=default_branch)  # spec §11: keep the branch
+        archive = load_document(memory_dir / ARCHIVE.file_name, default_branch=default_branch)
+        ids = _Ids(schema, document, archive)
         done: list[tuple[str, Record]] = []
         for record in records:
+            if record.layout == "block":
+                done.append(("created", _add_block(document, archive, record, default_branch)))
+                continue
             if isinstance(record, ErrorRecord) and schema is ERRORS:
                 done.append(_add_error(document, ids, record))
                 continue
@@ -192,16 +221,18 @@ def store_records(
             done.append(("created", segment.record))
         renumber(document)
         fields = _fields_by_record(document)
-        return [(action, stored, values_for_fields(stored, fields[id(stored)])) for action, stored in done]
+        return [(action, stored, values_for_fields(stored, fields.get(id(stored), list(schema.fields))))
+                for action, stored in done]
 
     def verify(reread: Document, stored: list[tuple[str, Record, list[str]]]) -> bool:
         fields = _fields_by_record(reread)
+        columns = list(schema.fields)  # a heading block's values are compared under the canonical columns
         by_id: dict[str, list[Record]] = {}
         for found in reread.records:
             if found.kind == schema.kind:
                 by_id.setdefault(found.id, []).append(found)
         return all(
-            any(values_for_fields(r, fields.get(id(r), [])) == values for r in by_id.get(record.id, []))
+            any(values_for_fields(r, fields.get(id(r), columns)) == values for r in by_id.get(record.id, []))
             for _, record, values in stored
         )
 

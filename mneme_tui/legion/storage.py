@@ -300,11 +300,12 @@ def _grown_by_append(path: Path, state: FileState) -> FileState | None:
     return current
 
 
-def replace_if_unchanged(path: Path, data: bytes, state: FileState) -> bool:
+def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appends: bool = True) -> bool:
     """Swap ``data`` in for ``path`` if it still is what ``state`` describes; False (nothing written) if not.
 
     Rows another writer appended meanwhile (the file grew, its old bytes unchanged) are appended to
-    ``data`` too, keeping their place at the end, rather than redoing the whole change. Bytes appended
+    ``data`` too, keeping their place at the end, rather than redoing the whole change (unless
+    ``fold_appends`` is False: a change that reshaped a table header; then False, to redo it). Bytes appended
     to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
     """
     path = safe_path(path)
@@ -315,7 +316,7 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState) -> bool:
         for _ in range(MAX_REDO):
             if _unchanged(path, state):
                 break
-            grown = _grown_by_append(path, state)
+            grown = _grown_by_append(path, state) if fold_appends else None
             if grown is None:
                 return False
             assert grown.data is not None
@@ -364,11 +365,11 @@ def append_if_unchanged(path: Path, tail: bytes, state: FileState) -> bool:
     return True
 
 
-def write_if_unchanged(path: Path, state: FileState, before: str, after: str) -> bool:
+def write_if_unchanged(path: Path, state: FileState, before: str, after: str, *, fold_appends: bool = True) -> bool:
     """Append when ``after`` only adds to ``before`` (an existing file), else replace; both checked."""
     if state.data is not None and after.startswith(before) and before.endswith("\n"):
         return append_if_unchanged(path, after[len(before):].encode("utf-8"), state)
-    return replace_if_unchanged(path, after.encode("utf-8"), state)
+    return replace_if_unchanged(path, after.encode("utf-8"), state, fold_appends=fold_appends)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -401,6 +402,11 @@ def restore_if_ours(path: Path, original: bytes | None, written: bytes) -> bool:
         return False
 
 
+def _header_texts(document: Document) -> list[str]:
+    """The table header lines of ``document`` (a change that alters one reshapes its table)."""
+    return [segment.text for segment in document.segments if segment.kind == "header"]
+
+
 def modify_file(
     path: Path,
     change: Callable[[Document], T],
@@ -429,12 +435,15 @@ def modify_file(
                         f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
                         record_text,
                     )
+                headers = _header_texts(document)
                 result = change(document)
                 after = document.render()
                 if state.data is not None and after == before:
                     return result
                 try:
-                    if not write_if_unchanged(path, state, before, after):
+                    # rows appended meanwhile fit the old header only: a reshaped header redoes the change
+                    fold = _header_texts(document) == headers
+                    if not write_if_unchanged(path, state, before, after, fold_appends=fold):
                         continue  # another writer changed the file: redo the change on its new content
                     reread = load_document(path, default_branch=default_branch)
                     landed = reread.parseable and verify(reread, result)

@@ -39,9 +39,9 @@ Import rules
 Export rules (store -> files): active memories of the project (``repo_id = project``, never ``global``)
 of kind ``preference`` (advisory, e.g. ``mneme save --kind preference``), ``pitfall`` or ``pattern`` (minted
 by task sync) that have no companion row are appended (one ``LegionMemory.store`` write per file) and linked:
-preference -> PREFERENCES.md (decision point ``manual-edit``, signal ``positive``, context = the memory
-text); pitfall -> ERRORS.md (signature = topic, or the first line when the topic is ``General``; fix = the
-memory text); pattern -> PATTERNS.md (pattern = first line, context = the rest, source ``mneme`` / the
+preference -> PREFERENCES.md as a ``## PRF-NNN: first line`` block (no decision point, signal or agent: none
+was observed); pitfall -> ERRORS.md (signature = topic, or the first line when the topic is ``General``; fix = the
+memory text; no agent; resolved when task-sync verified); pattern -> PATTERNS.md (pattern = first line, context = the rest, source ``mneme`` / the
 task id). Each carries the memory's topic as its first tag. A pitfall whose signature ERRORS.md already
 knows is *merged* (not appended; remembered so it is not offered again). No other kind is exported:
 outcomes need agent and outcome columns a store memory does not have. Exports are skipped when the

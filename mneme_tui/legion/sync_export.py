@@ -2,6 +2,12 @@
 
 Each target file is written once per sync, with all its pending records (one append when the table
 ends the file), and without holding the database lock.
+
+Only what is known is written. A store-side preference has no decision point, signal or agent, so it
+becomes a ``/legion:learn`` heading block (``## PRF-NNN: first line`` with Date, Type, Branch, Tags and
+the rest of the text), which recall reads as a preference with an empty signal (no preference boost).
+Pitfalls and patterns leave Agent empty; a pitfall is Resolved only when task sync verified it (task
+sync mints one for a gate that failed and then passed), otherwise ``false``.
 """
 
 from __future__ import annotations
@@ -13,9 +19,10 @@ from typing import Any
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion import mirror as mt
 from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.blocks import match_heading
 from mneme_tui.legion.mirror import headline
 from mneme_tui.legion.record_files import StoreResult
-from mneme_tui.legion.records import Record
+from mneme_tui.legion.records import PreferenceRecord, Record
 from mneme_tui.legion.schemas import (
     ERROR,
     ERRORS,
@@ -30,7 +37,6 @@ from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
 
 EXPORT_KINDS = ("preference", "pitfall", "pattern")
-EXPORT_AGENT = "mneme"
 _SCHEMAS = {PREFERENCES.file_name: PREFERENCES, ERRORS.file_name: ERRORS, PATTERNS.file_name: PATTERNS}
 
 
@@ -65,8 +71,9 @@ class Export:
 
 def _export_spec(memory: Memory) -> Export:
     text = memory.content.strip()
-    if memory.kind == "preference":
-        return Export(memory, PREFERENCE, PREFERENCES.file_name, text)
+    if memory.kind == "preference":  # the block's title, as the parser will read it back
+        title = match_heading(f"## PRF-000: {' '.join(memory.first_line.split())}")
+        return Export(memory, PREFERENCE, PREFERENCES.file_name, title.group("title") if title else text)
     if memory.kind == "pitfall":
         signature = memory.topic.strip() if memory.topic.strip() not in ("", "General") else memory.first_line
         return Export(memory, ERROR, ERRORS.file_name, signature)
@@ -82,15 +89,14 @@ def _record(legion: LegionMemory, spec: Export, branch: str) -> Record:
     """The Legion record that carries ``spec``'s memory (export rules in :mod:`mneme_tui.legion.sync`)."""
     memory = spec.memory
     tags = _export_tags(memory)
-    if spec.kind == PREFERENCE:
-        return legion.preference_record(decision_point="manual-edit", context=spec.headline, proposed="",
-                                        user_choice="", signal="positive", agent=EXPORT_AGENT, tags=tags,
-                                        branch=branch)
-    if spec.kind == ERROR:
-        return legion.error_record(error_signature=spec.headline, fix=memory.content.strip(), agent=EXPORT_AGENT,
-                                   resolved=True, tags=tags, branch=branch)
     rest = memory.content.strip()[len(memory.first_line):].strip() if memory.content.strip().startswith(
         memory.first_line) else ""
+    if spec.kind == PREFERENCE:
+        return PreferenceRecord(date=legion.today().isoformat(), branch=branch, context=spec.headline, tags=tags,
+                                layout="block", body=rest)
+    if spec.kind == ERROR:
+        return legion.error_record(error_signature=spec.headline, fix=memory.content.strip(), agent="",
+                                   resolved=memory.verified, tags=tags, branch=branch)
     source = f"mneme task {memory.task_id}" if memory.task_id.strip() else "mneme"
     return legion.pattern_record(pattern=spec.headline, context=rest, source=source, tags=tags, branch=branch)
 

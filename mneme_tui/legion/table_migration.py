@@ -11,7 +11,7 @@ their bytes. A file that did not parse is never migrated.
 
 from __future__ import annotations
 
-from mneme_tui.legion.document import Document, Segment, TableInfo
+from mneme_tui.legion.document import Document, Segment, TableInfo, parse
 
 BRANCH_COLUMN = "Branch"
 _ANCHORS = ("date", "id")
@@ -24,6 +24,22 @@ def tables_without_branch(document: Document) -> list[TableInfo]:
         for segment in document.segments
         if segment.kind == "header" and segment.table is not None and "branch" not in segment.table.fields
     ]
+
+
+def migrate_for_new_row(document: Document, kind: str, *, default_branch: str) -> bool:
+    """Give the table a new ``kind`` row lands in a Branch column first, in place; True when it did.
+
+    Only when that table lacks the column and its schema has one (PREFERENCES.md has none). The
+    document is replaced by the parse of :func:`add_branch_column`'s text, so it is written back
+    through the caller's checked write (other writers' rows are kept there).
+    """
+    anchor = document.last_table_segment(kind)
+    table = document.segments[anchor].table if anchor is not None else None
+    if table is None or "branch" in table.fields or "branch" not in table.schema.fields:
+        return False
+    migrated = parse(add_branch_column(document), document.file_name, default_branch=default_branch)
+    document.segments, document.warnings = migrated.segments, migrated.warnings
+    return True
 
 
 def branch_position(fields: list[str]) -> int:

@@ -11,6 +11,7 @@ import pytest
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PreferenceRecord
+from mneme_tui.legion.table_migration import add_branch_column
 
 # file -> (records by kind, not-imported blocks, action items in not-imported tables)
 EXPECTED = {
@@ -159,9 +160,10 @@ def test_store_into_corpus_file_keeps_everything_else(
     after_text = (memory.memory_dir / target).read_text(encoding="utf-8")
     after = parse(after_text, target)
     assert len(after.records) == len(before.records) + 1
-    # every original line is still there, in order, unchanged
+    # every original line is still there, in order, unchanged - but for the empty Branch cell a table without
+    # that column gains before the new row is added (skill §11)
     new_lines = after_text.split("\n")
     position = 0
-    for line in original.split("\n"):
+    for line in add_branch_column(before).split("\n"):
         position = new_lines.index(line, position) + 1
     assert [n.label for n in after.not_imported()] == [n.label for n in before.not_imported()]

@@ -69,16 +69,15 @@ def test_nine_column_corpus_file_migrates_losslessly(corpus: Path) -> None:
 
 
 def test_a_new_record_on_develop_keeps_its_branch_after_migration(corpus: Path, tmp_path: Path) -> None:
-    """The call site: migrate (under the write lock) before appending to a table without Branch."""
+    """The call site: the write path migrates (under the write lock) before appending to a table without Branch."""
     folder = tmp_path / "project" / ".planning" / "memory"
     folder.mkdir(parents=True)
     shutil.copyfile(corpus / "ace027__Dokapon-kingdom-2__OUTCOMES.md", folder / "OUTCOMES.md")
     memory = LegionMemory(folder, branch_provider=lambda root: "develop", claude_home=tmp_path / "home")
-    path = folder / "OUTCOMES.md"
-    path.write_text(add_branch_column(memory.load("OUTCOMES.md")), encoding="utf-8")
     memory.record_outcome(agent="a", outcome="success", summary="on develop", task_type="build")
     found = memory.recall_outcomes(branch="current").records
     assert [r.summary for r in found] == ["on develop"] and found[0].branch == "develop"
+    assert not tables_without_branch(memory.load("OUTCOMES.md"))
 
 
 def test_branch_position_and_cell_insertion() -> None:

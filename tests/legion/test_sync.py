@@ -292,13 +292,16 @@ def test_store_preference_is_appended_and_not_reimported(store: Store, memory: L
     saved = store.save("Prefer small PRs | one concern each", kind="preference", topic="workflow", repo_id=P)
     report = sync(store, memory, P)
     assert [(e.memory_id, e.action, e.file, e.record_id) for e in report.exports] == [
-        (saved.id, "appended", "PREFERENCES.md", "D-001")]
+        (saved.id, "appended", "PREFERENCES.md", "PRF-001")]
     assert report.file("PREFERENCES.md").exported == 1 and report.file("PREFERENCES.md").added == 0
-    record = parse((memory.memory_dir / "PREFERENCES.md").read_text(), "PREFERENCES.md").records[0]
+    text = (memory.memory_dir / "PREFERENCES.md").read_text()
+    record = parse(text, "PREFERENCES.md").records[0]
     assert record.context == "Prefer small PRs | one concern each" and record.tags == ["workflow"]
-    assert record.signal == "positive" and record.decision_point == "manual-edit" and record.branch == "main"
+    # only what is known: no decision point, signal or agent was observed (a /legion:learn block, not a row)
+    assert record.layout == "block" and (record.signal, record.decision_point, record.agent) == ("", "", "")
+    assert record.branch == "main" and "manual-edit" not in text and "positive" not in text
     row = mt.row_for_memory(store.db, saved.id)
-    assert row.origin == "store" and row.record_id == "D-001"
+    assert row.origin == "store" and row.record_id == "PRF-001"
     assert store.get(saved.id).content == saved.content  # the person's words are kept
     seq = revision(store)
     again = sync(store, memory, P)
@@ -317,6 +320,7 @@ def test_task_sync_pitfall_and_pattern_are_exported(store: Store, memory: Legion
     assert sorted(e.action for e in report.exports) == ["appended", "appended"]
     error = parse((memory.memory_dir / "ERRORS.md").read_text()).records[0]
     assert error.error_signature == "complexity @ src" and error.fix == pitfall.content and error.resolved
+    assert error.agent == ""  # no agent was observed: not "mneme"
     pat = parse((memory.memory_dir / "PATTERNS.md").read_text()).records[0]
     assert (pat.pattern, pat.context, pat.source) == ("Blueprint for src", "files: a.py, b.py", "mneme task INT-1")
     assert not sync(store, memory, P).changed

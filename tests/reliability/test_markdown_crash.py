@@ -85,7 +85,7 @@ def _rows(files: dict[str, bytes]) -> list[str]:
             document = parse(data.decode("utf-8"), name)
             assert document.parseable, (name, document.warnings)
             rows += [f"{name}:{s.text.strip()}" if name != "ARCHIVE.md" else f"OUTCOMES.md:{s.text.strip()}"
-                     for s in document.segments if s.kind == "row"]
+                     for s in document.segments if s.kind in ("row", "block")]  # an exported preference is a block
     return rows
 
 

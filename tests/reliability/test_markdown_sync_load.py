@@ -43,8 +43,8 @@ def test_saves_beside_a_large_sync_all_succeed(legion_project: LegionMemory, tmp
     points = trace.read_text(encoding="utf-8").split()
     assert [p for p in points if p.endswith("PREFERENCES.md")] == ["append:PREFERENCES.md"]  # written once
     text = (legion_project.memory_dir / "PREFERENCES.md").read_text(encoding="utf-8")
-    rows = [s for s in parse(text, "PREFERENCES.md").segments if s.kind == "row"]
-    assert len(rows) == PENDING
+    blocks = [s for s in parse(text, "PREFERENCES.md").segments if s.kind == "block"]  # exported as PRF blocks
+    assert len(blocks) == PENDING
     store = Store(db)
     try:
         saved = [m for m in store.list(repo_id="proj", kind="reflection", limit=None)
@@ -69,7 +69,7 @@ def test_two_syncs_at_once_export_each_memory_once(legion_project: LegionMemory,
         _, err = run.communicate(timeout=300)
         assert run.returncode == 0, err
     text = (legion_project.memory_dir / "PREFERENCES.md").read_text(encoding="utf-8")
-    assert len([s for s in parse(text, "PREFERENCES.md").segments if s.kind == "row"]) == 300
+    assert len([s for s in parse(text, "PREFERENCES.md").segments if s.kind == "block"]) == 300
     store = Store(db)
     try:
         assert len(store.list(status="all", repo_id="proj", kind="preference", limit=None)) == 300
