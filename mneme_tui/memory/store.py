@@ -11,6 +11,7 @@ import builtins
 import os
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
@@ -152,15 +153,21 @@ class Store(StoreWrites):
             changed = self.index.refresh(self.db)
             behind = self.index.seq - self._snapshot_seq
             due = self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10)
-            if due and index_snapshot.save(self.index, index_snapshot.snapshot_path(self.path), self._db_uuid()):
+            snapshot = self._snapshot_file()
+            if due and snapshot and index_snapshot.save(self.index, snapshot, self._db_uuid()):
                 self._snapshot_seq = self.index.seq
             return changed
 
     def _db_uuid(self) -> str:
         return database_uuid(self.db)
 
+    def _snapshot_file(self) -> Path | None:
+        """The on-disk index snapshot of a SQLite store (a server's store loads fast enough without one)."""
+        return index_snapshot.snapshot_path(self.path) if isinstance(self.path, Path) else None
+
     def _load_snapshot(self) -> None:
-        loaded = index_snapshot.load(index_snapshot.snapshot_path(self.path), self._db_uuid())
+        snapshot = self._snapshot_file()
+        loaded = index_snapshot.load(snapshot, self._db_uuid()) if snapshot else None
         if loaded is not None:
             max_id, update_seq = database_revision(self.db)
             last_id = int(loaded.ids[-1]) if loaded.size else 0

@@ -11,6 +11,7 @@ import peewee
 from mneme_tui import config
 from mneme_tui.memory.kinds import ACTIVE
 from mneme_tui.memory.persistence import dialect
+from mneme_tui.memory.persistence.database import dialect_of
 from mneme_tui.memory.persistence.schema import (
     INDEX_COLUMNS,
     INSERT_COLUMNS,
@@ -20,7 +21,6 @@ from mneme_tui.memory.persistence.schema import (
 from mneme_tui.memory.records import UNKNOWN_PROVENANCE, Memory, Provenance
 
 INSERT_CHUNK = 5_000
-_INSERT = dialect.insert_sql("memories", INSERT_COLUMNS)
 _SELECT_MEMORY = (
     f"SELECT {', '.join('m.' + column for column in MEMORY_COLUMNS)}, p.source, p.detail "
     "FROM memories m LEFT JOIN memory_provenance p ON p.memory_id = m.id"
@@ -86,6 +86,7 @@ class MemoryTable:
 
     def __init__(self, db: peewee.Database, tables: Tables) -> None:
         self.db = db
+        self.dialect = dialect_of(db)
         self.model = tables.memory
 
     def insert(self, values: Sequence[tuple]) -> list[int]:
@@ -93,10 +94,7 @@ class MemoryTable:
         ids: list[int] = []
         for start in range(0, len(values), INSERT_CHUNK):
             chunk = values[start : start + INSERT_CHUNK]
-            dialect.insert_many(self.db, _INSERT, chunk)
-            last_id = dialect.last_insert_id(self.db)
-            # one exclusive transaction: AUTOINCREMENT ids of consecutive inserts are consecutive
-            ids.extend(range(last_id - len(chunk) + 1, last_id + 1))
+            ids.extend(self.dialect.insert_returning_ids(self.db, "memories", INSERT_COLUMNS, chunk))
         return ids
 
     def get(self, memory_id: int) -> Memory | None:
@@ -149,8 +147,8 @@ class MemoryTable:
         model = self.model
         return {
             # by real time, so rows written by other tools ('T', 'Z', offsets) sort correctly
-            "newest": (dialect.timestamp_order(model.created_at).desc(), model.id.desc()),
-            "oldest": (dialect.timestamp_order(model.created_at).asc(), model.id.asc()),
+            "newest": (self.dialect.timestamp_order(model.created_at).desc(), model.id.desc()),
+            "oldest": (self.dialect.timestamp_order(model.created_at).asc(), model.id.asc()),
             "id": (model.id.asc(),),
             "kind": (model.kind.asc(), model.id.desc()),
             "topic": (model.topic.asc(), model.id.desc()),
