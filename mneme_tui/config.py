@@ -10,7 +10,7 @@ import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from platformdirs import user_config_dir, user_data_dir
 
@@ -73,7 +73,7 @@ def redacted_url(url: str) -> str:
         user, _, host = netloc.rpartition("@")
         netloc = f"{user.partition(':')[0]}@{host}"
     query = "&".join(part for part in split.query.split("&") if part and not part.lower().startswith("password="))
-    return urlunsplit((split.scheme, netloc, split.path, query, split.fragment))
+    return f"{split.scheme}://{netloc}{split.path}" + (f"?{query}" if query else "")
 
 
 def describe_target(target: DbTarget) -> str:
