@@ -11,6 +11,7 @@ import builtins
 import os
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 from pathlib import Path
 
 from mneme_tui import config
@@ -18,6 +19,7 @@ from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.index import days_since_epoch
+from mneme_tui.memory.persistence import store_copy
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
 from mneme_tui.memory.records import AuditEntry, Memory, MemoryDetail, ScoredMemory
@@ -99,6 +101,23 @@ class Store(StoreWrites):
         """A number that grows whenever any process inserts or updates a memory (cheap to poll)."""
         with self.sqlite_errors():
             return sum(database_revision(self.db))
+
+    def info(self) -> dict[str, Any]:
+        """What ``mneme db info`` shows: backend, where (a URL without its password), schema version, rows
+        per table and memories per status."""
+        with self.sqlite_errors():
+            return {
+                "backend": self.dialect.NAME,
+                "database": config.describe_target(self.path),
+                "schema_version": self.dialect.schema_version(self.db),
+                "tables": store_copy.table_counts(self.db),
+                "memories": self.status_counts(),
+            }
+
+    def copy_into(self, destination: Store, *, merge: bool = False) -> store_copy.CopyResult:
+        """Copy this whole store into ``destination`` (``mneme db copy``; see ``persistence/store_copy``)."""
+        with destination.sqlite_errors(), self.sqlite_errors():
+            return store_copy.copy_store(self.db, destination.db, merge=merge)
 
     def repos(self) -> builtins.list[str]:
         """Every repo_id in the store, sorted."""

@@ -125,6 +125,10 @@ def insert_returning_ids(db: peewee.Database, table: str, columns: Sequence[str]
     return list(range(last_id - len(rows) + 1, last_id + 1))
 
 
+def after_explicit_ids(db: peewee.Database, table: str) -> None:
+    """Nothing to do: AUTOINCREMENT already continues after ids inserted explicitly."""
+
+
 def timestamp_order(field: peewee.Field) -> Any:
     """An expression that sorts stored timestamps by their real time, whatever their text form."""
     return peewee.fn.julianday(field)

@@ -135,6 +135,12 @@ def insert_returning_ids(db: peewee.Database, table: str, columns: Sequence[str]
     return [int(row[0]) for row in returned]
 
 
+def after_explicit_ids(db: peewee.Database, table: str) -> None:
+    """Move ``table``'s identity past the ids inserted explicitly (a copy keeps a store's ids)."""
+    db.execute_sql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                   f"FROM {table}")
+
+
 def timestamp_order(field: peewee.Field) -> Any:
     """Stored timestamps are real ``timestamp`` values: they sort by time as they are."""
     return field
