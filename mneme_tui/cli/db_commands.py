@@ -30,14 +30,14 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.json:
         output.print_json(info)
         return 0
-    print(f"backend         {info['backend']}")
-    print(f"database        {output.literal(info['database'])}")
-    print(f"schema version  {info['schema_version']}")
+    print(f"backend           {info['backend']}")
+    print(f"database          {output.literal(info['database'])}")
+    print(f"schema version    {info['schema_version']}")
     statuses = ", ".join(f"{status} {count}" for status, count in info["memories"].items() if status != "all")
-    print(f"memories        {info['memories']['all']} ({statuses})")
+    print(f"memories          {info['memories']['all']} ({statuses})")
     for table, count in info["tables"].items():
         if table != "memories":
-            print(f"{table:<16}{count}")
+            print(f"{table:<18}{count}")
     return 0
 
 
@@ -47,7 +47,7 @@ def cmd_copy(args: argparse.Namespace) -> int:
     source = Store(config.resolve_db_path(args.source))
     destination = Store(config.resolve_db_path(args.destination))
     result = source.copy_into(destination, merge=args.merge)
-    shown = {"source": config.describe_target(source.path), "destination": config.describe_target(destination.path)}
+    shown = {"source": str(source.path), "destination": str(destination.path)}
     if args.json:
         output.print_json({**shown, "copied": result.counts, "kept_ids": result.kept_ids, "verified": True})
         return 0

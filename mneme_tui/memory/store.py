@@ -108,7 +108,7 @@ class Store(StoreWrites):
         with self.sqlite_errors():
             return {
                 "backend": self.dialect.NAME,
-                "database": config.describe_target(self.path),
+                "database": str(self.path),
                 "schema_version": self.dialect.schema_version(self.db),
                 "tables": store_copy.table_counts(self.db),
                 "memories": self.status_counts(),

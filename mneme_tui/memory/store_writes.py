@@ -90,8 +90,11 @@ class StoreWrites:
     """The database connection, its repositories and every write of the Store."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path: config.DbTarget = path if config.is_database_url(path) else Path(path)  # type: ignore[assignment]
-        self.db = open_database(self.path)
+        target: config.DbTarget = str(path) if config.is_database_url(path) else Path(path)
+        self.db = open_database(target)
+        self.path: config.DbTarget = config.describe_target(target) if isinstance(target, str) else target
+        """Where the store lives, safe to show: a file path, or a PostgreSQL URL without its password (the open
+        database keeps the full URL to connect with)."""
         self.dialect = dialect_of(self.db)
         self.tables = bind_tables(self.db)
         self.memories = MemoryTable(self.db, self.tables)

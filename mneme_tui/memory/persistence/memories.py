@@ -6,12 +6,14 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import peewee
 
 from mneme_tui import config
 from mneme_tui.memory.kinds import ACTIVE
 from mneme_tui.memory.persistence import dialect
 from mneme_tui.memory.persistence.database import dialect_of
+from mneme_tui.memory.persistence.pg_copy import copy_binary, decode_id_embeddings
 from mneme_tui.memory.persistence.schema import (
     INDEX_COLUMNS,
     INSERT_COLUMNS,
@@ -19,6 +21,7 @@ from mneme_tui.memory.persistence.schema import (
     Tables,
 )
 from mneme_tui.memory.records import UNKNOWN_PROVENANCE, Memory, Provenance
+from mneme_tui.memory.vectors import BLOB_BYTES
 
 INSERT_CHUNK = 5_000
 _SELECT_MEMORY = (
@@ -71,6 +74,28 @@ def index_rows(db: peewee.Database, after_id: int | None = None, after_seq: int 
         _SELECT_INDEX + " WHERE id > ? OR id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
         (after_id, after_seq),
     ).fetchall()
+
+
+_SELECT_INDEX_TEXT = "SELECT " + ", ".join("NULL" if c == "embedding" else c for c in INDEX_COLUMNS) + " FROM memories"
+_COPY_EMBEDDINGS = (
+    f"SELECT id, CASE WHEN octet_length(embedding) = {BLOB_BYTES} THEN embedding "
+    f"ELSE decode(repeat('00', {BLOB_BYTES}), 'hex') END FROM memories ORDER BY id"
+)
+"""Every embedding as exactly 256 bytes (a NULL or odd one as zeros, as the index reads them), so the binary
+COPY decodes as one fixed-size numpy array."""
+
+
+def index_load(db: peewee.Database) -> tuple[list[tuple], np.ndarray | None]:
+    """Every row for a cold index load, by id. On PostgreSQL the embeddings come as one float32 matrix by a
+    binary COPY (the rows' embedding slot is None) and the rest in one plain select; on SQLite (or when a
+    write slipped in between the two statements) the rows carry their embeddings and the matrix is None."""
+    if dialect_of(db).NAME != "postgresql":
+        return index_rows(db), None
+    rows = db.execute_sql(_SELECT_INDEX_TEXT + " ORDER BY id").fetchall()
+    ids, vectors = decode_id_embeddings(copy_binary(db.cursor(), _COPY_EMBEDDINGS))
+    if not np.array_equal(ids, np.fromiter((row[0] for row in rows), np.int64, len(rows))):
+        return index_rows(db), None
+    return rows, vectors
 
 
 def naive_rows(db: peewee.Database) -> list[tuple]:
