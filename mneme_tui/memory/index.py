@@ -23,9 +23,9 @@ import peewee
 from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
-from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.persistence.memories import index_load, index_rows
 from mneme_tui.memory.persistence.repositories import database_revision
+from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
 
 _SPEC_MEMO_LIMIT = 500_000  # distinct words remembered by ``_SpecWordIds``; later ones are looked up each time

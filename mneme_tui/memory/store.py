@@ -11,8 +11,8 @@ import builtins
 import os
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError

@@ -8,10 +8,10 @@ import math
 import re
 import sqlite3
 import struct
-from typing import Any
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 NOW = datetime(2026, 11, 29, 12, 0, 0)  # tests/conftest.py fixes MNEME_NOW to this
 SPEC_LAMBDA = {

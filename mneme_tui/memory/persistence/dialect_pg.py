@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import peewee
-import psycopg2
-import psycopg2.extensions
-import psycopg2.extras
+import psycopg2  # type: ignore[import-untyped]
+import psycopg2.extensions  # type: ignore[import-untyped]
+import psycopg2.extras  # type: ignore[import-untyped]
 
 from mneme_tui.config import redacted_url
 from mneme_tui.errors import ERR_DATABASE, MnemeError
@@ -49,8 +49,11 @@ def connect(url: str) -> PostgresDatabase:
     try:
         params = psycopg2.extensions.parse_dsn(url)
     except psycopg2.ProgrammingError as exc:
-        raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL ({_first_line(exc)})") from None
-    extra = {} if "options" in params else {"options": f"-c lock_timeout={LOCK_TIMEOUT} -c TimeZone=UTC"}
+        reason = _first_line(exc)
+        raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL ({reason})") from None
+    extra: dict[str, Any] = {}
+    if "options" not in params:
+        extra["options"] = f"-c lock_timeout={LOCK_TIMEOUT} -c TimeZone=UTC"
     return PostgresDatabase("postgresql://" + url.split("://", 1)[1], **extra)
 
 
