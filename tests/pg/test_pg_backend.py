@@ -159,3 +159,24 @@ def test_same_task_recalling_at_once_counts_once(pg_database):
     outputs = [json.loads(p.communicate(timeout=120)[0]) for p in processes]
     assert sorted(len(o) for o in outputs) == [0, 0, 0, 1]
     assert store.get(memory.id).access_count == 1
+
+
+def test_index_loads_by_binary_copy_with_null_embeddings_as_zeros(pg_database, tmp_path: Path):
+    import numpy as np
+
+    from mneme_tui.memory.persistence.memories import index_load, index_rows
+
+    store = Store(pg_database.url)
+    saved = [store.save(f"memory number {n}", repo_id="team") for n in range(5)]
+    with psycopg2.connect(pg_database.url) as connection, connection.cursor() as cursor:
+        cursor.execute("UPDATE memories SET embedding = NULL WHERE id = %s", (saved[2].id,))
+    rows, vectors = index_load(store.db)
+    assert vectors is not None and vectors.shape == (5, 64)
+    assert not vectors[2].any() and vectors[0].any()
+    plain = index_rows(store.db)
+    assert [row[:5] + row[6:] for row in rows] == [row[:5] + row[6:] for row in plain]
+    expected = np.frombuffer(bytes(plain[0][5]), dtype="<f4")
+    assert np.array_equal(vectors[0], expected)
+    fresh = Store(pg_database.url)
+    assert [r.memory.id for r in fresh.recall("memory number", repo="team", limit=5)] \
+        == [r.memory.id for r in store.recall("memory number", repo="team", limit=5)]

@@ -35,13 +35,16 @@ __all__ = ["insert_sql", "placeholders"]  # shared with dialect.py: the same tex
 T = TypeVar("T")
 
 
+def adapt(sql: str) -> str:
+    """A statement written with ``?`` placeholders in psycopg2's style (``%s``, literal ``%`` doubled)."""
+    return sql.replace("%", "%%").replace("?", "%s") if "?" in sql else sql
+
+
 class PostgresDatabase(peewee.PostgresqlDatabase):
     """peewee's PostgreSQL database; raw statements written with ``?`` are adapted to ``%s`` here."""
 
     def execute_sql(self, sql: str, params: Any = None) -> Any:
-        if "?" in sql:
-            sql = sql.replace("%", "%%").replace("?", "%s")
-        return super().execute_sql(sql, params)
+        return super().execute_sql(adapt(sql), params)
 
 
 def connect(url: str) -> PostgresDatabase:
@@ -125,7 +128,7 @@ def insert_ignore_sql(table: str, columns: Sequence[str]) -> str:
 def insert_many(db: peewee.Database, sql: str, rows: Sequence[tuple]) -> None:
     """Run ``sql`` once per row in one call."""
     cursor = db.cursor()
-    psycopg2.extras.execute_batch(cursor, sql.replace("%", "%%").replace("?", "%s"), rows, page_size=1000)
+    psycopg2.extras.execute_batch(cursor, adapt(sql), rows, page_size=1000)
 
 
 def insert_returning_ids(db: peewee.Database, table: str, columns: Sequence[str], rows: Sequence[tuple]) -> list[int]:
