@@ -28,11 +28,6 @@ def dialect_of(db: peewee.Database) -> ModuleType:
     return dialect_pg if isinstance(db, dialect_pg.PostgresDatabase) else dialect_sqlite
 
 
-def dialect_for(target: config.DbTarget) -> ModuleType:
-    """The dialect module for a database target: a ``postgresql://`` URL or a SQLite file path."""
-    return dialect_pg if config.is_database_url(target) else dialect_sqlite
-
-
 def open_database(target: config.DbTarget) -> peewee.Database:
     """Open the database at ``target`` with an up-to-date schema: a SQLite file (created as needed, 0600, in
     WAL mode) or a PostgreSQL database named by a ``postgresql://`` URL (which must exist).
