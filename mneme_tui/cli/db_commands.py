@@ -4,9 +4,11 @@ SQLite and PostgreSQL (issue 15). A URL's password is never printed."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from mneme_tui import config
 from mneme_tui.cli import arguments, output
+from mneme_tui.errors import ERR_DATABASE, MnemeError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,7 +46,10 @@ def cmd_info(args: argparse.Namespace) -> int:
 def cmd_copy(args: argparse.Namespace) -> int:
     from mneme_tui.memory.store import Store
 
-    source = Store(config.resolve_db_path(args.source))
+    source_target = config.resolve_db_path(args.source)
+    if isinstance(source_target, Path) and not source_target.is_file():
+        raise MnemeError(ERR_DATABASE, f"{source_target} is not a database file: nothing to copy")
+    source = Store(source_target)
     destination = Store(config.resolve_db_path(args.destination))
     result = source.copy_into(destination, merge=args.merge)
     shown = {"source": str(source.path), "destination": str(destination.path)}

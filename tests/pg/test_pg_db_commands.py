@@ -73,3 +73,10 @@ def test_db_info_names_backend_and_hides_the_password(pg_database, capsys):
     assert (info["backend"], info["schema_version"], info["memories"]["active"]) == ("postgresql", 4, 1)
     code, out, _ = _cli(capsys, "--db", url, "db", "info")
     assert code == 0 and "postgresql" in out and "hunter2" not in out
+
+
+def test_copy_from_a_missing_file_creates_nothing(pg_database, tmp_path: Path, capsys):
+    missing = tmp_path / "missing.db"
+    code, out, err = _cli(capsys, "db", "copy", str(missing), pg_database.url)
+    assert (code, out) == (1, "") and "ERR_DATABASE" in err and "nothing to copy" in err
+    assert not missing.exists()
