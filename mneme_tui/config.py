@@ -12,6 +12,7 @@ import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from platformdirs import user_config_dir, user_data_dir
 
@@ -55,16 +56,50 @@ def default_db_path() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "mneme.db"
 
 
-def resolve_db_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
-    """Spec Law 5: ``--db PATH`` > ``MNEME_DB`` > the user data dir. A path that cannot even be looked at
-    (a name too long for the file system) is ERR_DATABASE here, before anything tries to create it."""
+DbTarget = Path | str
+"""Where the store lives: a SQLite file path, or a ``postgresql://`` URL (kept as text)."""
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_database_url(target: object) -> bool:
+    """True when ``target`` is a PostgreSQL URL rather than a file path."""
+    return isinstance(target, str) and target.strip().lower().startswith(URL_SCHEMES)
+
+
+def redacted_url(url: str) -> str:
+    """``url`` with any password removed (from the user part and a ``password=`` parameter)."""
+    split = urlsplit(url)
+    netloc = split.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.partition(':')[0]}@{host}"
+    query = "&".join(part for part in split.query.split("&") if part and not part.lower().startswith("password="))
+    return f"{split.scheme}://{netloc}{split.path}" + (f"?{query}" if query else "")
+
+
+def describe_target(target: DbTarget) -> str:
+    """How a database target is shown to people: a path as it is, a URL without its password."""
+    return redacted_url(target) if isinstance(target, str) else str(target)
+
+
+def resolve_db_path(cli_path: str | os.PathLike[str] | None = None) -> DbTarget:
+    """Spec Law 5: ``--db`` > ``MNEME_DB`` > ``db`` in the config file > the user data dir. A
+    ``postgresql://`` URL selects PostgreSQL (returned as text); anything else is a SQLite file path. A
+    path that cannot even be looked at (a name too long for the file system) is ERR_DATABASE here, before
+    anything tries to create it."""
     env = os.environ.get("MNEME_DB", "").strip()
     if cli_path is not None:
         if not str(cli_path).strip():
-            raise MnemeError(ERR_VALIDATION_FAILED, "--db cannot be empty: give a database file path")
-        path = user_path(cli_path, "--db")
+            raise MnemeError(ERR_VALIDATION_FAILED, "--db cannot be empty: give a database file path or URL")
+        chosen, source = str(cli_path), "--db"
+    elif env:
+        chosen, source = env, "MNEME_DB"
     else:
-        path = user_path(env, "MNEME_DB") if env else default_db_path()
+        chosen, source = str(load_settings().get("db", "") or "").strip(), "db in the config file"
+    if is_database_url(chosen):
+        return check_text(chosen.strip(), source)
+    path = user_path(chosen, source) if chosen else default_db_path()
     try:
         path.stat()
     except (FileNotFoundError, NotADirectoryError, PermissionError):

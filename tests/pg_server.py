@@ -109,9 +109,10 @@ class PgServer:
         """How to reach database ``name`` on this server (it need not exist yet)."""
         return PgDatabase(name, str(self.socket_dir), PORT, SUPERUSER)
 
-    def create_database(self, name: str) -> PgDatabase:
-        """Create an empty database ``name`` (a plain identifier) and return how to reach it."""
-        self._admin(f'CREATE DATABASE "{name}"')
+    def create_database(self, name: str, template: str | None = None) -> PgDatabase:
+        """Create database ``name`` (a plain identifier), empty or a copy of database ``template``, and
+        return how to reach it."""
+        self._admin(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
         return self.database(name)
 
     def drop_database(self, name: str) -> None:

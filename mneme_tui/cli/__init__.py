@@ -11,6 +11,7 @@ from mneme_tui import __version__
 from mneme_tui.cli import (
     arguments,
     bench_command,
+    db_commands,
     eval_command,
     legion_commands,
     lifecycle_commands,
@@ -23,6 +24,7 @@ from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
     memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
+    db_commands,
 )
 
 

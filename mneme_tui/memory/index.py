@@ -23,9 +23,9 @@ import peewee
 from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
-from mneme_tui.memory.term_features import TermFeatures
-from mneme_tui.memory.persistence.memories import index_rows
+from mneme_tui.memory.persistence.memories import index_load, index_rows
 from mneme_tui.memory.persistence.repositories import database_revision
+from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
 
 _SPEC_MEMO_LIMIT = 500_000  # distinct words remembered by ``_SpecWordIds``; later ones are looked up each time
@@ -192,9 +192,9 @@ class MemoryIndex:
                 return False
             last_id = int(self.ids[-1]) if self.size else 0
             if self.seq < 0 or update_seq < self.update_seq or max_id < last_id:
-                rows = index_rows(db)
+                rows, vectors = index_load(db)
                 self._reset()
-                self._append(rows)
+                self._append(rows, vectors)
             else:
                 changed = index_rows(db, after_id=last_id, after_seq=self.update_seq)
                 self._apply_changes(changed)
@@ -238,13 +238,15 @@ class MemoryIndex:
             self._postings_stale = True
         return position
 
-    def _append(self, rows: list[tuple]) -> None:
+    def _append(self, rows: list[tuple], vectors: np.ndarray | None = None) -> None:
+        """Add rows (``INDEX_COLUMNS`` order); ``vectors`` (one row each) replaces their embedding column."""
         if not rows:
             return
         ids, repos, kinds, topics, contents, blobs, created, statuses, access = zip(*rows)
         count = len(rows)
         self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
-        matrix = np.frombuffer(b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
+        matrix = vectors if vectors is not None else np.frombuffer(
+            b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
         self.vectors = np.concatenate([self.vectors, matrix.astype(np.float32)])
         self.repo_codes = np.concatenate(
             [self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count)]

@@ -11,12 +11,15 @@ import builtins
 import os
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.index import days_since_epoch
+from mneme_tui.memory.persistence import store_copy
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
 from mneme_tui.memory.persistence.schema import LEGION_RECORD_COLUMNS
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
@@ -110,6 +113,23 @@ class Store(StoreWrites):
         with self.sqlite_errors():
             return sum(database_revision(self.db))
 
+    def info(self) -> dict[str, Any]:
+        """What ``mneme db info`` shows: backend, where (a URL without its password), schema version, rows
+        per table and memories per status."""
+        with self.sqlite_errors():
+            return {
+                "backend": self.dialect.NAME,
+                "database": str(self.path),
+                "schema_version": self.dialect.schema_version(self.db),
+                "tables": store_copy.table_counts(self.db),
+                "memories": self.status_counts(),
+            }
+
+    def copy_into(self, destination: Store, *, merge: bool = False) -> store_copy.CopyResult:
+        """Copy this whole store into ``destination`` (``mneme db copy``; see ``persistence/store_copy``)."""
+        with destination.sqlite_errors(), self.sqlite_errors():
+            return store_copy.copy_store(self.db, destination.db, merge=merge)
+
     def repos(self) -> builtins.list[str]:
         """Every repo_id in the store, sorted."""
         with self.sqlite_errors():
@@ -175,15 +195,21 @@ class Store(StoreWrites):
             changed = self.index.refresh(self.db)
             behind = self.index.seq - self._snapshot_seq
             due = self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10)
-            if due and index_snapshot.save(self.index, index_snapshot.snapshot_path(self.path), self._db_uuid()):
+            snapshot = self._snapshot_file()
+            if due and snapshot and index_snapshot.save(self.index, snapshot, self._db_uuid()):
                 self._snapshot_seq = self.index.seq
             return changed
 
     def _db_uuid(self) -> str:
         return database_uuid(self.db)
 
+    def _snapshot_file(self) -> Path | None:
+        """The on-disk index snapshot of a SQLite store (a server's store loads fast enough without one)."""
+        return index_snapshot.snapshot_path(self.path) if isinstance(self.path, Path) else None
+
     def _load_snapshot(self) -> None:
-        loaded = index_snapshot.load(index_snapshot.snapshot_path(self.path), self._db_uuid())
+        snapshot = self._snapshot_file()
+        loaded = index_snapshot.load(snapshot, self._db_uuid()) if snapshot else None
         if loaded is not None:
             max_id, update_seq = database_revision(self.db)
             last_id = int(loaded.ids[-1]) if loaded.size else 0

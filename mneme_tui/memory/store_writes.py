@@ -19,8 +19,7 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.index import MemoryIndex
-from mneme_tui.memory.persistence import dialect
-from mneme_tui.memory.persistence.database import open_database
+from mneme_tui.memory.persistence.database import DATABASE_ERRORS, dialect_of, open_database
 from mneme_tui.memory.persistence.memories import MemoryTable, memory_from_row
 from mneme_tui.memory.persistence.repositories import (
     AuditLog,
@@ -91,8 +90,12 @@ class StoreWrites:
     """The database connection, its repositories and every write of the Store."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        self.db = open_database(self.path)
+        target: config.DbTarget = str(path) if config.is_database_url(path) else Path(path)
+        self.db = open_database(target)
+        self.path: config.DbTarget = config.describe_target(target) if isinstance(target, str) else target
+        """Where the store lives, safe to show: a file path, or a PostgreSQL URL without its password (the open
+        database keeps the full URL to connect with)."""
+        self.dialect = dialect_of(self.db)
         self.tables = bind_tables(self.db)
         self.memories = MemoryTable(self.db, self.tables)
         self.audit_log = AuditLog(self.tables)
@@ -108,14 +111,14 @@ class StoreWrites:
         """Turn database failures inside the block into one-line ERR_DATABASE errors."""
         try:
             yield
-        except dialect.DATABASE_ERRORS as exc:
-            raise dialect.database_error(self.path, exc) from None
+        except DATABASE_ERRORS as exc:
+            raise self.dialect.database_error(self.path, exc) from None
 
     @contextmanager
     def write_transaction(self) -> Iterator[None]:
         """One write transaction (all or nothing) that takes the write lock at once; database failures
         become ERR_DATABASE. Nested use joins the outer transaction."""
-        with self.sqlite_errors(), dialect.write_transaction(self.db):
+        with self.sqlite_errors(), self.dialect.write_transaction(self.db):
             yield
 
     def close(self) -> None:

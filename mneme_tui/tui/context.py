@@ -32,8 +32,8 @@ class AppContext:
         return LegionMemory(self.legion_dir, claude_home=self.claude_home)
 
     @property
-    def db_path(self) -> Path:
-        return self.store.path
+    def db_path(self) -> Path | str:
+        return self.store.path  # a PostgreSQL URL comes without its password
 
     @contextmanager
     def session(self) -> Iterator[Store]:

@@ -52,9 +52,23 @@ class CliResult:
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
-    """Run ``mneme ARGS...`` in-process; returns exit code, stdout and stderr."""
+def store(db_target):
+    """A fresh Store on each backend (``db_target``)."""
+    from mneme_tui.memory.store import Store
+
+    opened = Store(db_target)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db_backend: str, request):
+    """Run ``mneme ARGS...`` in-process; returns exit code, stdout and stderr. On PostgreSQL ``MNEME_DB`` is
+    the test's database URL; on SQLite it stays the suite-wide file (``db_path``)."""
     from mneme_tui.cli import main
+
+    if db_backend == "postgresql":
+        monkeypatch.setenv("MNEME_DB", str(request.getfixturevalue("db_target")))
 
     def run(*argv: str, stdin: str | bytes | None = None) -> CliResult:
         capsys.readouterr()
@@ -72,6 +86,9 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
-def db_path(isolated_environment: Path) -> Path:
-    """The database the CLI uses by default (``MNEME_DB`` from the suite-wide fixture)."""
+def db_path(isolated_environment: Path, db_backend: str) -> Path:
+    """The database file the CLI uses by default (``MNEME_DB`` from the suite-wide fixture). A test that
+    looks at the SQLite file itself runs on SQLite only."""
+    if db_backend != "sqlite":
+        pytest.skip("looks at the SQLite database file")
     return isolated_environment / "mneme.db"

@@ -11,6 +11,7 @@ import struct
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 NOW = datetime(2026, 11, 29, 12, 0, 0)  # tests/conftest.py fixes MNEME_NOW to this
 SPEC_LAMBDA = {
@@ -24,14 +25,34 @@ SPEC_LAMBDA = {
 }
 
 
-def raw_rows(path: Path, where: str = "1=1", params: tuple = ()) -> list[sqlite3.Row]:
-    """Rows of ``memories`` read with plain sqlite3 (not through the Store)."""
+def raw_rows(path: Path | str, where: str = "1=1", params: tuple = ()) -> list[Any]:
+    """Rows of ``memories`` read with plain sqlite3, or plain psycopg2 for a ``postgresql://`` URL (not
+    through the Store); PostgreSQL's values come back as SQLite gives them (bytes, timestamp text)."""
+    if isinstance(path, str) and path.startswith("postgresql://"):
+        return _raw_pg_rows(path, where, params)
     connection = sqlite3.connect(path)
     connection.row_factory = sqlite3.Row
     try:
         return connection.execute(f"SELECT * FROM memories WHERE {where} ORDER BY id", params).fetchall()
     finally:
         connection.close()
+
+
+def _raw_pg_rows(url: str, where: str, params: tuple) -> list[dict[str, Any]]:
+    import psycopg2
+    import psycopg2.extras
+
+    connection = psycopg2.connect(url)
+    try:
+        with connection.cursor(cursor_factory=psycopg2.extras.RealDictCursor) as cursor:
+            cursor.execute(f"SELECT * FROM memories WHERE {where.replace('?', '%s')} ORDER BY id", params)
+            rows = [dict(row) for row in cursor.fetchall()]
+    finally:
+        connection.close()
+    for row in rows:
+        row["embedding"] = None if row["embedding"] is None else bytes(row["embedding"])
+        row["created_at"] = row["created_at"].isoformat(sep=" ")
+    return rows
 
 
 _WORD = re.compile(r"[^\W_]+")

@@ -64,6 +64,7 @@ def test_update_content_by_second_store_changes_ranking(pair):
     assert now[0].components["cosine"] == pytest.approx(1.0, abs=1e-6)
 
 
+@pytest.mark.sqlite_only
 def test_raw_insert_is_recalled(pair):
     first, _ = pair
     connection = _raw(first)
@@ -80,6 +81,7 @@ def test_raw_insert_is_recalled(pair):
     assert results[0].components["decay"] == pytest.approx(math.exp(-0.01 * 10))
 
 
+@pytest.mark.sqlite_only
 def test_raw_status_and_access_updates_are_seen(pair):
     first, _ = pair
     target = _ids(first.recall("redis cache stampede", repo="nomos", profile="spec"))[0]
@@ -97,6 +99,7 @@ def test_raw_status_and_access_updates_are_seen(pair):
     assert target in _ids(first.recall("redis cache stampede", repo="acme", limit=10, profile="spec"))
 
 
+@pytest.mark.sqlite_only
 def test_raw_content_update_with_new_embedding(pair):
     first, _ = pair
     target = _ids(first.recall("redis cache stampede", repo="nomos", profile="spec"))[0]
@@ -142,6 +145,7 @@ def _insert_stamp(store: Store, stamp: str) -> int:
     return new_id
 
 
+@pytest.mark.sqlite_only
 def test_go_timestamp_with_offset_ages_from_utc(store: Store):
     _insert_stamp(store, GO_STAMP)
     decay = store.recall("written by go", repo="global", profile="spec")[0].components["decay"]
@@ -149,6 +153,7 @@ def test_go_timestamp_with_offset_ages_from_utc(store: Store):
     assert age_hours == pytest.approx(4.0 - 0.123456789 / 3600, abs=1e-3)
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("stamp", ["2026-11-29T08:00:00Z", "2026-11-29 08:00:00+00:00"])
 def test_timezone_suffixed_timestamps_load_without_warnings(store: Store, stamp):
     _insert_stamp(store, stamp)
@@ -158,6 +163,7 @@ def test_timezone_suffixed_timestamps_load_without_warnings(store: Store, stamp)
     assert decay == pytest.approx(math.exp(-0.02 * 4 / 24))
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("stamp", ["2026-11-29T08:00:00Z", GO_STAMP])
 def test_timezone_suffixed_timestamps_become_naive_utc(store: Store, stamp):
     memory_id = _insert_stamp(store, stamp)

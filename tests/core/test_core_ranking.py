@@ -91,6 +91,7 @@ def test_future_created_at_does_not_boost(store: Store):
     assert store.recall("future", repo="global", profile="spec")[0].components["decay"] == 1.0
 
 
+@pytest.mark.sqlite_only
 def test_unknown_kind_from_another_writer_decays_like_reflection(store: Store):
     import sqlite3
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timedelta
 
 import pytest
@@ -163,11 +162,7 @@ def _access(store: Store, memory_id: int) -> int:
 
 
 def _task_access(store: Store) -> set[tuple[str, int]]:
-    connection = sqlite3.connect(store.path)
-    try:
-        return set(connection.execute("SELECT task_id, memory_id FROM task_access"))
-    finally:
-        connection.close()
+    return set(store.db.execute_sql("SELECT task_id, memory_id FROM task_access").fetchall())
 
 
 def test_tc_mem_10_read_only_recall_does_not_change_access_count(store: Store):
@@ -232,6 +227,7 @@ def test_list_filters_and_order(store: Store):
     assert store.status_counts() == {"active": 4, "superseded": 0, "tombstoned": 0, "all": 4}
 
 
+@pytest.mark.sqlite_only
 def test_read_only_connection_gives_err_database(store: Store, tmp_path):
     """A database the process may not write to: writes fail with one ERR_DATABASE, reads still work."""
     memory = store.save("readable")

@@ -114,11 +114,22 @@ def write_report(tmp_path: Path):
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], tmp_path: Path):
-    """Run ``mneme`` in-process against ``tmp_path/cli.db``: returns (exit code, stdout, stderr)."""
+def store(db_target):
+    """A fresh Store on each backend (``db_target``)."""
+    from mneme_tui.memory.store import Store
+
+    opened = Store(db_target)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], new_db_target):
+    """Run ``mneme`` in-process against a database of its own (``cli.db`` or a PostgreSQL database): returns
+    (exit code, stdout, stderr)."""
     from mneme_tui.cli import main
 
-    db = tmp_path / "cli.db"
+    db = new_db_target("cli")
 
     def run(*argv: str) -> tuple[int, str, str]:
         code = main([*argv, "--db", str(db)])

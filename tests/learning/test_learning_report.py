@@ -103,6 +103,7 @@ def test_not_a_json_object_is_rejected(text):
     assert "r.json" in caught.value.message
 
 
+@pytest.mark.sqlite_only  # checks that no database file was created
 def test_cli_rejects_malformed_reports_and_writes_nothing(cli, write_report, make_report, repo_root):
     broken = make_report()
     broken["runs"][1]["gates"][0]["passed"] = "yes"

@@ -130,6 +130,7 @@ def test_failed_final_run_writes_nothing_and_says_why(store, repo_root, make_rep
     assert store.count() == 0
 
 
+@pytest.mark.sqlite_only  # checks that no database file was created
 def test_cli_failed_final_run_exits_1_and_writes_nothing(cli, write_report, make_report, repo_root):
     path = write_report(make_report(final_passed=False))
     code, out, err = cli("task", "sync", str(path), "--root", str(repo_root))

@@ -54,3 +54,13 @@ def write_outcomes(memory: LegionMemory, rows: list[str]) -> Path:
     path = memory.memory_dir / "OUTCOMES.md"
     path.write_text(OUTCOMES.template + "".join(rows), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def store(db_target):
+    """A fresh Store on each backend (``db_target``): Legion sync runs the same on SQLite and PostgreSQL."""
+    from mneme_tui.memory.store import Store
+
+    opened = Store(db_target)
+    yield opened
+    opened.close()

@@ -9,22 +9,56 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import ModuleType
 
 import peewee
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_DATABASE, MnemeError
-from mneme_tui.memory.persistence import dialect
+from mneme_tui.memory.persistence import dialect as dialect_sqlite
+from mneme_tui.memory.persistence import dialect_pg
 from mneme_tui.memory.persistence.migrations import SCHEMA_VERSION, pending, script_at
 
+DATABASE_ERRORS = dialect_sqlite.DATABASE_ERRORS + dialect_pg.DATABASE_ERRORS
+"""What a failing statement raises on either backend."""
 
-def open_database(path: Path) -> peewee.Database:
-    """Open (creating as needed, 0600) the database at ``path`` in WAL mode with an up-to-date schema.
+
+def dialect_of(db: peewee.Database) -> ModuleType:
+    """The dialect module (``dialect`` or ``dialect_pg``) of an open database."""
+    return dialect_pg if isinstance(db, dialect_pg.PostgresDatabase) else dialect_sqlite
+
+
+def open_database(target: config.DbTarget) -> peewee.Database:
+    """Open the database at ``target`` with an up-to-date schema: a SQLite file (created as needed, 0600, in
+    WAL mode) or a PostgreSQL database named by a ``postgresql://`` URL (which must exist).
 
     Raises ERR_DATABASE with one readable line for a path that cannot be created, a file that is not a
-    mneme database (nothing in it is changed) or a database written by a newer mneme.
+    mneme database (nothing in it is changed), a server that cannot be reached or a database written by a
+    newer mneme. A URL's password never appears in the message.
     """
-    path = Path(path)
+    if isinstance(target, str) and config.is_database_url(target):
+        return _open_postgres(target)
+    return _open_sqlite(Path(target))
+
+
+def _open_postgres(url: str) -> peewee.Database:
+    db = dialect_pg.connect(url)
+    try:
+        db.connect(reuse_if_open=True)
+        version = _checked_version(db, config.redacted_url(url))
+        if version < SCHEMA_VERSION:
+            _migrate(db)
+    except MnemeError:
+        db.close()
+        raise
+    except DATABASE_ERRORS as exc:
+        db.close()
+        raise dialect_pg.database_error(url, exc) from None
+    return db
+
+
+def _open_sqlite(path: Path) -> peewee.Database:
+    dialect = dialect_sqlite
     _create_file(path)
     db = dialect.connect(path)
     try:
@@ -42,8 +76,9 @@ def open_database(path: Path) -> peewee.Database:
     return db
 
 
-def _checked_version(db: peewee.Database, path: Path) -> int:
-    """The file's schema version, after refusing a foreign or newer database (read-only)."""
+def _checked_version(db: peewee.Database, path: Path | str) -> int:
+    """The database's schema version, after refusing a foreign or newer database (read-only)."""
+    dialect = dialect_of(db)
     version = dialect.schema_version(db)
     tables = dialect.table_names(db)
     if tables and "memories" not in tables:
@@ -55,10 +90,11 @@ def _checked_version(db: peewee.Database, path: Path) -> int:
 
 def _migrate(db: peewee.Database) -> None:
     """Apply the migrations the database still needs (re-read: another process may have done them)."""
+    dialect = dialect_of(db)
     steps = pending(dialect.schema_version(db))
     if steps:
         now = config.now().isoformat(sep=" ")
-        dialect.migrate(db, [(step.version, script_at(step, now)) for step in steps])
+        dialect.migrate(db, [(step.version, script_at(step, now, dialect.NAME)) for step in steps])
 
 
 def _create_file(path: Path) -> None:

@@ -96,14 +96,19 @@ def placeholders(count: int) -> str:
     return ", ".join("?" * count)
 
 
-def insert_or_replace_sql(table: str, columns: Sequence[str]) -> str:
-    """An insert that replaces the row with the same primary key."""
+def insert_or_replace_sql(table: str, columns: Sequence[str], key: str) -> str:
+    """An insert that replaces the row with the same primary key (``key``: PostgreSQL needs to be told)."""
     return f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
 
 
 def insert_sql(table: str, columns: Sequence[str]) -> str:
-    """A plain insert of ``columns``."""
+    """A plain insert of ``columns`` (``?`` placeholders: every dialect accepts them)."""
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
+
+
+def insert_ignore_sql(table: str, columns: Sequence[str]) -> str:
+    """An insert that does nothing when the row's key is already there."""
+    return f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
 
 
 def insert_many(db: peewee.Database, sql: str, rows: Sequence[tuple]) -> None:
@@ -111,14 +116,17 @@ def insert_many(db: peewee.Database, sql: str, rows: Sequence[tuple]) -> None:
     db.cursor().executemany(sql, rows)
 
 
-def last_insert_id(db: peewee.Database) -> int:
-    """The id the last insert on this connection assigned."""
-    return int(db.execute_sql("SELECT last_insert_rowid()").fetchone()[0])
+def insert_returning_ids(db: peewee.Database, table: str, columns: Sequence[str], rows: Sequence[tuple]) -> list[int]:
+    """Insert ``rows`` inside the caller's write transaction; the ids they got, in order.
+
+    The transaction holds the write lock, so AUTOINCREMENT ids of consecutive inserts are consecutive."""
+    insert_many(db, insert_sql(table, columns), rows)
+    last_id = int(db.execute_sql("SELECT last_insert_rowid()").fetchone()[0])
+    return list(range(last_id - len(rows) + 1, last_id + 1))
 
 
-def rows_changed(db: peewee.Database) -> int:
-    """How many rows the last statement on this connection changed."""
-    return int(db.execute_sql("SELECT changes()").fetchone()[0])
+def after_explicit_ids(db: peewee.Database, table: str) -> None:
+    """Nothing to do: AUTOINCREMENT already continues after ids inserted explicitly."""
 
 
 def timestamp_order(field: peewee.Field) -> Any:

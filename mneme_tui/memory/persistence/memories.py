@@ -6,11 +6,14 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import peewee
 
 from mneme_tui import config
 from mneme_tui.memory.kinds import ACTIVE
 from mneme_tui.memory.persistence import dialect
+from mneme_tui.memory.persistence.database import dialect_of
+from mneme_tui.memory.persistence.pg_copy import copy_binary, decode_id_embeddings
 from mneme_tui.memory.persistence.schema import (
     INDEX_COLUMNS,
     INSERT_COLUMNS,
@@ -18,9 +21,9 @@ from mneme_tui.memory.persistence.schema import (
     Tables,
 )
 from mneme_tui.memory.records import UNKNOWN_PROVENANCE, Memory, Provenance
+from mneme_tui.memory.vectors import BLOB_BYTES
 
 INSERT_CHUNK = 5_000
-_INSERT = dialect.insert_sql("memories", INSERT_COLUMNS)
 _SELECT_MEMORY = (
     f"SELECT {', '.join('m.' + column for column in MEMORY_COLUMNS)}, p.source, p.detail "
     "FROM memories m LEFT JOIN memory_provenance p ON p.memory_id = m.id"
@@ -73,6 +76,28 @@ def index_rows(db: peewee.Database, after_id: int | None = None, after_seq: int 
     ).fetchall()
 
 
+_SELECT_INDEX_TEXT = "SELECT " + ", ".join("NULL" if c == "embedding" else c for c in INDEX_COLUMNS) + " FROM memories"
+_COPY_EMBEDDINGS = (
+    f"SELECT id, CASE WHEN octet_length(embedding) = {BLOB_BYTES} THEN embedding "
+    f"ELSE decode(repeat('00', {BLOB_BYTES}), 'hex') END FROM memories ORDER BY id"
+)
+"""Every embedding as exactly 256 bytes (a NULL or odd one as zeros, as the index reads them), so the binary
+COPY decodes as one fixed-size numpy array."""
+
+
+def index_load(db: peewee.Database) -> tuple[list[tuple], np.ndarray | None]:
+    """Every row for a cold index load, by id. On PostgreSQL the embeddings come as one float32 matrix by a
+    binary COPY (the rows' embedding slot is None) and the rest in one plain select; on SQLite (or when a
+    write slipped in between the two statements) the rows carry their embeddings and the matrix is None."""
+    if dialect_of(db).NAME != "postgresql":
+        return index_rows(db), None
+    rows = db.execute_sql(_SELECT_INDEX_TEXT + " ORDER BY id").fetchall()
+    ids, vectors = decode_id_embeddings(copy_binary(db.cursor(), _COPY_EMBEDDINGS))
+    if not np.array_equal(ids, np.fromiter((row[0] for row in rows), np.int64, len(rows))):
+        return index_rows(db), None
+    return rows, vectors
+
+
 def naive_rows(db: peewee.Database) -> list[tuple]:
     """(id, repo_id, kind, status, embedding, created_at, access_count, content) of every row, for the
     per-row baseline of ``mneme bench``."""
@@ -86,6 +111,7 @@ class MemoryTable:
 
     def __init__(self, db: peewee.Database, tables: Tables) -> None:
         self.db = db
+        self.dialect = dialect_of(db)
         self.model = tables.memory
 
     def insert(self, values: Sequence[tuple]) -> list[int]:
@@ -93,10 +119,7 @@ class MemoryTable:
         ids: list[int] = []
         for start in range(0, len(values), INSERT_CHUNK):
             chunk = values[start : start + INSERT_CHUNK]
-            dialect.insert_many(self.db, _INSERT, chunk)
-            last_id = dialect.last_insert_id(self.db)
-            # one exclusive transaction: AUTOINCREMENT ids of consecutive inserts are consecutive
-            ids.extend(range(last_id - len(chunk) + 1, last_id + 1))
+            ids.extend(self.dialect.insert_returning_ids(self.db, "memories", INSERT_COLUMNS, chunk))
         return ids
 
     def get(self, memory_id: int) -> Memory | None:
@@ -152,8 +175,8 @@ class MemoryTable:
         model = self.model
         return {
             # by real time, so rows written by other tools ('T', 'Z', offsets) sort correctly
-            "newest": (dialect.timestamp_order(model.created_at).desc(), model.id.desc()),
-            "oldest": (dialect.timestamp_order(model.created_at).asc(), model.id.asc()),
+            "newest": (self.dialect.timestamp_order(model.created_at).desc(), model.id.desc()),
+            "oldest": (self.dialect.timestamp_order(model.created_at).asc(), model.id.asc()),
             "id": (model.id.asc(),),
             "kind": (model.kind.asc(), model.id.desc()),
             "topic": (model.topic.asc(), model.id.desc()),

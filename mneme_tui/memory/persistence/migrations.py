@@ -19,6 +19,8 @@ class Migration:
     version: int
     description: str
     script: str
+    pg_script: str
+    """The same step for PostgreSQL (its own DDL: identity ids, ``bytea``, ``timestamp``, plpgsql)."""
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -28,21 +30,24 @@ MIGRATIONS: tuple[Migration, ...] = (
         schema.MEMORIES_DDL + schema.AUDIT_DDL + schema.TASK_ACCESS_DDL + schema.META_DDL + schema.REVISION_DDL
         + schema.REVISION_TRIGGER.format(event="insert", event_upper="INSERT")
         + schema.REVISION_TRIGGER.format(event="update", event_upper="UPDATE"),
+        schema.PG_SCHEMA_1,
     ),
     Migration(2, "inserts are found by MAX(id): drop the per-row insert trigger",
-              "DROP TRIGGER IF EXISTS memories_revision_insert;"),
+              "DROP TRIGGER IF EXISTS memories_revision_insert;", ""),
     Migration(3, "the Legion mirror's legion_records and task sync's task_sync_ledger",
-              schema.LEGION_RECORDS_DDL + schema.TASK_SYNC_LEDGER_DDL),
+              schema.LEGION_RECORDS_DDL + schema.TASK_SYNC_LEDGER_DDL, schema.PG_SCHEMA_3),
     Migration(4, "memory_provenance: where every memory came from; imported Legion rows lose statutory kinds",
-              schema.PROVENANCE_MIGRATION),
+              schema.PROVENANCE_MIGRATION, schema.PG_SCHEMA_4),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
 
-def script_at(migration: Migration, now: str) -> str:
-    """The migration's SQL with the clock's time (``now``, ISO text) put in for ``schema.NOW_TOKEN``."""
-    return migration.script.replace(schema.NOW_TOKEN, "'" + now.replace("'", "") + "'")
+def script_at(migration: Migration, now: str, dialect_name: str = "sqlite") -> str:
+    """The migration's SQL for ``dialect_name`` with the clock's time (``now``, ISO text) put in for
+    ``schema.NOW_TOKEN``."""
+    script = migration.pg_script if dialect_name == "postgresql" else migration.script
+    return script.replace(schema.NOW_TOKEN, "'" + now.replace("'", "") + "'")
 
 
 def pending(version: int) -> list[Migration]:

@@ -11,6 +11,7 @@ from typing import Any
 import peewee
 
 from mneme_tui.memory.persistence import dialect
+from mneme_tui.memory.persistence.database import dialect_of
 from mneme_tui.memory.persistence.memories import rows_of
 from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_COLUMNS, PROVENANCE_COLUMNS, Tables
 
@@ -40,11 +41,11 @@ class TaskAccessLog:
     def __init__(self, db: peewee.Database, tables: Tables) -> None:
         self.db = db
         self.model = tables.task_access
+        self._insert = dialect_of(db).insert_ignore_sql("task_access", ("task_id", "memory_id", "at"))
 
     def add_once(self, task_id: str, memory_id: int, at: datetime) -> bool:
-        """Record the pair; False when it was already there."""
-        self.model.insert(task_id=task_id, memory_id=memory_id, at=at).on_conflict_ignore().execute()
-        return dialect.rows_changed(self.db) > 0
+        """Record the pair; False when it was already there (two processes of one task at once: one wins)."""
+        return self.db.execute_sql(self._insert, (task_id, int(memory_id), at.isoformat(sep=" "))).rowcount > 0
 
     def tasks_for(self, memory_ids: Sequence[int]) -> dict[int, list[str]]:
         """Memory id → the tasks that reinforced it, oldest first (ids without any are absent)."""
@@ -72,15 +73,13 @@ def database_uuid(db: peewee.Database) -> str:
     return row[0] if row else ""
 
 
-_LEGION_INSERT = dialect.insert_or_replace_sql("legion_records", LEGION_RECORD_COLUMNS)
-
-
 class LegionRecords:
     """``legion_records``: which Legion record each mirrored memory came from (rows as plain tuples in
     ``LEGION_RECORD_COLUMNS`` order; ``legion/mirror.py`` gives them meaning)."""
 
     def __init__(self, db: peewee.Database) -> None:
         self.db = db
+        self._insert = dialect_of(db).insert_or_replace_sql("legion_records", LEGION_RECORD_COLUMNS, "memory_id")
 
     def for_project(self, project: str) -> list[tuple]:
         """Every row of ``project`` (``columns`` left empty) followed by its memory's kind, status and
@@ -101,7 +100,7 @@ class LegionRecords:
     def insert(self, rows: Sequence[tuple]) -> None:
         """Insert (or replace) rows given as plain tuples in column order (``archived`` as 0 / 1)."""
         if rows:
-            dialect.insert_many(self.db, _LEGION_INSERT, rows)
+            dialect_of(self.db).insert_many(self.db, self._insert, rows)
 
     def update(self, memory_id: int, fields: dict[str, Any]) -> None:
         """Set columns of one row (column names come from the caller's code, never from input)."""
@@ -142,7 +141,7 @@ class ProvenanceLog:
     def add(self, rows: Sequence[tuple[int, str, str]]) -> None:
         """Record (memory_id, source, detail) rows inside the caller's write transaction."""
         if rows:
-            dialect.insert_many(self.db, _PROVENANCE_INSERT, rows)
+            dialect_of(self.db).insert_many(self.db, _PROVENANCE_INSERT, rows)
 
 
 _LEDGER_INSERT = dialect.insert_sql("task_sync_ledger", LEDGER_COLUMNS)
@@ -165,4 +164,4 @@ class TaskSyncLedger:
     def add(self, rows: Sequence[tuple]) -> None:
         """Record learnings, each a tuple in ``LEDGER_COLUMNS`` order."""
         if rows:
-            dialect.insert_many(self.db, _LEDGER_INSERT, rows)
+            dialect_of(self.db).insert_many(self.db, _LEDGER_INSERT, rows)

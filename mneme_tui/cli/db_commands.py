@@ -1,0 +1,62 @@
+"""``mneme db info`` and ``mneme db copy``: which database a store lives in, and moving a store between
+SQLite and PostgreSQL (issue 15). A URL's password is never printed."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mneme_tui import config
+from mneme_tui.cli import arguments, output
+from mneme_tui.errors import ERR_DATABASE, MnemeError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    group = sub.add_parser("db", help="the database: info, copy between SQLite and PostgreSQL",
+                           description="Which database the store lives in; copy a store between backends.")
+    arguments.add_common_options(group)
+    commands = group.add_subparsers(dest="db_command", metavar="ACTION", parser_class=arguments.Parser,
+                                    required=True)
+    info = arguments.add_command(commands, "info", "backend, database (without password), schema version and counts")
+    info.set_defaults(func=cmd_info)
+    copy = arguments.add_command(commands, "copy", "copy a whole store from SRC to DST (a file path or a "
+                                                   "postgresql:// URL), verifying counts and content hashes")
+    copy.add_argument("source", metavar="SRC")
+    copy.add_argument("destination", metavar="DST")
+    copy.add_argument("--merge", action="store_true", help="add to a destination that already has memories")
+    copy.set_defaults(func=cmd_copy)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    info = arguments.open_store(args).info()
+    if args.json:
+        output.print_json(info)
+        return 0
+    print(f"backend           {info['backend']}")
+    print(f"database          {output.literal(info['database'])}")
+    print(f"schema version    {info['schema_version']}")
+    statuses = ", ".join(f"{status} {count}" for status, count in info["memories"].items() if status != "all")
+    print(f"memories          {info['memories']['all']} ({statuses})")
+    for table, count in info["tables"].items():
+        if table != "memories":
+            print(f"{table:<18}{count}")
+    return 0
+
+
+def cmd_copy(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.store import Store
+
+    source_target = config.resolve_db_path(args.source)
+    if isinstance(source_target, Path) and not source_target.is_file():
+        raise MnemeError(ERR_DATABASE, f"{source_target} is not a database file: nothing to copy")
+    source = Store(source_target)
+    destination = Store(config.resolve_db_path(args.destination))
+    result = source.copy_into(destination, merge=args.merge)
+    shown = {"source": str(source.path), "destination": str(destination.path)}
+    if args.json:
+        output.print_json({**shown, "copied": result.counts, "kept_ids": result.kept_ids, "verified": True})
+        return 0
+    ids = "ids kept" if result.kept_ids else "new ids after the existing ones"
+    print(f"Copied {result.counts['memories']} memories from {output.literal(shown['source'])} to "
+          f"{output.literal(shown['destination'])} ({ids}); counts and content hashes verified.")
+    return 0

@@ -1,0 +1,166 @@
+"""Everything specific to PostgreSQL, with the same names as ``dialect.py`` (the SQLite module).
+
+Raw SQL elsewhere in ``persistence`` is written with ``?`` placeholders; ``PostgresDatabase.execute_sql``
+adapts it to psycopg2's ``%s`` in one place. Writers queue on one transaction-scoped advisory lock, so ids
+commit in the order they were assigned (the index's ``MAX(id)`` / ``MAX(seq)`` watermarks never skip a row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import peewee
+import psycopg2  # type: ignore[import-untyped]
+import psycopg2.extensions  # type: ignore[import-untyped]
+import psycopg2.extras  # type: ignore[import-untyped]
+
+from mneme_tui.config import redacted_url
+from mneme_tui.errors import ERR_DATABASE, MnemeError
+from mneme_tui.memory.persistence.dialect import insert_sql, placeholders
+
+NAME = "postgresql"
+DATABASE_ERRORS: tuple[type[BaseException], ...] = (psycopg2.Error, peewee.DatabaseError, peewee.InterfaceError)
+"""What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
+MAX_PARAMETERS = 500
+WRITE_LOCK_KEY = 0x6D6E656D65  # "mneme"
+"""The advisory lock every writer takes first: one writer at a time, so ids commit in order."""
+LOCK_TIMEOUT = "10s"
+RETRYABLE = {"40001", "40P01"}
+"""Serialization failure and deadlock: the transaction is safe to run again."""
+
+__all__ = ["insert_sql", "placeholders"]  # shared with dialect.py: the same text serves both
+
+T = TypeVar("T")
+
+
+def adapt(sql: str) -> str:
+    """A statement written with ``?`` placeholders in psycopg2's style (``%s``, literal ``%`` doubled)."""
+    return sql.replace("%", "%%").replace("?", "%s") if "?" in sql else sql
+
+
+class PostgresDatabase(peewee.PostgresqlDatabase):
+    """peewee's PostgreSQL database; raw statements written with ``?`` are adapted to ``%s`` here."""
+
+    def execute_sql(self, sql: str, params: Any = None) -> Any:
+        return super().execute_sql(adapt(sql), params)
+
+
+def connect(url: str) -> PostgresDatabase:
+    """A peewee database for ``url`` (credentials from the URL, ``PG*`` variables or ``~/.pgpass``)."""
+    try:
+        params = psycopg2.extensions.parse_dsn(url)
+    except psycopg2.ProgrammingError as exc:
+        reason = _first_line(exc)
+        raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL ({reason})") from None
+    extra: dict[str, Any] = {}
+    if "options" not in params:
+        extra["options"] = f"-c lock_timeout={LOCK_TIMEOUT} -c TimeZone=UTC"
+    return PostgresDatabase("postgresql://" + url.split("://", 1)[1], **extra)
+
+
+@contextmanager
+def write_transaction(db: peewee.Database) -> Iterator[None]:
+    """A transaction that queues behind every other writer (``pg_advisory_xact_lock``) before it writes."""
+    with db.atomic():
+        if db.transaction_depth() == 1:
+            db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
+        yield
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True when ``exc`` says another connection holds a lock, or the transaction may be retried."""
+    code = getattr(exc, "pgcode", None) or getattr(getattr(exc, "orig", None), "pgcode", None)
+    return code in RETRYABLE or code == "55P03"
+
+
+def retry_busy(action: Callable[[], T], timeout_s: float = 10.0) -> T:
+    """Run ``action`` (the server's lock_timeout already waits out other writers)."""
+    return action()
+
+
+def schema_version(db: peewee.Database) -> int:
+    """The schema version recorded in ``mneme_meta`` (0 for a new database)."""
+    if db.execute_sql("SELECT to_regclass('mneme_meta')").fetchone()[0] is None:
+        return 0
+    row = db.execute_sql("SELECT value FROM mneme_meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def table_names(db: peewee.Database) -> set[str]:
+    """The names of the tables in the current schema (read only)."""
+    return {row[0] for row in db.execute_sql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()}
+
+
+def enable_wal(db: peewee.Database) -> None:
+    """Nothing to do: PostgreSQL always logs ahead."""
+
+
+def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
+    """Run each ``(version, script)`` and record the last version, in one transaction after taking the write
+    lock; re-reads the version under the lock, so two processes migrating at once do it once."""
+    with write_transaction(db):
+        current = schema_version(db)
+        for version, script in scripts:
+            if version <= current:
+                continue
+            if script.strip():
+                db.execute_sql(script)
+            db.execute_sql(
+                "INSERT INTO mneme_meta(key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (str(version),))
+
+
+def insert_or_replace_sql(table: str, columns: Sequence[str], key: str) -> str:
+    """An insert that replaces the row with the same primary key ``key``."""
+    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns if column != key)
+    return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))}) "
+            f"ON CONFLICT ({key}) DO UPDATE SET {updates}")
+
+
+def insert_ignore_sql(table: str, columns: Sequence[str]) -> str:
+    """An insert that does nothing when the row's key is already there."""
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))}) ON CONFLICT DO NOTHING"
+
+
+def insert_many(db: peewee.Database, sql: str, rows: Sequence[tuple]) -> None:
+    """Run ``sql`` once per row in one call."""
+    cursor = db.cursor()
+    psycopg2.extras.execute_batch(cursor, adapt(sql), rows, page_size=1000)
+
+
+def insert_returning_ids(db: peewee.Database, table: str, columns: Sequence[str], rows: Sequence[tuple]) -> list[int]:
+    """Insert ``rows`` in one statement; the ids the database gave them, in order (``RETURNING``)."""
+    cursor = db.cursor()
+    returned = psycopg2.extras.execute_values(
+        cursor, f"INSERT INTO {table} ({', '.join(columns)}) VALUES %s RETURNING id", rows,
+        page_size=max(len(rows), 1), fetch=True,
+    )
+    return [int(row[0]) for row in returned]
+
+
+def after_explicit_ids(db: peewee.Database, table: str) -> None:
+    """Move ``table``'s identity past the ids inserted explicitly (a copy keeps a store's ids)."""
+    db.execute_sql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                   f"FROM {table}")
+
+
+def timestamp_order(field: peewee.Field) -> Any:
+    """Stored timestamps are real ``timestamp`` values: they sort by time as they are."""
+    return field
+
+
+def database_error(target: Any, exc: BaseException) -> MnemeError:
+    """A one-line ERR_DATABASE for a failure on the database at URL ``target`` (never its password)."""
+    where = redacted_url(str(target))
+    text = _first_line(exc)
+    if is_busy(exc):
+        return MnemeError(ERR_DATABASE, f"{where} is busy: another process holds a write lock ({text})")
+    return MnemeError(ERR_DATABASE, f"{where}: {text}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0].strip()

@@ -1,0 +1,156 @@
+"""Copying a whole store between databases (SQLite ↔ PostgreSQL), for ``mneme db copy``.
+
+Every memory goes across with its side tables (audit, task access, provenance, Legion records, task-sync
+ledger). Into an empty database ids are kept; with ``merge`` the memories get new ids after the existing ones
+and every reference to them (``superseded_by``, side tables) follows. The copy is one write transaction on the
+destination, then checked: the destination must hold every source memory's content hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import peewee
+
+from mneme_tui.config import parse_timestamp
+from mneme_tui.errors import ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory.persistence.database import dialect_of
+from mneme_tui.memory.persistence.schema import (
+    INSERT_COLUMNS,
+    LEDGER_COLUMNS,
+    LEGION_RECORD_COLUMNS,
+    PROVENANCE_COLUMNS,
+)
+
+AUDIT_COLUMNS = ("memory_id", "from_status", "to_status", "at", "reason")
+TASK_ACCESS_COLUMNS = ("task_id", "memory_id", "at")
+SIDE_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("memory_audit", AUDIT_COLUMNS),
+    ("task_access", TASK_ACCESS_COLUMNS),
+    ("memory_provenance", PROVENANCE_COLUMNS),
+    ("legion_records", LEGION_RECORD_COLUMNS),
+    ("task_sync_ledger", LEDGER_COLUMNS),
+)
+"""Tables that point at ``memories.id`` through their ``memory_id`` column, copied in this order."""
+TABLES = ("memories", *(name for name, _ in SIDE_TABLES))
+
+
+@dataclass(frozen=True)
+class CopyResult:
+    """What a copy moved: rows per table, and whether ids were kept."""
+
+    counts: dict[str, int]
+    kept_ids: bool
+
+
+def table_counts(db: peewee.Database) -> dict[str, int]:
+    """Rows per table of a store."""
+    return {table: int(db.execute_sql(f"SELECT COUNT(*) FROM {table}").fetchone()[0]) for table in TABLES}
+
+
+HASHED_COLUMNS = tuple(column for column in INSERT_COLUMNS if column != "superseded_by")
+"""What a memory's content hash covers: everything but ids (its own and ``superseded_by``, which a merge renumbers)."""
+
+
+def content_hashes(db: peewee.Database) -> Counter[str]:
+    """One hash per memory over ``HASHED_COLUMNS`` (text, kind, topic, repo, task, embedding, time, status,
+    access count), as a multiset: two stores hold the same memories when these are equal."""
+    columns = ", ".join(HASHED_COLUMNS)
+    hashes: Counter[str] = Counter()
+    for row in db.execute_sql(f"SELECT {columns} FROM memories").fetchall():
+        hashes[_row_hash(row)] += 1
+    return hashes
+
+
+def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: bool) -> CopyResult:
+    """Copy every memory of ``source`` with its side tables into ``destination`` (module doc).
+
+    A destination that already has memories is refused (ERR_VALIDATION_FAILED) unless ``merge``; a copy
+    whose check fails is rolled back (ERR_DATABASE) and leaves the destination as it was.
+    """
+    dialect = dialect_of(destination)
+    before = table_counts(destination)
+    if before["memories"] and not merge:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"the destination already has {before['memories']} memories: "
+                                                "use --merge to add these to them")
+    expected = content_hashes(source) + content_hashes(destination)
+    keep_ids = before["memories"] == 0
+    counts: dict[str, int] = {}
+    with dialect.write_transaction(destination):
+        memories = source.execute_sql(f"SELECT id, {', '.join(INSERT_COLUMNS)} FROM memories ORDER BY id").fetchall()
+        rows = [_memory_values(row) for row in memories]
+        if keep_ids:
+            dialect.insert_many(destination, dialect.insert_sql("memories", ("id", *INSERT_COLUMNS)), rows)
+            dialect.after_explicit_ids(destination, "memories")
+            new_ids = {row[0]: row[0] for row in memories}
+        else:
+            ids = dialect.insert_returning_ids(destination, "memories", INSERT_COLUMNS, [row[1:] for row in rows])
+            new_ids = {row[0]: new for row, new in zip(memories, ids, strict=True)}
+            _follow_supersessions(destination, memories, new_ids)
+        counts["memories"] = len(memories)
+        for table, columns in SIDE_TABLES:
+            counts[table] = _copy_side_table(source, destination, table, columns, new_ids)
+        if content_hashes(destination) != expected:
+            raise MnemeError(ERR_DATABASE, "the copy does not match the source's content hashes: nothing copied")
+    after = table_counts(destination)
+    short = [table for table in ("memories", "memory_audit") if after[table] != before[table] + counts[table]]
+    if short:
+        raise MnemeError(ERR_DATABASE, f"the copy's row counts do not add up in {', '.join(short)}")
+    return CopyResult(counts, keep_ids)
+
+
+def _memory_values(row: Sequence[Any]) -> tuple:
+    """A source row ready to insert: bytes for the embedding, text for the time (either backend reads it)."""
+    values = list(row)
+    embedding_at = 1 + INSERT_COLUMNS.index("embedding")
+    if values[embedding_at] is not None:
+        values[embedding_at] = bytes(values[embedding_at])
+    created_at = 1 + INSERT_COLUMNS.index("created_at")
+    values[created_at] = _text(values[created_at])
+    return tuple(values)
+
+
+def _follow_supersessions(db: peewee.Database, memories: Sequence[Sequence[Any]], new_ids: dict[int, int]) -> None:
+    """Point the merged memories' ``superseded_by`` at the new ids of the memories that superseded them."""
+    superseded_at = 1 + INSERT_COLUMNS.index("superseded_by")
+    for row in memories:
+        old = row[superseded_at] or 0
+        if old and old in new_ids:
+            db.execute_sql("UPDATE memories SET superseded_by = ? WHERE id = ?", (new_ids[old], new_ids[row[0]]))
+
+
+def _copy_side_table(source: peewee.Database, destination: peewee.Database, table: str, columns: Sequence[str],
+                     new_ids: dict[int, int]) -> int:
+    dialect = dialect_of(destination)
+    at = columns.index("memory_id")
+    rows = []
+    for row in source.execute_sql(f"SELECT {', '.join(columns)} FROM {table}").fetchall():
+        values = [_text(value) if hasattr(value, "isoformat") else value for value in row]
+        if values[at] in new_ids:
+            values[at] = new_ids[values[at]]
+            rows.append(tuple(values))
+    dialect.insert_many(destination, dialect.insert_ignore_sql(table, columns), rows)
+    return len(rows)
+
+
+def _text(value: Any) -> Any:
+    """A timestamp as the store writes it (``YYYY-MM-DD HH:MM:SS[.ffffff]``); text stays as it is."""
+    return value.isoformat(sep=" ") if hasattr(value, "isoformat") else value
+
+
+def _row_hash(row: Sequence[Any]) -> str:
+    digest = hashlib.sha256()
+    for column, value in zip(HASHED_COLUMNS, row, strict=True):
+        if isinstance(value, memoryview):
+            value = bytes(value)
+        if hasattr(value, "isoformat"):
+            value = value.isoformat(sep=" ")
+        elif isinstance(value, str) and column == "created_at":
+            value = parse_timestamp(value, source="created_at").isoformat(sep=" ")
+        digest.update(repr(value).encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
