@@ -72,3 +72,10 @@ def test_embed_blobs_in_batches_matches_embed(monkeypatch: pytest.MonkeyPatch) -
     texts = [f"line {n}\nshared line\n{'long ' * (n % 7)}text {n % 3}" for n in range(23)] + ["", "..."]
     monkeypatch.setattr(vectors, "EMBED_BATCH", 4)
     assert vectors.embed_blobs(texts) == [vectors.to_blob(vectors.embed(text)) for text in texts]
+
+
+def test_bench_reports_the_import_process_peak_rss() -> None:
+    from mneme_tui.legion.bench import bench_import
+
+    result = bench_import(rows=200, repeats=1)
+    assert 10 < result["peak_rss_mb"] < 100_000  # the child's ru_maxrss, in MB
