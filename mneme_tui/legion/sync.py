@@ -314,9 +314,10 @@ def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export],
 def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str
              ) -> tuple:
     """A ``legion_records`` row for ``item`` (columns in ``mt.insert_rows`` order)."""
+    columns, hash_ = item.columns_and_hash()
     return (
         memory_id, project, item.family, item.file, item.record.kind, item.identity, item.occurrence,
-        item.record.id, item.hash, item.columns, int(item.archived), origin, mt.LINKED,
+        item.record.id, hash_, columns, int(item.archived), origin, mt.LINKED,
         status[0], status[1], now,
     )
 
@@ -348,7 +349,7 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
             fields.update(sync_status=status, sync_superseded_by=0)
         else:
             store.update_content(row.memory_id, content=content, topic=topic, task_id=task_id)
-        fields.update(content_hash=item.hash, columns=item.columns)
+        fields.update(content_hash=item.hash, columns=record_json(item.record))
         changed = True
     if row.source_file != item.file or row.archived != item.archived:
         fields.update(source_file=item.file, archived=item.archived)
