@@ -274,12 +274,10 @@ def load_rows(db: peewee.Database, project: str) -> list[MirrorRow]:
     """Every row of ``project`` with its memory's kind and status (a vanished memory gives None).
 
     ``columns`` is left empty here (planning never needs it); :func:`row_for_memory` reads it."""
-    fetched = LegionRecords(db).for_project(project)  # columns, then the memory's three
-    fetched.reverse()
     shared: dict[Any, Any] = {}  # one object per repeated value (project, file, kind, status, time, ...)
     rows = []
-    while fetched:  # each fetched tuple is dropped as soon as its row is built (bounded peak memory)
-        values = list(fetched.pop())
+    for fetched in LegionRecords(db).each_for_project(project):  # columns, then the memory's three
+        values = list(fetched)
         for position in _REPEATED:
             values[position] = shared.setdefault(values[position], values[position])
         row = MirrorRow(*values)
