@@ -1,7 +1,8 @@
 """A quick speed check (not a test): how long importing a 10,000-row OUTCOMES.md takes.
 
 Reports parsing it, its first sync into a fresh temporary store and a re-sync of the unchanged file,
-each the median of ``repeats`` runs (the machine's timing noise is large), plus the fastest first sync.
+each the median of ``repeats`` runs (the machine's timing noise is large), plus the fastest first sync and
+the peak RSS of the import process (the largest over the runs).
 Every run is a new process with a new store, as a ``mneme legion sync`` would be: nothing is warm.
 Run ``python -m mneme_tui.legion.bench``; the target is parsing and the first sync each under one second.
 """
@@ -9,6 +10,7 @@ Run ``python -m mneme_tui.legion.bench``; the target is parsing and the first sy
 from __future__ import annotations
 
 import multiprocessing
+import resource
 import statistics
 import tempfile
 import time
@@ -64,6 +66,7 @@ def bench_import(rows: int = 10_000, repeats: int = 3) -> dict[str, Any]:
         "first_sync_seconds": round(first_sync, 4),
         "first_sync_fastest_seconds": round(min(run[2] for run in runs), 4),
         "resync_seconds": round(resync, 4),
+        "peak_rss_mb": round(max(run[4] for run in runs) / 1024.0, 1),
         "target_seconds": TARGET_SECONDS,
         "within_target": parse_seconds < TARGET_SECONDS and first_sync < TARGET_SECONDS,
     }
@@ -75,8 +78,9 @@ def _timed(function: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, fl
     return result, time.perf_counter() - started
 
 
-def _timings(path: Path, db_path: Path) -> tuple[int, float, float, float]:
-    """In a fresh process: records parsed, seconds to parse, to sync into a new store, to re-sync."""
+def _timings(path: Path, db_path: Path) -> tuple[int, float, float, float, int]:
+    """In a fresh process: records parsed, seconds to parse, to sync into a new store, to re-sync, and the
+    process's peak RSS (KiB)."""
     from mneme_tui.legion.sync import sync  # the store stack is only needed here
     from mneme_tui.memory.store import Store
 
@@ -87,7 +91,8 @@ def _timings(path: Path, db_path: Path) -> tuple[int, float, float, float]:
         _, again = _timed(sync, store, path.parent, repo=BENCH_PROJECT)
     finally:
         store.close()
-    return len(document.records), parse_seconds, first, again
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return len(document.records), parse_seconds, first, again, peak_kib
 
 
 if __name__ == "__main__":  # pragma: no cover

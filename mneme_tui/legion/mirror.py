@@ -220,7 +220,7 @@ LINKED, MERGED = "linked", "merged"
 FILE_ORIGIN, STORE_ORIGIN = "file", "store"
 
 
-@dataclass
+@dataclass(slots=True)
 class MirrorRow:
     """One ``legion_records`` row, plus the linked memory's current kind and status (``None`` when the
     memory row is gone)."""
@@ -274,11 +274,24 @@ def load_rows(db: peewee.Database, project: str) -> list[MirrorRow]:
     """Every row of ``project`` with its memory's kind and status (a vanished memory gives None).
 
     ``columns`` is left empty here (planning never needs it); :func:`row_for_memory` reads it."""
-    rows = [MirrorRow(*values) for values in LegionRecords(db).for_project(project)]  # columns, then the memory's three
-    for row in rows:
+    shared: dict[Any, Any] = {}  # one object per repeated value (project, file, kind, status, time, ...)
+    rows = []
+    for fetched in LegionRecords(db).each_for_project(project):  # columns, then the memory's three
+        values = list(fetched)
+        for position in _REPEATED:
+            values[position] = shared.setdefault(values[position], values[position])
+        row = MirrorRow(*values)
         row.archived = bool(row.archived)
         row.memory_superseded_by = int(row.memory_superseded_by or 0)
+        rows.append(row)
     return rows
+
+
+_REPEATED = tuple(
+    position for position, spec in enumerate(dataclass_fields(MirrorRow))
+    if spec.name not in ("memory_id", "identity", "occurrence", "record_id", "content_hash", "memory_superseded_by")
+)
+"""Positions of the ``MirrorRow`` fields whose values repeat from row to row."""
 
 
 def row_for_memory(db: peewee.Database, memory_id: int) -> MirrorRow | None:

@@ -85,6 +85,9 @@ from mneme_tui.memory.store import Store
 ARCHIVED_REASON = "archived in ARCHIVE.md"
 COUNTS = ("records", "added", "updated", "unchanged", "removed", "not_imported", "exported")
 _STATUS_CHUNK = 500
+BATCH_ROWS = 5_000
+"""New records minted and linked per batch (inside the one transaction): the memory texts, vectors and rows
+of one batch are alive at a time, so a 50 MB file syncs in bounded memory."""
 SYNC_LOCK_TIMEOUT = 120.0
 """Seconds a sync waits for another sync of the same folder to finish."""
 
@@ -275,18 +278,22 @@ def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export],
 
     counts = {name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")}
     fresh = [i for i in plan.incoming if i.match is None and i.link is None]
-    minted = store.mint_ids([
-        dict(content=memory_content(i.record), kind=memory_kind(i.record), topic=memory_topic(i.record),
-             repo_id=project, task_id=memory_task_id(i.record), created_at=created_at(i.record),
-             provenance=mt.provenance(i.file, i.identity))
-        for i in fresh
-    ]) if fresh else []
-    new_rows: list[tuple] = []
-    for item, memory_id in zip(fresh, minted):
-        item.memory_id = memory_id
-        item.counted = "added"
-        counts["added"][item.file] += 1
-        new_rows.append(_new_row(item, project, memory_id, mt.FILE_ORIGIN, (K.ACTIVE, 0), now))
+    for start in range(0, len(fresh), BATCH_ROWS):  # memory text, vectors and rows of one batch at a time
+        batch = fresh[start : start + BATCH_ROWS]
+        minted = store.mint_ids([
+            dict(content=memory_content(i.record), kind=memory_kind(i.record), topic=memory_topic(i.record),
+                 repo_id=project, task_id=memory_task_id(i.record), created_at=created_at(i.record),
+                 provenance=mt.provenance(i.file, i.identity))
+            for i in batch
+        ])
+        new_rows: list[tuple] = []
+        for item, memory_id in zip(batch, minted):
+            item.memory_id = memory_id
+            item.counted = "added"
+            counts["added"][item.file] += 1
+            new_rows.append(_new_row(item, project, memory_id, mt.FILE_ORIGIN, (K.ACTIVE, 0), now))
+        mt.insert_rows(db, new_rows)
+    new_rows = []
     for item in plan.incoming:
         if item.link is not None:
             item.memory_id = item.link.id
@@ -307,9 +314,10 @@ def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export],
 def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str
              ) -> tuple:
     """A ``legion_records`` row for ``item`` (columns in ``mt.insert_rows`` order)."""
+    columns, hash_ = item.columns_and_hash()
     return (
         memory_id, project, item.family, item.file, item.record.kind, item.identity, item.occurrence,
-        item.record.id, item.hash, item.columns, int(item.archived), origin, mt.LINKED,
+        item.record.id, hash_, columns, int(item.archived), origin, mt.LINKED,
         status[0], status[1], now,
     )
 
@@ -341,7 +349,7 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
             fields.update(sync_status=status, sync_superseded_by=0)
         else:
             store.update_content(row.memory_id, content=content, topic=topic, task_id=task_id)
-        fields.update(content_hash=item.hash, columns=item.columns)
+        fields.update(content_hash=item.hash, columns=record_json(item.record))
         changed = True
     if row.source_file != item.file or row.archived != item.archived:
         fields.update(source_file=item.file, archived=item.archived)

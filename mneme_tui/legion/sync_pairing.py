@@ -25,15 +25,17 @@ from mneme_tui.memory.records import Memory
 
 @dataclass(slots=True)
 class Incoming:
-    """One record read from a file, with its identity and (once planned) what it pairs with."""
+    """One record read from a file, with its identity and (once planned) what it pairs with.
+
+    Its columns' JSON text is not kept (a large file has hundreds of thousands of records): pairing keeps
+    only the content hash, and writing a companion row makes the text again (:meth:`columns_and_hash`)."""
 
     record: Record
     file: str
     family: str
     identity: str
     occurrence: int
-    columns: str  # JSON text
-    hash: str
+    hash: str = ""  # content hash: set by pairing when there are rows to pair with, else by columns_and_hash
     match: mt.MirrorRow | None = None
     link: Memory | None = None
     memory_id: int = 0
@@ -48,6 +50,12 @@ class Incoming:
     @property
     def archived(self) -> bool:
         return self.file == ARCHIVE.file_name
+
+    def columns_and_hash(self) -> tuple[str, str]:
+        """The record's columns as JSON text (``legion_records.columns``) and its content hash."""
+        text = record_json(self.record)
+        self.hash = content_hash(self.record.kind, text)
+        return text, self.hash
 
 
 @dataclass
@@ -77,8 +85,7 @@ def _incoming(report: MemoryReport) -> list[Incoming]:
             key = (family, kind, identity)
             occurrence = seen[key]
             seen[key] = occurrence + 1
-            text = record_json(record)
-            out.append(Incoming(record, file, family, identity, occurrence, text, content_hash(kind, text)))
+            out.append(Incoming(record, file, family, identity, occurrence))
     return out
 
 
@@ -104,6 +111,7 @@ def pair_records(report: MemoryReport, rows: list[mt.MirrorRow]) -> PairingPlan:
         return PairingPlan(incoming, [], dangling)
     groups: dict[tuple[str, str, str], list[Incoming]] = defaultdict(list)
     for item in incoming:
+        item.hash = content_hash(item.record.kind, record_json(item.record))
         groups[item.key].append(item)
     for key, items in groups.items():
         left = sorted(existing.pop(key, []), key=lambda r: r.occurrence)

@@ -203,7 +203,11 @@ class MemoryIndex:
             return True
 
     def _reset(self) -> None:
+        """Empty the index for a full reload, keeping its lock (held by the caller, and waited on by other
+        threads: a new lock would let them in while the reload runs)."""
+        lock = self.lock
         self.__init__(self.terms.analyzer, self.terms.topic_weight)  # type: ignore[misc]
+        self.lock = lock
 
     def _apply_changes(self, rows: list[tuple]) -> None:
         last_id = int(self.ids[-1]) if self.size else 0

@@ -214,6 +214,7 @@ class Store(StoreWrites):
             max_id, update_seq = database_revision(self.db)
             last_id = int(loaded.ids[-1]) if loaded.size else 0
             if loaded.update_seq <= update_seq and last_id <= max_id:
+                loaded.lock = self.index.lock  # threads already waiting on it must guard the new index
                 self.index = loaded
                 self._snapshot_seq = loaded.seq
 

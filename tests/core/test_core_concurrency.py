@@ -1,4 +1,5 @@
-"""Two processes writing to one database at once lose nothing (WAL + busy timeout + BEGIN IMMEDIATE)."""
+"""Two processes writing to one database at once lose nothing (WAL + busy timeout + BEGIN IMMEDIATE); threads
+sharing one Store (the TUI's workers) never see its in-memory index half refreshed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from mneme_tui.memory import index_snapshot
+from mneme_tui.memory.records import SAVE, Provenance
 from mneme_tui.memory.store import Store
 
 # Run with exec() in the child so the worker does not depend on how pytest imported this module.
@@ -84,3 +87,69 @@ def test_threads_share_one_store(store: Store):
     assert store.count() == 120
     for tag in ("t1", "t2", "t3"):
         assert len(store.recall(f"{tag} thread memory", repo=tag, limit=100, profile="spec")) == 40
+
+
+def _seed(path: Path, rows: int) -> None:
+    """``rows`` memories in one transaction, so a cold index has real work to do when it loads them."""
+    store = Store(path)
+    store.mint_many([
+        dict(content=f"seed memory {i} about topic {i % 50} and word{i}", kind="reflection", repo_id="seed",
+             provenance=Provenance(SAVE, ""))
+        for i in range(rows)
+    ])
+    store.close()
+
+
+def test_threads_racing_a_cold_index(tmp_path: Path):
+    """8 threads x 60 saves and recalls on a cold Store, three times over: the first refresh reloads the whole
+    index while the other threads wait on its lock. (The reload used to replace the lock it was holding, so
+    threads arriving meanwhile ranked or refreshed a half-built index: broadcast and index errors.)"""
+    path = tmp_path / "mneme.db"
+    _seed(path, 3_000)
+    threads, ops = 8, 60
+    for round_ in range(3):
+        store = Store(path)
+        errors: list[BaseException] = []
+        start = threading.Barrier(threads)
+
+        def work(tag: str, offset: int) -> None:
+            try:
+                start.wait(30)
+                for i in range(ops):
+                    if (i + offset) % 2:
+                        store.recall(f"{tag} thread memory", repo=tag)
+                    else:
+                        store.save(f"{tag} thread memory {i}", repo_id=tag)
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        workers = [threading.Thread(target=work, args=(f"r{round_}t{k}", k)) for k in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(120)
+        assert errors == []
+        for k in range(threads):
+            tag = f"r{round_}t{k}"
+            assert len(store.recall(f"{tag} thread memory", repo=tag, limit=100)) == ops // 2
+        store.close()
+    assert Store(path).count() == 3_000 + 3 * threads * ops // 2
+
+
+def test_index_lock_survives_cold_loads(tmp_path: Path):
+    """Threads wait on ``store.index.lock`` while one of them loads the index: a cold start from a snapshot and
+    a full reload must keep that lock, or a later thread takes a new one and reads the index mid-refresh."""
+    path = tmp_path / "mneme.db"
+    _seed(path, index_snapshot.MIN_ROWS)
+    warm = Store(path)
+    warm.refresh_index()  # writes the snapshot
+    warm.close()
+    assert index_snapshot.snapshot_path(path).is_file()
+    store = Store(path)
+    lock = store.index.lock
+    store.refresh_index()  # from the snapshot
+    assert store.index.size == index_snapshot.MIN_ROWS
+    assert store.index.lock is lock
+    store.index.seq = -1  # forces the full reload path of MemoryIndex.refresh
+    store.index.refresh(store.db)
+    assert store.index.lock is lock

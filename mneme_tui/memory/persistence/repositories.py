@@ -4,7 +4,7 @@ task-sync ledger and provenance. Each takes the open database; writes run inside
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -84,12 +84,17 @@ class LegionRecords:
     def for_project(self, project: str) -> list[tuple]:
         """Every row of ``project`` (``columns`` left empty) followed by its memory's kind, status and
         superseded_by (None, None, 0 when the memory is gone)."""
+        return list(self.each_for_project(project))
+
+    def each_for_project(self, project: str) -> Iterator[tuple]:
+        """``for_project`` one row at a time, as the cursor reads them (a large project is never all in memory
+        as tuples)."""
         selected = ", ".join("''" if c == "columns" else "l." + c for c in LEGION_RECORD_COLUMNS)
-        return self.db.execute_sql(
+        yield from self.db.execute_sql(
             f"SELECT {selected}, m.kind, m.status, COALESCE(m.superseded_by, 0) "
             "FROM legion_records l LEFT JOIN memories m ON m.id = l.memory_id WHERE l.project = ?",
             (project,),
-        ).fetchall()
+        )
 
     def for_memory(self, memory_id: int) -> tuple | None:
         """The row of one memory, or None."""
