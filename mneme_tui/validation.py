@@ -32,7 +32,8 @@ def check_text(value: str, name: str) -> str:
         char = ord(value[exc.start])
         byte = f" (byte 0x{char - 0xDC00:02x})" if 0xDC80 <= char <= 0xDCFF else ""
         raise MnemeError(
-            ERR_VALIDATION_FAILED, f"{name} is not valid UTF-8 text: lone surrogate \\u{char:04x}{byte} at character {exc.start}"
+            ERR_VALIDATION_FAILED,
+            f"{name} is not valid UTF-8 text: lone surrogate \\u{char:04x}{byte} at character {exc.start}",
         ) from None
     return value
 
@@ -55,7 +56,8 @@ def json_int(digits: str) -> int:
     """``parse_int`` hook for ``json.loads``: an integer of at most MAX_JSON_INT_DIGITS digits, else ValueError
     (which ``json.loads`` passes on; catch it after ``json.JSONDecodeError``)."""
     if len(digits.lstrip("-")) > MAX_JSON_INT_DIGITS:
-        raise ValueError(f"a number with {len(digits.lstrip('-'))} digits exceeds the limit of {MAX_JSON_INT_DIGITS} digits")
+        count = len(digits.lstrip("-"))
+        raise ValueError(f"a number with {count} digits exceeds the limit of {MAX_JSON_INT_DIGITS} digits")
     return int(digits)
 
 
@@ -106,7 +108,9 @@ def user_path(raw: str | os.PathLike[str], name: str) -> Path:
     try:
         return Path(raw).expanduser()
     except RuntimeError:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"{name} {os.fspath(raw)!r} names a home folder that does not exist") from None
+        raise MnemeError(
+            ERR_VALIDATION_FAILED, f"{name} {os.fspath(raw)!r} names a home folder that does not exist"
+        ) from None
 
 
 def is_folder(path: Path, name: str) -> bool:
@@ -125,4 +129,6 @@ def decode_utf8(data: bytes, what: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"{what} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+        raise MnemeError(
+            ERR_VALIDATION_FAILED, f"{what} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None

@@ -132,7 +132,9 @@ def signal_counts(preferences: Sequence[PreferenceRecord], top: int = SIGNAL_AGE
     for p in preferences:
         per_agent.setdefault(p.agent or "system", Counter())[p.signal.strip().lower()] += 1
     ranked = sorted(per_agent.items(), key=lambda item: (-sum(item[1].values()), item[0]))[:top]
-    agents = [AgentSignals(agent, c["positive"], c["corrective"], c["negative"], sum(c.values())) for agent, c in ranked]
+    agents = [
+        AgentSignals(agent, c["positive"], c["corrective"], c["negative"], sum(c.values())) for agent, c in ranked
+    ]
     return {signal: totals[signal] for signal in SIGNALS}, agents
 
 

@@ -271,7 +271,7 @@ class _Parser:
             return end
         if line.startswith("## "):
             end = self._section_end(index)
-            body = [l for l in self.lines[index + 1 : end] if l.strip()]
+            body = [text for text in self.lines[index + 1 : end] if text.strip()]
             if body and _KEY_VALUE.match(body[0]):
                 label = line.strip().lstrip("#").strip()
                 self._add(Segment("not_imported", self.lines[index:end], index + 1, label=label))

@@ -33,9 +33,10 @@ from __future__ import annotations
 import hashlib
 import json
 import json.encoder
-from dataclasses import dataclass, fields as dataclass_fields
-from functools import lru_cache
+from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 from datetime import datetime, time
+from functools import cache, lru_cache
 from typing import Any
 
 import peewee
@@ -170,7 +171,7 @@ def record_json(record: Record) -> str:
 _encode_string = json.encoder.encode_basestring  # the encoder's own string function (ensure_ascii=False)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _column_names(cls: type[Record]) -> tuple[str, ...]:
     """The JSON keys of a record class: its fields in order, less the ones that are not columns."""
     return tuple(spec.name for spec in dataclass_fields(cls) if spec.name not in _NOT_COLUMNS)

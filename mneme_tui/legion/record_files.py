@@ -1,4 +1,5 @@
-"""Storing records in the memory files (spec §3, §8, §9, §13): IDs, importance, task-type inference, error de-duplication.
+"""Storing records in the memory files (spec §3, §8, §9, §13): IDs, importance, task-type inference,
+error de-duplication.
 
 - Next ID = highest ``{prefix}-NNN`` in the file **and** ARCHIVE.md, plus one, zero-padded to three
   digits. (The spec's "count + 1" re-issues IDs after a prune or a merge; the highest ID never does.)

@@ -9,7 +9,7 @@ left two rows with one ID.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
 from mneme_tui.legion.schemas import DEFAULT_BRANCH, ERROR, OUTCOME, PATTERN, PREFERENCE
@@ -178,7 +178,7 @@ def record_from_values(
     return record, complaints
 
 
-@lru_cache(maxsize=None)
+@cache
 def _plain_fields(cls: type[Record]) -> frozenset[str]:
     """Fields that ``record_from_values`` sets from the cell text as is."""
     return frozenset(cls.__dataclass_fields__) - _NOT_COLUMNS - {"tags", "branch"}  # type: ignore[attr-defined]

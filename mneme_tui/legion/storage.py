@@ -37,7 +37,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -263,10 +263,8 @@ def _write_temp(path: Path, data: bytes) -> Path:
     try:
         if current is not None:
             if hasattr(os, "fchown"):
-                try:
+                with suppress(OSError):
                     os.fchown(fd, -1, current.st_gid)
-                except OSError:
-                    pass
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, current.st_mode & 0o7777)
         _write_all(fd, data)
@@ -454,7 +452,8 @@ def modify_file(
                     ) from None
                 if not landed:
                     restored = restore_if_ours(path, state.data, after.encode("utf-8"))
-                    outcome = "the file was restored" if restored else "another writer changed it since, so it was left as is"
+                    outcome = ("the file was restored" if restored
+                               else "another writer changed it since, so it was left as is")
                     raise LegionWriteError(
                         ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text,
                     )

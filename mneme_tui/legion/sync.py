@@ -5,7 +5,8 @@
 then imports every record inside one short ``BEGIN IMMEDIATE`` store transaction that does only the
 database work (a failure leaves the store untouched; the markdown appends of the export are found again
 and linked by the next sync). Two syncs of one folder take turns (``.planning/memory/.sync.lock``), so
-a memory is never exported twice; record writes and saves do not wait for it. Pairing records with their companion rows: :mod:`mneme_tui.legion.sync_pairing`.
+a memory is never exported twice; record writes and saves do not wait for it. Pairing records with their
+companion rows: :mod:`mneme_tui.legion.sync_pairing`.
 
 Import rules
 - A record becomes a memory with ``repo_id = project`` and kind: outcome -> ``task`` (``review`` when its
@@ -41,8 +42,8 @@ of kind ``preference`` (advisory, e.g. ``mneme save --kind preference``), ``pitf
 by task sync) that have no companion row are appended (one ``LegionMemory.store`` write per file) and linked:
 preference -> PREFERENCES.md as a ``## PRF-NNN: first line`` block (no decision point, signal or agent: none
 was observed); pitfall -> ERRORS.md (signature = topic, or the first line when the topic is ``General``; fix = the
-memory text; no agent; resolved when task-sync verified); pattern -> PATTERNS.md (pattern = first line, context = the rest, source ``mneme`` / the
-task id). Each carries the memory's topic as its first tag. A pitfall whose signature ERRORS.md already
+memory text; no agent; resolved when task-sync verified); pattern -> PATTERNS.md (pattern = first line,
+context = the rest, source ``mneme`` / the task id). Each carries the memory's topic as its first tag. A pitfall whose signature ERRORS.md already
 knows is *merged* (not appended; remembered so it is not offered again). No other kind is exported:
 outcomes need agent and outcome columns a store memory does not have. Exports are skipped when the
 folder's ``settings.json`` says ``memory.enabled: false``.

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from provenances import SYNCED
 
 from mneme_tui.memory.store import Store
 from mneme_tui.validation import MAX_CONTENT_CHARS
-from provenances import SYNCED
 
 HUGE_ID = "9" * 5000
 

@@ -160,7 +160,7 @@ def test_cosine_bounded_by_one(store: Store):
 def test_results_ordered_by_score_and_positive(store: Store):
     rng = random.Random(7)
     words = "cache redis ttl eviction lock thread worker pool queue retry backoff".split()
-    for i in range(60):
+    for _i in range(60):
         store.mint(" ".join(rng.sample(words, 4)), provenance=GENERATED, kind=rng.choice(K.ALL_KINDS), repo_id="nomos",
                    created_at=NOW - timedelta(days=rng.uniform(0, 200)))
     results = store.recall("redis cache eviction", repo="nomos", limit=20, profile="spec")
@@ -231,7 +231,7 @@ def _seed_cap(store: Store, n_nomos: int, n_axioms: int = 3) -> tuple[list[int],
 
 
 def test_tc_mem_14_locality_boost_and_axiom_cap(store: Store):
-    nomos, axioms = _seed_cap(store, n_nomos=5)
+    _nomos, axioms = _seed_cap(store, n_nomos=5)
     scoped = store.recall(QUERY, repo="nomos", limit=5, profile="spec")
     crossed = _by_id(store.recall(QUERY, repo="nomos", cross_repo=True, limit=20, profile="spec"))
     got = [r.memory.id for r in scoped]
@@ -251,7 +251,7 @@ def test_tc_mem_14_locality_boost_and_axiom_cap(store: Store):
 
 
 def test_tc_mem_14_cap_does_not_apply_to_typed_or_cross_repo_queries(store: Store):
-    nomos, axioms = _seed_cap(store, n_nomos=5)
+    _nomos, axioms = _seed_cap(store, n_nomos=5)
     typed = [r.memory.id for r in store.recall(QUERY, repo="nomos", kind="axiom", limit=5, profile="spec")]
     assert typed == axioms  # all three, although untyped scoped queries show one
     crossed = [r.memory.id for r in store.recall(QUERY, repo="nomos", cross_repo=True, limit=5, profile="spec")]
@@ -281,7 +281,7 @@ def test_tc_mem_14_backfill_only_when_repo_matches_are_sparse(store: Store, n_no
 
 @pytest.mark.parametrize("limit, slots", [(1, 1), (3, 1), (5, 1), (6, 2), (9, 3)])
 def test_tc_mem_14_slot_count_is_max_1_floor_limit_over_3(store: Store, limit, slots):
-    nomos, axioms = _seed_cap(store, n_nomos=12, n_axioms=5)
+    _nomos, axioms = _seed_cap(store, n_nomos=12, n_axioms=5)
     got = [r.memory.id for r in store.recall(QUERY, repo="nomos", limit=limit, profile="spec")]
     assert len(got) == limit
     assert [i for i in got if i in axioms] == axioms[:slots]
@@ -307,7 +307,7 @@ REPOS = ("nomos", "acme", "shipctl", "global")
 def _seed_random(store: Store, count: int, seed: int) -> None:
     rng = random.Random(seed)
     items = []
-    for i in range(count):
+    for _i in range(count):
         repo = rng.choice(REPOS)
         kind = "axiom" if repo == "global" and rng.random() < 0.5 else rng.choice(K.ALL_KINDS)
         words = [rng.choice(WORDS) for _ in range(rng.randint(1, 9))]

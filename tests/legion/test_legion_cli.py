@@ -273,7 +273,7 @@ def test_prune_missing_folder(capsys, proj: Path) -> None:
 def test_pruned_row_after_sync_is_archived_in_store(capsys, folder: Path) -> None:
     run(capsys, "legion", "sync", "-p", "proj")
     run(capsys, "legion", "prune", "--apply")
-    code, out, _ = run(capsys, "legion", "sync", "-p", "proj", "--json")
+    _code, out, _ = run(capsys, "legion", "sync", "-p", "proj", "--json")
     assert json.loads(out)["totals"]["added"] == 0
     _, out, _ = run(capsys, "list", "-p", "proj", "--status", "superseded", "--json")
     assert [m["content"].splitlines()[0] for m in json.loads(out)] == ["old and small"]
@@ -315,7 +315,7 @@ def test_compact_bad_folder(capsys, tmp_path: Path, proj: Path) -> None:
 
 
 def test_legion_without_action_is_usage_error(capsys, proj: Path) -> None:
-    code, out, err = run(capsys, "legion")
+    code, out, _err = run(capsys, "legion")
     assert code == 2 and out == ""
 
 

@@ -93,7 +93,7 @@ def test_apply_prune_moves_rows_and_reports(memory: LegionMemory, project: Path)
     archive_text = (memory.memory_dir / "ARCHIVE.md").read_text(encoding="utf-8")
     assert archive_text == ARCHIVE.template + original_lines[9] + original_lines[14]  # rows moved byte for byte
     remaining = path.read_text(encoding="utf-8")
-    assert remaining == "".join(l for i, l in enumerate(original_lines) if i not in (9, 14))
+    assert remaining == "".join(line for i, line in enumerate(original_lines) if i not in (9, 14))
     # next ID keeps counting past archived rows
     assert memory.record_outcome(agent="a", outcome="success", summary="s", task_type="t").record.id == "O-008"
     again = memory.prune_plan()

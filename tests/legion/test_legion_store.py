@@ -210,9 +210,8 @@ def test_write_failure_keeps_old_file(memory: LegionMemory, monkeypatch: pytest.
 
 def test_lock_timeout_is_an_error(memory: LegionMemory) -> None:
     memory.lock_timeout = 0.05
-    with storage.memory_lock(memory.memory_dir):
-        with pytest.raises(LegionWriteError) as info:
-            _store(memory, summary="waiting")
+    with storage.memory_lock(memory.memory_dir), pytest.raises(LegionWriteError) as info:
+        _store(memory, summary="waiting")
     assert "timed out" in str(info.value) and "waiting" in info.value.record_text
 
 

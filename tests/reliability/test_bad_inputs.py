@@ -12,11 +12,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # cli_harness, in any import mode
 
-from cli_harness import database_state, folder_state, run, run_process  # noqa: E402
+from cli_harness import database_state, folder_state, run, run_process
 
-from mneme_tui.memory.learning.report import MAX_REPORT_BYTES  # noqa: E402
-from mneme_tui.memory.learning.symbols import MAX_FILE_BYTES, scan_file  # noqa: E402
-from mneme_tui.validation import MAX_CONTENT_CHARS  # noqa: E402
+from mneme_tui.memory.learning.report import MAX_REPORT_BYTES
+from mneme_tui.memory.learning.symbols import MAX_FILE_BYTES, scan_file
+from mneme_tui.validation import MAX_CONTENT_CHARS
 
 BAD = "a\udcff"  # what Python makes of the argument bytes b"a\xff" (surrogateescape)
 HUGE = "9" * 5000  # past Python's 4,300-digit int() limit

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))  # cli_harness, in any import mode
 
-from cli_harness import assert_no_traceback, database_state, folder_state, run  # noqa: E402
+from cli_harness import assert_no_traceback, database_state, folder_state, run
 
-from mneme_tui.memory.kinds import ALL_KINDS, STATUSES  # noqa: E402
+from mneme_tui.memory.kinds import ALL_KINDS, STATUSES
 
 FUZZ = settings(max_examples=25, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

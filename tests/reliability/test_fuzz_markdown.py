@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))  # cli_harness, in any import mode
 
-from cli_harness import run  # noqa: E402
+from cli_harness import run
 
-from mneme_tui.legion.cells import escape_cell, join_row, split_row, unescape_cell  # noqa: E402
-from mneme_tui.legion.document import parse  # noqa: E402
-from mneme_tui.legion.schemas import OUTCOMES, TABLE_SCHEMAS  # noqa: E402
+from mneme_tui.legion.cells import escape_cell, join_row, split_row, unescape_cell
+from mneme_tui.legion.document import parse
+from mneme_tui.legion.schemas import OUTCOMES, TABLE_SCHEMAS
 
 FUZZ = settings(max_examples=150, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

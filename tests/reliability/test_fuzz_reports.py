@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))  # cli_harness, in any import mode
 
-from cli_harness import assert_no_traceback, database_state, run  # noqa: E402
+from cli_harness import assert_no_traceback, database_state, run
 
-from mneme_tui.memory.learning.symbols import MAX_FILE_BYTES  # noqa: E402
+from mneme_tui.memory.learning.symbols import MAX_FILE_BYTES
 
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

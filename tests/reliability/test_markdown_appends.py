@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from provenances import SAVED
 
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory.store import Store
-from provenances import SAVED
 from tests.reliability.conftest import OLD_DATE, outcome_line, preference_line
 
 OUTCOME_APPENDS = 300

@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from provenances import SAVED, SYNCED
 
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory.store import Store
-from provenances import SAVED, SYNCED
 from tests.reliability.conftest import make_project
 
 PHASE_SUMMARY = """---

@@ -11,10 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from provenances import SAVED
+
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.document import parse
 from mneme_tui.memory.store import Store
-from provenances import SAVED
 
 PENDING = 1500
 

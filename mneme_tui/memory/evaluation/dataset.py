@@ -174,10 +174,12 @@ def parse_dataset(data: Any, *, source: str = "dataset") -> Dataset:
             raise _fail(source, f"{where} has unknown status {status!r}")
         age_days = _field(raw, "age_days", (int, float), where, source)
         if not (math.isfinite(age_days) and 0 <= age_days <= MAX_AGE_DAYS):
-            raise _fail(source, f"{where} has a negative, non-finite or too large age_days {age_days!r} (limit: 0 to {MAX_AGE_DAYS:,})")
+            raise _fail(source, f"{where} has a negative, non-finite or too large age_days {age_days!r} "
+                                f"(limit: 0 to {MAX_AGE_DAYS:,})")
         access_count = _field(raw, "access_count", int, where, source)
         if not 0 <= access_count <= MAX_ACCESS_COUNT:
-            raise _fail(source, f"{where} has a negative or too large access_count {access_count} (limit: 0 to {MAX_ACCESS_COUNT:,})")
+            raise _fail(source, f"{where} has a negative or too large access_count {access_count} "
+                                f"(limit: 0 to {MAX_ACCESS_COUNT:,})")
         memories.append(
             Memory(
                 key=key,

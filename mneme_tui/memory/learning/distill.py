@@ -97,7 +97,9 @@ def _pitfalls(report: TaskReport, scan, notes: list[str]) -> tuple[PitfallLearni
     return tuple(learnings)
 
 
-def _pitfall(report: TaskReport, gate: str, file: str | None, runs: tuple[int, ...], message: str, scan) -> PitfallLearning:
+def _pitfall(
+    report: TaskReport, gate: str, file: str | None, runs: tuple[int, ...], message: str, scan
+) -> PitfallLearning:
     total = len(report.runs)
     where = "run " + ", ".join(map(str, runs)) + f" of {total}"
     trap = f"Trapped by {gate} in {where}" + (f": {message}" if message else ".")

@@ -98,7 +98,7 @@ class GraduationCandidate:
             "  enforcement: block",
             f"  source: {_yaml(f'mneme {self.rule}: ' + ', '.join(self.tasks))}",
         ]
-        return "\n".join(lines + [_yaml_block("guidance", self.memory.content, "  ")]) + "\n"
+        return "\n".join([*lines, _yaml_block("guidance", self.memory.content, "  ")]) + "\n"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -147,7 +147,8 @@ def _candidate(group: Occurrences, accessors: dict[int, tuple[str, ...]]) -> Gra
     rules, reasons = [], []
     if by_recurrence:
         rules.append("recurrence")
-        reasons.append(f"recurs in {group.recurrence} tasks ({', '.join(group.tasks)}) within scope {group.scope or 'unknown'}")
+        tasks = ", ".join(group.tasks)
+        reasons.append(f"recurs in {group.recurrence} tasks ({tasks}) within scope {group.scope or 'unknown'}")
     if by_access:
         rules.append("access_count")
         reasons.append(f"policy pitfall reinforced by {memory.access_count} tasks (≥ {MIN_ACCESS})")

@@ -174,7 +174,9 @@ def orientation(
 def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment: datetime) -> OrientedPitfall:
     matched = group.scope is not None and any(in_scope(path, group.scope) for path in files)
     age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
-    return OrientedPitfall(memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched, group.structural)
+    return OrientedPitfall(
+        memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched, group.structural
+    )
 
 
 def _patterns(store: Store, repo: str, files: tuple[str, ...]) -> tuple[OrientedPattern, ...]:
@@ -241,7 +243,8 @@ def render_text(view: Orientation) -> str:
         out.append("None.")
     for number, candidate in enumerate(view.graduation_candidates, start=1):
         ids = " ".join(map(str, candidate.related_ids))
-        out.append(f"{number}. #{candidate.memory.id} {printable(candidate.memory.topic)}: {printable(candidate.reason)}.")
+        topic, reason = printable(candidate.memory.topic), printable(candidate.reason)
+        out.append(f"{number}. #{candidate.memory.id} {topic}: {reason}.")
         out.append(f"   Codify it as a policy rule, then run `mneme dismiss {ids}`.")
     if view.imported:
         out += ["", f"## Imported from Legion, not task-verified ({len(view.imported)})"]
@@ -252,7 +255,8 @@ def render_text(view: Orientation) -> str:
     out += _omitted(view, "imported", "imported record")
     if view.cooled:
         out += ["", f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
-                    f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; pass --modified FILE to keep those in scope.)"]
+                    f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; "
+                    "pass --modified FILE to keep those in scope.)"]
     return "\n".join(out) + "\n"
 
 

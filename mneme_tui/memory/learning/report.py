@@ -84,7 +84,8 @@ def load_report(path: str | Path) -> TaskReport:
 
 def read_report(stream: BinaryIO, *, source: str = "standard input") -> TaskReport:
     """Read and validate a report from a byte stream, reading at most MAX_REPORT_BYTES + 1 bytes."""
-    return _parse_bytes(read_stream(stream, MAX_REPORT_BYTES, too_large(source, "report size", MAX_REPORT_BYTES)), source)
+    refusal = too_large(source, "report size", MAX_REPORT_BYTES)
+    return _parse_bytes(read_stream(stream, MAX_REPORT_BYTES, refusal), source)
 
 
 def _parse_bytes(data: bytes, source: str) -> TaskReport:
