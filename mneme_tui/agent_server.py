@@ -18,21 +18,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from mneme_tui import __version__, display
-from mneme_tui.errors import MnemeError
+from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.briefing_report import briefing_report
+from mneme_tui.legion.recall import KINDS, OUTCOMES, RecallFilters, recall_kind
 from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report_text
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
+from mneme_tui.memory.records import MCP, StatusChange
 from mneme_tui.memory.store import Store
+from mneme_tui.validation import check_document, check_text
 
 INSTRUCTIONS = (
     "mneme is long-lived memory for coding work: reflections, decisions, learned pitfalls and verified "
@@ -60,12 +63,36 @@ def dumps(document: Any) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2)
 
 
-def _answer(work: Callable[[], Any]) -> str:
-    """Run a tool body; a MnemeError becomes a one-line tool error that starts with its code word."""
+def _answer(work: Callable[[], Any], **arguments: Any) -> str:
+    """Check the tool's ``arguments`` are valid text (JSON can carry lone surrogates), then run its body; a
+    MnemeError becomes a one-line tool error that starts with its code word."""
     try:
+        for name, value in arguments.items():
+            check_document(value, name)
         return dumps(work())
     except MnemeError as exc:
         raise ToolError(display.printable(str(exc))) from None
+
+
+def client_name(context: Context) -> str:
+    """The client's name from its MCP initialize request ("" when it gave none): a memory's provenance detail."""
+    params = context.session.client_params
+    return check_text(params.client_info.name, "client name") if params is not None else ""
+
+
+def _status_change(key: str, ids: list[int], change: StatusChange) -> dict[str, list[int]]:
+    """``{key: changed ids, "unchanged": the other ids}``, as ``mneme dismiss/restore --json`` print."""
+    return {key: change.ids, "unchanged": [i for i in dict.fromkeys(ids) if i not in change.ids]}
+
+
+def _legion_kind(kind: str, filters: RecallFilters) -> str:
+    """``kind`` checked to be a record type that has every filter given."""
+    if kind not in KINDS:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"unknown record type {kind!r} (valid: {', '.join(KINDS)})")
+    misapplied = filters.misapplied(kind)
+    if misapplied:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"{', '.join(misapplied)} does not apply to {kind}")
+    return kind
 
 
 def _kind(kind: str | None) -> str | None:
@@ -117,7 +144,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
         with its score, score components and why it is in the list. Same JSON as `mneme recall --json`."""
         return _answer(lambda: [r.to_json() for r in store.recall(
             query, repo=repo_of(repo), cross_repo=all_repos, kind=_kind(kind), limit=limit,
-            profile=profile or ctx.profile, task_id=task_id.strip() if task_id and task_id.strip() else None)])
+            profile=profile or ctx.profile, task_id=task_id.strip() if task_id and task_id.strip() else None)],
+            query=query, kind=kind, repo=repo, profile=profile, task_id=task_id)
 
     @server.tool(structured_output=False)
     def save(
@@ -130,11 +158,14 @@ def build_server(ctx: ServerContext) -> MCPServer:
             str | None, Field(description="repository scope; 'global' for every repo; default: the active repo")
         ] = None,
         task_id: Annotated[str, Field(description="the task this came from, e.g. INT-734")] = "",
+        context: Context | None = None,
     ) -> str:
         """Save an advisory memory and return it (`mneme save --json`). Pitfalls, patterns and other statutory
         kinds are minted only by `task_sync` of a verified report; asking for one fails with ERR_VALIDATION_FAILED."""
         return _answer(lambda: store.save(
-            content, kind=kind, topic=topic, repo_id=repo_of(repo), task_id=task_id).to_json())
+            content, kind=kind, topic=topic, repo_id=repo_of(repo), task_id=task_id, source=MCP,
+            detail=client_name(context) if context is not None else "").to_json(),
+            content=content, kind=kind, topic=topic, repo=repo, task_id=task_id)
 
     @server.tool(name="list", structured_output=False)
     def list_memories(
@@ -149,31 +180,46 @@ def build_server(ctx: ServerContext) -> MCPServer:
         """List memories, newest first (`mneme list --json`)."""
         return _answer(lambda: [m.to_json() for m in store.list(
             status=status, repo_id=None if all_repos else repo_of(repo), kind=_kind(kind), limit=limit,
-            include_global=repo is None)])
+            include_global=repo is None)], status=status, kind=kind, repo=repo)
 
     @server.tool(structured_output=False)
     def show(memory_id: Annotated[int, Field(description="the memory's id")]) -> str:
-        """One memory with its audit history (every status change: from, to, when, why) and the tasks that
-        reinforced it: the memory's JSON plus `history` and `task_ids`."""
-
-        def work() -> dict[str, Any]:
-            document = store.get(memory_id).to_json()
-            document["history"] = [entry.to_json() for entry in store.history(memory_id)]
-            document["task_ids"] = store.task_ids_for(memory_id)
-            return document
-
-        return _answer(work)
+        """One memory with every field, what supersedes it and what it superseded, the tasks that read it and
+        its audit history (every status change: from, to, when, why): `mneme show --json`."""
+        return _answer(lambda: store.detail(memory_id).to_json())
 
     @server.tool(structured_output=False)
     def dismiss(ids: Annotated[list[int], Field(min_length=1, description="ids of the memories to tombstone")]) -> str:
         """Tombstone memories that are wrong or obsolete (audited; nothing is deleted). Every id is checked
         first: one unknown id changes nothing. Returns {"dismissed": [...], "unchanged": [...]}."""
+        return _answer(lambda: _status_change("dismissed", ids, store.dismiss(ids)))
 
-        def work() -> dict[str, list[int]]:
-            change = store.dismiss(ids)
-            return {"dismissed": change.ids, "unchanged": [i for i in dict.fromkeys(ids) if i not in change.ids]}
+    @server.tool(structured_output=False)
+    def restore(
+        ids: Annotated[list[int], Field(min_length=1, description="ids of the memories to make active again")],
+    ) -> str:
+        """Bring tombstoned or superseded memories back to active (audited); already active ones are left as
+        they are. Every id is checked first. Returns {"restored": [...], "unchanged": [...]} (`mneme restore
+        --json`)."""
+        return _answer(lambda: _status_change("restored", ids, store.restore(ids)))
 
-        return _answer(work)
+    @server.tool(structured_output=False)
+    def supersede(
+        memory_id: Annotated[int, Field(description="the id of the active advisory memory to replace")],
+        content: Annotated[str, Field(description="the new text of the memory")],
+        topic: Annotated[str | None, Field(description="the new memory's topic; default: the old one's")] = None,
+        kind: Annotated[
+            str | None, Field(description=f"the new memory's advisory kind ({', '.join(K.ADVISORY_KINDS)}); "
+                                          "default: the old one's")
+        ] = None,
+    ) -> str:
+        """Correct a memory: save a new one with `content` (and the old one's repo, task, topic and kind unless
+        given); the old one becomes superseded by it. Nothing is overwritten. Only active advisory memories:
+        dismiss a pitfall or pattern instead. Returns {"superseded": old id, "memory": the new memory}
+        (`mneme supersede --json`)."""
+        return _answer(lambda: {"superseded": memory_id, "memory": store.supersede(
+            memory_id, content, topic=topic, kind=kind, source=MCP).to_json()},
+            content=content, topic=topic, kind=kind)
 
     @server.tool(structured_output=False)
     def handshake(
@@ -190,7 +236,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
         verified patterns and graduation candidates for this repository (`mneme handshake --json`)."""
         return _answer(lambda: orientation(
             store, repo_of(repo), task_id.strip() if task_id and task_id.strip() else None,
-            [relative_to_root(path, ctx.root) for path in modified], limit=limit).to_json())
+            [relative_to_root(path, ctx.root) for path in modified], limit=limit).to_json(),
+            task_id=task_id, modified=modified, repo=repo)
 
     @server.tool(structured_output=False)
     def task_sync(
@@ -203,7 +250,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
         is not verified writes nothing; the result then has `verified: false` and the reason."""
 
         return _answer(lambda: sync_task(
-            store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json())
+            store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json(), report=report)
 
     @server.tool(structured_output=False)
     def legion_briefing() -> str:
@@ -213,15 +260,36 @@ def build_server(ctx: ServerContext) -> MCPServer:
 
     @server.tool(structured_output=False)
     def legion_recall(
+        kind: Annotated[str, Field(description=f"the record type: {' | '.join(KINDS)}")] = OUTCOMES,
+        query: Annotated[str, Field(description="errors only: the error text, matched by key terms")] = "",
         tags: Tags = [],  # noqa: B006 (a schema default)
-        agent: Annotated[str | None, Field(description="only this agent")] = None,
-        task_type: Annotated[str | None, Field(description="only this task type")] = None,
+        agent: Annotated[str | None, Field(description="only this agent (outcomes; preferences: adds its "
+                                                       "preference boost)")] = None,
+        task_type: Annotated[str | None, Field(description="only this task type (outcomes)")] = None,
+        signal: Annotated[str | None, Field(description=f"only this signal (preferences): all | {' | '.join(SIGNALS)}")]
+        = None,
+        decision_point: Annotated[
+            str | None,
+            Field(description=f"only this decision point (preferences): all | {' | '.join(DECISION_POINTS)}"),
+        ] = None,
+        include_superseded: Annotated[
+            bool | None, Field(description="keep preferences marked (SUPERSEDED by ...) (preferences)")
+        ] = None,
         branch: Annotated[str, Field(description="a branch name, 'current' or 'all'")] = "all",
-        limit: Annotated[int, Field(ge=1, description="at most this many")] = 20,
+        limit: Annotated[
+            int | None, Field(ge=1, description="at most this many; default: outcomes 20, patterns 10, errors 5, "
+                                                "preferences 10")
+        ] = None,
     ) -> str:
-        """Recall Legion task outcomes, decay-scored, newest first (`mneme legion recall --json`)."""
-        return _answer(lambda: ctx.legion().recall_outcomes(
-            tags=tags, agent=agent, task_type=task_type, branch=branch.strip() or "all", limit=limit).to_json())
+        """Recall Legion records of one type from .planning/memory: task outcomes (decay-scored), patterns that
+        worked, errors and their fixes (best match for `query` first), or user preference signals (newest first).
+        Same JSON as `mneme legion recall KIND --json`; a filter the type does not have is ERR_VALIDATION_FAILED."""
+        filters = RecallFilters(query=query.strip(), tags=tags, branch=branch.strip() or "all", limit=limit,
+                                agent=agent, task_type=task_type, signal=signal, decision_point=decision_point,
+                                include_superseded=include_superseded)
+        return _answer(lambda: recall_kind(ctx.legion(), _legion_kind(kind, filters), filters).document,
+                       kind=kind, query=query, tags=tags, agent=agent, task_type=task_type, signal=signal,
+                       decision_point=decision_point, branch=branch)
 
     @server.tool(structured_output=False)
     def legion_record_outcome(
@@ -247,7 +315,9 @@ def build_server(ctx: ServerContext) -> MCPServer:
             agent=agent, outcome=outcome, summary=summary, phase=phase, plan=plan, task_type=task_type,
             importance=importance, review_escalated=review_escalated, review_cycles=review_cycles,
             review_blockers=review_blockers, trivial=trivial, cross_division=cross_division, tags=tags,
-            branch=branch).to_json())
+            branch=branch).to_json(),
+            agent=agent, outcome=outcome, summary=summary, phase=phase, plan=plan, task_type=task_type, tags=tags,
+            branch=branch)
 
     @server.tool(structured_output=False)
     def legion_record_pattern(
@@ -261,7 +331,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
         """Append a pattern that worked to PATTERNS.md (`mneme legion record pattern --json`)."""
         return _answer(lambda: ctx.legion().record_pattern(
             pattern=pattern, context=context, reuse_criteria=reuse_criteria, source=source, tags=tags,
-            branch=branch).to_json())
+            branch=branch).to_json(),
+            pattern=pattern, context=context, reuse_criteria=reuse_criteria, source=source, tags=tags, branch=branch)
 
     @server.tool(structured_output=False)
     def legion_record_error(
@@ -276,7 +347,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
         (`mneme legion record error --json`)."""
         return _answer(lambda: ctx.legion().record_error(
             error_signature=error_signature, fix=fix, agent=agent, resolved=resolved, tags=tags,
-            branch=branch).to_json())
+            branch=branch).to_json(),
+            error_signature=error_signature, fix=fix, agent=agent, tags=tags, branch=branch)
 
     @server.tool(structured_output=False)
     def legion_record_preference(
@@ -292,6 +364,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
         """Append a user preference signal to PREFERENCES.md (`mneme legion record preference --json`)."""
         return _answer(lambda: ctx.legion().record_preference(
             decision_point=decision_point, context=context, proposed=proposed, user_choice=user_choice,
-            signal=signal, agent=agent, tags=tags, branch=branch).to_json())
+            signal=signal, agent=agent, tags=tags, branch=branch).to_json(),
+            decision_point=decision_point, context=context, proposed=proposed, user_choice=user_choice, signal=signal,
+            agent=agent, tags=tags, branch=branch)
 
     return server

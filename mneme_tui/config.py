@@ -8,13 +8,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
-
-from platformdirs import user_config_dir, user_data_dir
 
 from mneme_tui.errors import ERR_CONFIG, ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.validation import check_text, decode_utf8, read_file, user_path
@@ -53,6 +50,8 @@ def parse_timestamp(value: str, *, source: str = "timestamp") -> datetime:
 
 def default_db_path() -> Path:
     """The per-user database location (XDG data dir, e.g. ``~/.local/share/mneme/mneme.db``)."""
+    from platformdirs import user_data_dir  # only when no --db or MNEME_DB names the database
+
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "mneme.db"
 
 
@@ -132,6 +131,8 @@ def config_file_path() -> Path:
     env = os.environ.get("MNEME_CONFIG", "").strip()
     if env:
         return user_path(env, "MNEME_CONFIG")
+    from platformdirs import user_config_dir  # only when MNEME_CONFIG names no file
+
     return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
 
 
@@ -147,6 +148,8 @@ def load_settings() -> dict[str, Any]:
         text = decode_utf8(read_file(path, MAX_CONFIG_BYTES, "config file", "config file size"), f"config file {path}")
     except MnemeError as exc:
         raise MnemeError(ERR_CONFIG, exc.message) from None
+    import tomllib  # ~15 ms: only when a config file exists
+
     try:
         return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:  # ValueError: a 5,000-digit integer
@@ -172,6 +175,8 @@ def save_setting(key: str, value: str) -> Path:
     else:
         lines.insert(top_end, line)
     updated = "\n".join(lines) + "\n"
+    import tomllib  # only when a setting is saved
+
     try:
         if tomllib.loads(updated).get(key) != value:
             raise tomllib.TOMLDecodeError("the setting did not read back")

@@ -12,35 +12,28 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mneme_tui.cli import arguments, output
-from mneme_tui.legion import recall as recall_mod
-from mneme_tui.legion import schemas, scoring
-from mneme_tui.legion.api import LegionMemory, RecallResult
-from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record, split_tags
+from mneme_tui.legion.recall import (
+    ERRORS,
+    FILES,
+    KIND_FILTERS,
+    KINDS,
+    OUTCOMES,
+    PATTERNS,
+    PREFERENCES,
+    RecallFilters,
+)
 from mneme_tui.legion.record_files import DECISION_POINTS, SIGNALS
+from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record, split_tags
 
-OUTCOMES, PATTERNS, ERRORS, PREFERENCES = "outcomes", "patterns", "errors", "preferences"
-KINDS = (OUTCOMES, PATTERNS, ERRORS, PREFERENCES)
-FILES = {OUTCOMES: schemas.OUTCOMES.file_name, PATTERNS: schemas.PATTERNS.file_name,
-         ERRORS: schemas.ERRORS.file_name, PREFERENCES: schemas.PREFERENCES.file_name}
+if TYPE_CHECKING:
+    from mneme_tui.legion.api import LegionMemory
+
 _KIND_WORDS = {**{kind: kind for kind in KINDS}, **{kind[:-1]: kind for kind in KINDS}}
-DEFAULT_LIMITS = {
-    OUTCOMES: scoring.DEFAULT_LIMIT,
-    PATTERNS: recall_mod.PATTERN_LIMIT,
-    ERRORS: recall_mod.ERROR_LIMIT,
-    PREFERENCES: recall_mod.PREFERENCE_LIMIT,
-}
-#: Filters that only some kinds have: option -> (its flag, the kinds that take it).
-KIND_FILTERS = {
-    "agent": ("--agent", (OUTCOMES, PREFERENCES)),
-    "task_type": ("--task-type", (OUTCOMES,)),
-    "signal": ("--signal", (PREFERENCES,)),
-    "decision_point": ("--decision-point", (PREFERENCES,)),
-    "include_superseded": ("--include-superseded", (PREFERENCES,)),
-}
+_FLAGS = {"agent": "--agent", "task_type": "--task-type", "signal": "--signal", "decision_point": "--decision-point",
+          "include_superseded": "--include-superseded"}
 
 OutcomeTable = Callable[[list[OutcomeRecord]], None]
 Warn = Callable[[Iterable[str]], None]
@@ -64,92 +57,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(recall_parser=parser)
 
 
-@dataclass
-class RecallRequest:
-    """A parsed recall command line: the record kind, the error text and the limit."""
-
-    kind: str
-    query: str
-    branch: str
-    limit: int
-
-
-def parse_request(args: argparse.Namespace) -> RecallRequest:
+def parse_request(args: argparse.Namespace) -> tuple[str, RecallFilters]:
     """Split KIND from QUERY and check every filter belongs to the kind (usage error, exit 2, otherwise)."""
     parser: argparse.ArgumentParser = args.recall_parser
     words = list(args.words)
     kind = OUTCOMES
     if words and words[0].strip().lower() in _KIND_WORDS:
         kind = _KIND_WORDS[words.pop(0).strip().lower()]
-    query = " ".join(words).strip()
-    if query and kind != ERRORS:
-        parser.error(f"{output.literal(words[0])!s} is not a record type ({', '.join(KINDS)}); "
-                     "only 'recall errors' takes a QUERY (the error text)")
-    for name, (flag, kinds) in KIND_FILTERS.items():
-        if getattr(args, name) is not None and kind not in kinds:
-            parser.error(f"{flag} does not apply to {kind} (it filters {', '.join(kinds)})")
-    branch = (args.branch or "").strip() or "all"
-    return RecallRequest(kind, query, branch, args.limit or DEFAULT_LIMITS[kind])
+    filters = RecallFilters(
+        query=" ".join(words).strip(), tags=args.tags, branch=(args.branch or "").strip() or "all", limit=args.limit,
+        agent=args.agent, task_type=args.task_type, signal=args.signal, decision_point=args.decision_point,
+        include_superseded=args.include_superseded,
+    )
+    for name in filters.misapplied(kind):
+        if name == "query":
+            parser.error(f"{output.literal(words[0])!s} is not a record type ({', '.join(KINDS)}); "
+                         "only 'recall errors' takes a QUERY (the error text)")
+        parser.error(f"{_FLAGS[name]} does not apply to {kind} (it filters {', '.join(KIND_FILTERS[name])})")
+    return kind, filters
 
 
 def run(args: argparse.Namespace, legion: LegionMemory, *, outcome_table: OutcomeTable, warn: Warn) -> int:
     """Recall, then print one JSON document or a table (nothing at all when the folder is missing)."""
-    request = parse_request(args)
-    records: Sequence[Record]
-    if request.kind == OUTCOMES:
-        outcomes = legion.recall_outcomes(tags=args.tags, agent=args.agent, task_type=args.task_type,
-                                          branch=request.branch, limit=request.limit)
-        document, records, total, notes = outcomes.to_json(), outcomes.records, outcomes.total_records, [outcomes.note]
-        warnings = outcomes.warnings
-    else:
-        result, extra = _recall_other(args, legion, request)
-        document = {**result.to_json(), **extra}
-        records, total, warnings = result.records, result.total_records, result.warnings
-        notes = list(extra.get("notes", []))
-        boost = extra.get("preference_boost")
-        if boost:
-            notes.insert(0, _boost_line(boost))
+    from mneme_tui.legion.recall import recall_kind
+
+    kind, filters = parse_request(args)
+    found = recall_kind(legion, kind, filters)
     if args.json:
-        output.print_json(document)
+        output.print_json(found.document)
         return 0
     if not legion.memory_dir.is_dir():
         return 0
-    if not records:
-        print(f"No matching {request.kind} ({total} records in {FILES[request.kind]}).")
+    if not found.records:
+        print(f"No matching {kind} ({found.total_records} records in {FILES[kind]}).")
     else:
-        if request.kind == OUTCOMES:
-            outcome_table([r for r in records if isinstance(r, OutcomeRecord)])
+        if kind == OUTCOMES:
+            outcome_table([r for r in found.records if isinstance(r, OutcomeRecord)])
         else:
-            _print_records(request.kind, records)
-        print(f"{len(records)} of {total} records")
-    for note in notes:
-        if note:
-            print(output.literal(note))
-    warn(warnings)
+            _print_records(kind, found.records)
+        print(f"{len(found.records)} of {found.total_records} records")
+    for note in found.notes:
+        print(output.literal(note))
+    warn(found.warnings)
     return 0
-
-
-def _recall_other(args: argparse.Namespace, legion: LegionMemory,
-                  request: RecallRequest) -> tuple[RecallResult, dict[str, Any]]:
-    if request.kind == PATTERNS:
-        return legion.recall_patterns(tags=args.tags, branch=request.branch, limit=request.limit), {}
-    if request.kind == ERRORS:
-        return legion.recall_errors(error_text=request.query or None, tags=args.tags, branch=request.branch,
-                                    limit=request.limit), {}
-    result = legion.recall_preferences(
-        signal=args.signal or "all", decision_point=args.decision_point or "all", tags=args.tags, agent=args.agent,
-        branch=request.branch, include_superseded=bool(args.include_superseded), limit=request.limit,
-    )
-    verdicts = legion.recall_preferences(decision_point=recall_mod.NOTE_DECISION_POINT, signal="corrective",
-                                         limit=None)
-    notes = recall_mod.preference_notes([r for r in verdicts.records if isinstance(r, PreferenceRecord)])
-    boost = legion.preference_boost(args.agent).to_json() if args.agent else None
-    return result, {"preference_boost": boost, "notes": notes}
-
-
-def _boost_line(boost: dict[str, Any]) -> str:
-    return (f"Preference boost for {boost['agent_id']}: {boost['preference_boost']:+.2f} "
-            f"({boost['positive']} positive, {boost['corrective']} corrective, {boost['negative']} negative)")
 
 
 def _cell(value: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from datetime import datetime
@@ -56,13 +57,28 @@ def table(*columns: tuple[str, JustifyMethod]) -> Table:
     return grid
 
 
+#: The width tables are laid out in when stdout is not a terminal: wide enough that no cell is ever folded.
+PIPE_WIDTH = 1_000_000
+
+
 def print_table(grid: Table) -> None:
+    """The table on stdout: fitted to the terminal, or, piped, sized to its content (one row per line, no
+    cell folded or cut) and without styles. ``NO_COLOR`` turns colour off (rich honours it)."""
     from rich.console import Console
 
-    Console(markup=False, emoji=False, highlight=False, soft_wrap=False).print(grid)
+    if sys.stdout.isatty():
+        Console(markup=False, emoji=False, highlight=False, soft_wrap=False).print(grid)
+        return
+    console = Console(markup=False, emoji=False, highlight=False, soft_wrap=False, width=PIPE_WIDTH, no_color=True,
+                      color_system=None, file=io.StringIO())
+    with console.capture() as captured:
+        console.print(grid)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
-def print_status_change(as_json: bool, ids: list[int], change: StatusChange, *, key: str, done: str, unchanged: str) -> None:
+def print_status_change(
+    as_json: bool, ids: list[int], change: StatusChange, *, key: str, done: str, unchanged: str
+) -> None:
     """What a status change did: as JSON ``{key: [changed ids], "unchanged": [ids]}``, else the ``done`` and
     ``unchanged`` lines (``{ids}`` in them replaced by the ids), each only when it has ids."""
     left = [i for i in dict.fromkeys(ids) if i not in change.ids]

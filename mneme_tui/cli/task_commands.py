@@ -6,17 +6,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.learning.distill import distill
-from mneme_tui.memory.learning.graduation import graduation_candidates
-from mneme_tui.memory.learning.orientation import orientation
-from mneme_tui.memory.learning.report import TaskReport, load_report, read_report
-from mneme_tui.memory.learning.scope import relative_to_root
-from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
 from mneme_tui.validation import is_folder, user_path
+
+if TYPE_CHECKING:  # the learning modules load the store and numpy: imported by the handlers that run
+    from mneme_tui.memory.learning.report import TaskReport
+    from mneme_tui.memory.learning.tasksync import SyncResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,12 +63,17 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def _read_report(raw: str) -> TaskReport:
+    from mneme_tui.memory.learning.report import load_report, read_report
+
     if raw == "-":
         return read_report(sys.stdin.buffer)
     return load_report(raw)
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.learning.distill import distill
+    from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
+
     report = _read_report(args.report)
     plan = distill(report, _root(args))
     if not plan.verified:  # phase one refused: do not even open the database
@@ -108,6 +112,8 @@ def _print_sync(result: SyncResult) -> None:
 
 
 def cmd_candidates(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.learning.graduation import graduation_candidates
+
     store = arguments.open_store(args)
     repo = None if args.all_repos else config.resolve_repo(args.project)
     found = graduation_candidates(store, repo)
@@ -127,6 +133,9 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 
 def cmd_handshake(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.learning.orientation import orientation
+    from mneme_tui.memory.learning.scope import relative_to_root
+
     repo = config.resolve_repo(args.project)
     modified = [relative_to_root(str(user_path(path, "--modified")), _root(args)) for path in args.modified]
     if args.task is not None and not args.task.strip():

@@ -13,13 +13,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mneme_tui.legion import schemas
 from mneme_tui.legion.errormatch import key_terms
-from mneme_tui.legion.records import ErrorRecord, PatternRecord, PreferenceRecord
-from mneme_tui.legion.scoring import list_matches, parse_record_date, recency_sort_key, recency_weight, tags_match
+from mneme_tui.legion.records import ErrorRecord, PatternRecord, PreferenceRecord, Record
+from mneme_tui.legion.scoring import (
+    DEFAULT_LIMIT,
+    list_matches,
+    parse_record_date,
+    recency_sort_key,
+    recency_weight,
+    tags_match,
+)
+
+if TYPE_CHECKING:
+    from mneme_tui.legion.api import LegionMemory
 
 PATTERN_LIMIT = 10
 ERROR_LIMIT = 5
@@ -28,6 +39,21 @@ SIGNAL_POINTS = {"positive": 1.0, "corrective": 0.5, "negative": -1.0}
 NOTE_DECISION_POINT = "review-verdict"
 NOTE_MIN_SIGNALS = 2
 NOTE_LIMIT = 3
+
+OUTCOMES, PATTERNS, ERRORS, PREFERENCES = "outcomes", "patterns", "errors", "preferences"
+#: The four record types ``mneme legion recall KIND`` and the MCP ``legion_recall`` tool take.
+KINDS = (OUTCOMES, PATTERNS, ERRORS, PREFERENCES)
+FILES = {OUTCOMES: schemas.OUTCOMES.file_name, PATTERNS: schemas.PATTERNS.file_name,
+         ERRORS: schemas.ERRORS.file_name, PREFERENCES: schemas.PREFERENCES.file_name}
+DEFAULT_LIMITS = {OUTCOMES: DEFAULT_LIMIT, PATTERNS: PATTERN_LIMIT, ERRORS: ERROR_LIMIT, PREFERENCES: PREFERENCE_LIMIT}
+#: Filters that only some kinds have: filter name -> the kinds that take it.
+KIND_FILTERS = {
+    "agent": (OUTCOMES, PREFERENCES),
+    "task_type": (OUTCOMES,),
+    "signal": (PREFERENCES,),
+    "decision_point": (PREFERENCES,),
+    "include_superseded": (PREFERENCES,),
+}
 
 
 def _branch_ok(branch_value: str, branch: str | None) -> bool:
@@ -128,6 +154,11 @@ class PreferenceBoost:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def line(self) -> str:
+        """One line for text output."""
+        return (f"Preference boost for {self.agent_id}: {self.preference_boost:+.2f} "
+                f"({self.positive} positive, {self.corrective} corrective, {self.negative} negative)")
+
 
 def preference_boost(records: Sequence[PreferenceRecord], agent: str) -> PreferenceBoost:
     counts = {"positive": 0, "corrective": 0, "negative": 0}
@@ -167,3 +198,68 @@ def preference_notes(records: Sequence[PreferenceRecord]) -> list[str]:
         notes.append(f"Previous preference signals suggest {choice!r} for {tag} "
                      f"({len(items)} corrective {NOTE_DECISION_POINT} signals)")
     return notes
+
+
+@dataclass
+class RecallFilters:
+    """What a recall of one record type asks for; ``None`` is a filter not given."""
+
+    query: str = ""
+    tags: list[str] = field(default_factory=list)
+    branch: str = "all"
+    limit: int | None = None
+    agent: str | None = None
+    task_type: str | None = None
+    signal: str | None = None
+    decision_point: str | None = None
+    include_superseded: bool | None = None
+
+    def misapplied(self, kind: str) -> list[str]:
+        """The given filters that ``kind`` does not have (``query`` belongs to errors only)."""
+        names = [name for name, kinds in KIND_FILTERS.items() if getattr(self, name) is not None and kind not in kinds]
+        return (["query"] if self.query and kind != ERRORS else []) + names
+
+
+@dataclass
+class KindRecall:
+    """Recalled records of one type: the ``--json`` document, the records, their total, warnings and notes."""
+
+    kind: str
+    document: dict[str, Any]
+    records: Sequence[Record]
+    total_records: int
+    warnings: list[str]
+    notes: list[str]
+
+
+def recall_kind(legion: LegionMemory, kind: str, filters: RecallFilters) -> KindRecall:
+    """Recall ``kind`` (one of :data:`KINDS`) with ``filters``: what ``mneme legion recall KIND --json`` prints
+    and the MCP ``legion_recall`` tool returns. Patterns and errors add nothing to the records; preferences add
+    ``preference_boost`` (for ``agent``) and the review-verdict ``notes``."""
+    limit = filters.limit or DEFAULT_LIMITS[kind]
+    if kind == OUTCOMES:
+        outcomes = legion.recall_outcomes(tags=filters.tags, agent=filters.agent, task_type=filters.task_type,
+                                          branch=filters.branch, limit=limit)
+        return KindRecall(kind, outcomes.to_json(), outcomes.records, outcomes.total_records, outcomes.warnings,
+                          [outcomes.note] if outcomes.note else [])
+    extra: dict[str, Any] = {}
+    notes: list[str] = []
+    if kind == PATTERNS:
+        result = legion.recall_patterns(tags=filters.tags, branch=filters.branch, limit=limit)
+    elif kind == ERRORS:
+        result = legion.recall_errors(error_text=filters.query or None, tags=filters.tags, branch=filters.branch,
+                                      limit=limit)
+    else:
+        result = legion.recall_preferences(
+            signal=filters.signal or "all", decision_point=filters.decision_point or "all", tags=filters.tags,
+            agent=filters.agent, branch=filters.branch, include_superseded=bool(filters.include_superseded),
+            limit=limit,
+        )
+        verdicts = legion.recall_preferences(decision_point=NOTE_DECISION_POINT, signal="corrective", limit=None)
+        notes = preference_notes([r for r in verdicts.records if isinstance(r, PreferenceRecord)])
+        boost = legion.preference_boost(filters.agent) if filters.agent else None
+        extra = {"preference_boost": boost.to_json() if boost else None, "notes": notes}
+        if boost:
+            notes = [boost.line(), *notes]
+    return KindRecall(kind, {**result.to_json(), **extra}, result.records, result.total_records, result.warnings,
+                      notes)

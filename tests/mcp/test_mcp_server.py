@@ -18,12 +18,15 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import Implementation
 
 from mneme_tui.cli import main as cli_main
 
 REPO = "acme"
+CLIENT = Implementation(name="mneme-tests", version="1")
 TOOLS = {
-    "recall", "save", "list", "show", "dismiss", "handshake", "task_sync", "legion_briefing", "legion_recall",
+    "recall", "save", "list", "show", "dismiss", "restore", "supersede", "handshake", "task_sync", "legion_briefing", "legion_recall",
     "legion_record_outcome", "legion_record_pattern", "legion_record_error", "legion_record_preference",
 }
 
@@ -65,7 +68,9 @@ async def server(work: Path) -> AsyncIterator[ClientSession]:
         env=dict(os.environ), cwd=work,
     )
     with (work / "server.err").open("a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
+            read, write, client_info=CLIENT
+        ) as session:
             await session.initialize()
             yield session
 
@@ -125,10 +130,24 @@ async def test_memory_tools_answer_like_the_cli(workspace: Path, capsys: pytest.
         assert await call(session, "dismiss", ids=[saved["id"]]) == cli_json(capsys, workspace, "dismiss", str(saved["id"]))
         assert await call(session, "list", status="tombstoned") == cli_json(capsys, workspace, "list", "--status", "tombstoned")
 
+        assert saved["provenance"] == {"source": "mcp", "detail": "mneme-tests", "verified": False}
         shown = await call(session, "show", memory_id=saved["id"])
-        assert {k: v for k, v in shown.items() if k not in ("history", "task_ids")} == {**saved, "status": "tombstoned"}
-        assert [(h["from_status"], h["to_status"], h["reason"]) for h in shown["history"]] == [("active", "tombstoned", "dismissed")]
-        assert shown["task_ids"] == []
+        assert shown == cli_json(capsys, workspace, "show", str(saved["id"]))
+        assert shown["memory"] == {**saved, "status": "tombstoned"}
+
+        restored = await call(session, "restore", ids=[saved["id"], other["id"]])
+        assert restored == {"restored": [saved["id"]], "unchanged": [other["id"]]}
+        assert await call(session, "restore", ids=[saved["id"]]) == cli_json(capsys, workspace, "restore", str(saved["id"]))
+
+        newer = await call(session, "supersede", memory_id=saved["id"], content="peewee: one connection per thread",
+                           kind="architecture")
+        assert newer["superseded"] == saved["id"]
+        assert newer["memory"]["kind"] == "architecture" and newer["memory"]["topic"] == "Architecture"
+        assert newer["memory"]["provenance"]["source"] == "mcp"
+        assert newer["memory"] == cli_json(capsys, workspace, "show", str(newer["memory"]["id"]))["memory"]
+        again = cli_json(capsys, workspace, "supersede", str(newer["memory"]["id"]), "peewee: a connection per thread")
+        assert again["superseded"] == newer["memory"]["id"]
+        assert await call(session, "show", memory_id=saved["id"]) == cli_json(capsys, workspace, "show", str(saved["id"]))
 
 
 async def test_recall_with_a_task_reinforces_once(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,7 +158,7 @@ async def test_recall_with_a_task_reinforces_once(workspace: Path, capsys: pytes
         plain = await call(session, "recall", query="flaky socket test")
         shown = await call(session, "show", memory_id=found[0]["id"])
     assert found[0]["access_count"] == 1 and plain[0]["access_count"] == 1
-    assert shown["task_ids"] == ["INT-9"]
+    assert shown == cli_json(capsys, workspace, "show", str(found[0]["id"]))
 
 
 async def test_errors_are_tool_errors_with_the_cli_code(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -153,6 +172,11 @@ async def test_errors_are_tool_errors_with_the_cli_code(workspace: Path, capsys:
         assert "ERR_VALIDATION_FAILED" in await error(session, "recall", query="x", profile="nonsense")
         assert "ERR_VALIDATION_FAILED" in await error(session, "list", status="nonsense")
         assert (await session.call_tool("recall", {"limit": 0})).is_error  # schema: query required, limit ≥ 1
+        assert "ERR_NOT_FOUND" in await error(session, "restore", ids=[99])
+        assert "ERR_NOT_FOUND" in await error(session, "supersede", memory_id=99, content="x")
+        assert "ERR_VALIDATION_FAILED" in await error(session, "legion_recall", kind="nonsense")
+        assert "ERR_VALIDATION_FAILED" in await error(session, "legion_recall", kind="patterns", agent="a")
+        assert "ERR_VALIDATION_FAILED" in await error(session, "legion_recall", query="KeyError")
         assert await call(session, "list") == []  # the server is still alive and nothing was written
     assert "Traceback" not in (workspace / "server.err").read_text()
     capsys.readouterr()
@@ -223,6 +247,28 @@ async def test_legion_tools(workspace: Path, capsys: pytest.CaptureFixture[str])
         recalled = await call(session, "legion_recall", tags=["parser"])
         assert recalled == cli_json(capsys, workspace, "legion", "recall", "--tags", "parser", "--dir", folder)
         assert len(recalled["records"]) == 1
+        await call(session, "legion_record_preference", decision_point="review-verdict", context="parsers",
+                   user_choice="a real parser", signal="corrective", agent="agent-a", tags=["parser"], branch="main")
+        await call(session, "legion_record_preference", decision_point="review-verdict", context="parsers again",
+                   user_choice="a real parser", signal="corrective", agent="agent-a", tags=["parser"], branch="main")
+        for arguments, argv in (
+            ({"kind": "patterns"}, ["patterns"]),
+            ({"kind": "patterns", "tags": ["nothing"], "limit": 1}, ["patterns", "--tags", "nothing", "-n", "1"]),
+            ({"kind": "errors", "query": "KeyError 'id'"}, ["errors", "KeyError 'id'"]),
+            ({"kind": "errors", "branch": "other"}, ["errors", "--branch", "other"]),
+            ({"kind": "preferences"}, ["preferences"]),
+            ({"kind": "preferences", "agent": "agent-a", "signal": "corrective"},
+             ["preferences", "--agent", "agent-a", "--signal", "corrective"]),
+            ({"kind": "preferences", "decision_point": "manual-edit", "include_superseded": True},
+             ["preferences", "--decision-point", "manual-edit", "--include-superseded"]),
+            ({"kind": "outcomes", "agent": "agent-a", "task_type": "general"},
+             ["outcomes", "--agent", "agent-a", "--task-type", "general"]),
+        ):
+            recalled = await call(session, "legion_recall", **arguments)
+            assert recalled == cli_json(capsys, workspace, "legion", "recall", *argv, "--dir", folder), arguments
+            assert "records" in recalled and "total_records" in recalled
+        boosted = await call(session, "legion_recall", kind="preferences", agent="agent-a")
+        assert boosted["preference_boost"]["agent_id"] == "agent-a" and boosted["notes"]
     for name in ("OUTCOMES.md", "PATTERNS.md", "ERRORS.md", "PREFERENCES.md"):
         assert (legion_dir(workspace) / name).is_file(), name
 
@@ -239,6 +285,25 @@ def test_exits_when_the_client_closes_stdin(workspace: Path) -> None:
     lines = out.decode().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["id"] == 1  # stdout holds protocol messages only
     assert b"Traceback" not in err
+
+
+async def test_lone_surrogates_in_arguments_are_refused(workspace: Path) -> None:
+    """A lone surrogate in a text argument (JSON can carry one; the SDK's stdio transport happens to drop such
+    messages, so the tools are called in-process) is a tool error naming the argument; nothing is written."""
+    from mneme_tui.agent_server import ServerContext, build_server
+    from mneme_tui.memory.store import Store
+
+    store = Store(db(workspace))
+    mcp_server = build_server(ServerContext(store, REPO, "spec", workspace, legion_dir(workspace)))
+    for tool, arguments in (("save", {"content": "bad \udcff byte"}), ("save", {"content": "x", "topic": "\ud800"}),
+                            ("recall", {"query": "\udcff"}), ("supersede", {"memory_id": 1, "content": "\udcff"}),
+                            ("legion_recall", {"kind": "errors", "query": "\udcff"}),
+                            ("task_sync", {"report": {"task_id": "\udcff"}}),
+                            ("legion_record_pattern", {"pattern": "\udcff"})):
+        with pytest.raises(ToolError, match="ERR_VALIDATION_FAILED"):
+            await mcp_server.call_tool(tool, arguments)
+    assert store.list(status="all", repo_id=None) == []
+    assert not legion_dir(workspace).exists()
 
 
 def test_bad_options_fail_in_one_line_before_serving(workspace: Path) -> None:
