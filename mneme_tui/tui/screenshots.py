@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 
+from textual.worker import WorkerCancelled
+
 SCREENSHOT_NOW = datetime(2026, 3, 1, 12, 0, 0)
 SIZE = (120, 36)
 
@@ -25,8 +27,17 @@ async def settle(pilot, delay: float = 0.0) -> None:
     """Let debounce timers fire, then wait for every worker and the resulting repaint."""
     for _ in range(3):
         await pilot.pause(delay or 0.05)
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_workers(pilot.app)
     await pilot.pause()
+
+
+async def wait_for_workers(app) -> None:
+    """Wait until every worker of ``app`` has ended. A worker cancelled by a newer one of its exclusive
+    group (a stale search) ended as designed; a worker that failed raises ``WorkerFailed``."""
+    ended = await asyncio.gather(*[worker.wait() for worker in app.workers], return_exceptions=True)
+    for outcome in ended:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, WorkerCancelled):
+            raise outcome
 
 
 async def press(pilot, *keys: str) -> None:
