@@ -55,7 +55,7 @@ SHAPES: list[tuple[list[str], set[str]]] = [
                      "verified_patterns"}),
     (["legion", "briefing", "--dir", "memory"],
      {"agent_scores", "agent_signals", "archetype_scores", "claude_memory", "files", "latest_preference", "note",
-      "preference_signals", "prune_threshold", "recent_outcomes", "top_agents", "total_records", "warnings",
+      "preference_notes", "preference_signals", "prune_threshold", "recent_outcomes", "top_agents", "total_records", "warnings",
       "weekly_success"}),
     (["legion", "recall", "outcomes", "--dir", "memory"], {"note", "records", "total_records", "warnings"}),
     (["legion", "recall", "patterns", "--dir", "memory"], {"records", "total_records", "warnings"}),
