@@ -65,9 +65,10 @@ def set_table_cell(table: DataTable, row_key: str, column_key: str, value: Text)
     if index is None or column not in table._column_locations:
         raise CellDoesNotExist(f"no cell {row_key!r}/{column_key!r}")
     table._data[row][column] = value
-    for cell_key in [k for k in table._cell_render_cache.keys() if k[0] == row]:
+    # Textual's LRUCache is not a dict and has no __iter__ (iterating it would index it 0, 1, ...): keep .keys().
+    for cell_key in [k for k in table._cell_render_cache.keys() if k[0] == row]:  # noqa: SIM118
         table._cell_render_cache.discard(cell_key)
-    for row_cache_key in [k for k in table._row_render_cache.keys() if k[0] == row]:
+    for row_cache_key in [k for k in table._row_render_cache.keys() if k[0] == row]:  # noqa: SIM118
         table._row_render_cache.discard(row_cache_key)
     table._row_renderable_cache.discard((table._update_count, index))
     table._line_cache.clear()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,7 +28,7 @@ def now() -> datetime:
     """The current time as a naive UTC datetime; ``MNEME_NOW`` (ISO-8601) fixes it for tests and demos."""
     fixed = os.environ.get("MNEME_NOW", "").strip()
     if not fixed:
-        return datetime.now(timezone.utc).replace(tzinfo=None)
+        return datetime.now(UTC).replace(tzinfo=None)
     clock = parse_timestamp(fixed, source="MNEME_NOW")
     if not EARLIEST_NOW <= clock < LATEST_NOW:
         raise MnemeError(ERR_CONFIG, f"MNEME_NOW {fixed!r} is outside {EARLIEST_NOW.year}-{LATEST_NOW.year - 1}")
@@ -40,7 +40,7 @@ def parse_timestamp(value: str, *, source: str = "timestamp") -> datetime:
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         if parsed.tzinfo is not None:
-            parsed = parsed.astimezone(timezone.utc).replace(tzinfo=None)
+            parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     except ValueError:
         raise MnemeError(ERR_CONFIG, f"{source} is not an ISO-8601 time: {value!r}") from None
     except OverflowError:

@@ -37,8 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mneme {__version__}")
     arguments.add_common_options(parser, suppress_defaults=False)
     parser.add_argument("--demo", action="store_true", help="open the TUI on a generated demo workspace")
-    parser.add_argument("-p", "--project", metavar="REPO", help="the TUI's active repository (default: $MNEME_REPO or the git work tree's name)")
-    parser.add_argument("--legion-dir", metavar="DIR", help="the TUI's Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)")
+    parser.add_argument(
+        "-p", "--project", metavar="REPO",
+        help="the TUI's active repository (default: $MNEME_REPO or the git work tree's name)",
+    )
+    parser.add_argument(
+        "--legion-dir", metavar="DIR",
+        help="the TUI's Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)",
+    )
     parser.add_argument("--profile", help="the TUI's starting ranking profile")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=arguments.Parser)
     for module in COMMAND_MODULES:

@@ -56,14 +56,18 @@ _EXTRAS_PROG = "_mneme_extras_prog"
 def add_common_options(parser: argparse.ArgumentParser, *, suppress_defaults: bool = True) -> None:
     """``--db PATH`` on the top-level parser and on every subcommand (either position works)."""
     default = argparse.SUPPRESS if suppress_defaults else None
-    parser.add_argument("--db", metavar="PATH", default=default, help="database file (default: $MNEME_DB or the user data dir)")
+    parser.add_argument(
+        "--db", metavar="PATH", default=default, help="database file (default: $MNEME_DB or the user data dir)"
+    )
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document to stdout")
 
 
-def add_command(sub: argparse._SubParsersAction, name: str, help_text: str, *, json_option: bool = True) -> argparse.ArgumentParser:
+def add_command(
+    sub: argparse._SubParsersAction, name: str, help_text: str, *, json_option: bool = True
+) -> argparse.ArgumentParser:
     """A subcommand parser with the options every command takes (``--db``, and ``--json`` by default)."""
     parser = sub.add_parser(name, help=help_text, description=help_text)
     add_common_options(parser)

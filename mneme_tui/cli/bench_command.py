@@ -20,7 +20,9 @@ def _sizes(raw: str) -> list[int]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     bench = arguments.add_command(sub, "bench", "benchmark recall, loads and saves on synthetic stores")
-    bench.add_argument("--sizes", type=_sizes, default=[10_000, 100_000], help="comma-separated store sizes (default: 10000,100000)")
+    bench.add_argument(
+        "--sizes", type=_sizes, default=[10_000, 100_000], help="comma-separated store sizes (default: 10000,100000)"
+    )
     bench.add_argument("--tui", action="store_true", help="also drive the TUI with Pilot at 100,000 memories")
     bench.epilog = "--json prints one object keyed by size, plus 'targets', 'legion_import' and (with --tui) 'tui'."
     bench.set_defaults(func=cmd_bench)
@@ -54,15 +56,24 @@ def _print_report(report: dict[str, Any]) -> None:
         if not size.isdigit():
             continue
         print(f"== {int(size):,} memories (built in {figures['build_s']} s, peak RSS {figures['peak_rss_mb']} MB)")
-        print(f"  index load: {figures['index_load_sqlite_ms']} ms from SQLite, {figures['index_load_snapshot_ms']} ms from snapshot")
+        print(
+            f"  index load: {figures['index_load_sqlite_ms']} ms from SQLite,"
+            f" {figures['index_load_snapshot_ms']} ms from snapshot"
+        )
         for profile, recall in figures["recall"].items():
             scoped, cross = recall["scoped"], recall["cross_repo"]
-            print(f"  recall [{profile}]: scoped p50 {scoped['p50_ms']} ms / p95 {scoped['p95_ms']} ms; -A p50 {cross['p50_ms']} ms / p95 {cross['p95_ms']} ms")
+            print(
+                f"  recall [{profile}]: scoped p50 {scoped['p50_ms']} ms / p95 {scoped['p95_ms']} ms;"
+                f" -A p50 {cross['p50_ms']} ms / p95 {cross['p95_ms']} ms"
+            )
         print(f"  bare numpy matrix@q + argpartition: p50 {figures['bare_numpy_topk']['p50_ms']} ms")
         naive = figures.get("naive_per_row")
         print(f"  naive per-row Python: {'p50 ' + str(naive['p50_ms']) + ' ms' if naive else 'skipped at this size'}")
         cold = figures["cold_recall_ms"]
-        print(f"  cold `mneme recall` (subprocess): {cold['with_snapshot']} ms with snapshot, {cold['without_snapshot']} ms without")
+        print(
+            f"  cold `mneme recall` (subprocess): {cold['with_snapshot']} ms with snapshot,"
+            f" {cold['without_snapshot']} ms without"
+        )
         print(f"  save: {figures['save_per_s']} memories/s")
     if "legion_import" in report:
         print(f"== Legion import: {report['legion_import']}")
@@ -71,4 +82,5 @@ def _print_report(report: dict[str, Any]) -> None:
     if report["targets"]:
         print("== targets")
         for check in report["targets"]:
-            print(f"  [{'met' if check['met'] else 'MISSED'}] {check['target']}: {check['value']} (goal {check['goal']})")
+            verdict = "met" if check["met"] else "MISSED"
+            print(f"  [{verdict}] {check['target']}: {check['value']} (goal {check['goal']})")

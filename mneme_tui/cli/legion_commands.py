@@ -20,9 +20,9 @@ from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.gitbranch import BranchProvider
+from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
 from mneme_tui.legion.storage import LegionWriteError
-from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.validation import is_folder, user_path
 
 BRANCH_PROVIDER: BranchProvider | None = None
@@ -37,9 +37,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Work with a Legion project's .planning/memory files and mirror them into the store.",
     )
     arguments.add_common_options(legion)
-    actions = legion.add_subparsers(dest="legion_command", metavar="ACTION", parser_class=arguments.Parser, required=True)
+    actions = legion.add_subparsers(
+        dest="legion_command", metavar="ACTION", parser_class=arguments.Parser, required=True
+    )
 
-    sync = arguments.add_command(actions, "sync", "import the memory files into the store and export store-side memories")
+    sync = arguments.add_command(
+        actions, "sync", "import the memory files into the store and export store-side memories"
+    )
     _dir_option(sync)
     sync.add_argument("-p", "--project", metavar="REPO", help="repository to mirror into (default: the active repo)")
     sync.set_defaults(func=cmd_sync)
@@ -69,7 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     prune.add_argument("--apply", action="store_true", help="move the candidates to ARCHIVE.md")
     prune.set_defaults(func=cmd_prune)
 
-    compact = arguments.add_command(actions, "compact", "write NN-COMPACTED.md for a phase folder (originals untouched)")
+    compact = arguments.add_command(
+        actions, "compact", "write NN-COMPACTED.md for a phase folder (originals untouched)"
+    )
     compact.add_argument("phase_dir", metavar="PHASE_DIR", help="a .planning/phases/NN-name folder")
     compact.set_defaults(func=cmd_compact)
 
@@ -85,7 +91,9 @@ def _record_parsers(kinds: argparse._SubParsersAction) -> None:
     outcome.add_argument("--importance", type=int, default=None, help="1-5 (default: scored from the outcome)")
     outcome.add_argument("--review-escalated", action="store_true", help="the review escalated (importance 4)")
     outcome.add_argument("--review-cycles", type=arguments.non_negative_int, default=0, help="review cycles needed")
-    outcome.add_argument("--review-blockers", type=arguments.non_negative_int, default=0, help="blockers the review found")
+    outcome.add_argument(
+        "--review-blockers", type=arguments.non_negative_int, default=0, help="blockers the review found"
+    )
     outcome.add_argument("--trivial", action="store_true", help="a trivial task (importance 1)")
     outcome.add_argument("--cross-division", action=argparse.BooleanOptionalAction, default=None,
                          help="the agent worked outside its division (default: from CATALOG.md)")
@@ -225,7 +233,9 @@ def cmd_briefing(args: argparse.Namespace) -> int:
             _outcome_table(briefing.recent_outcomes)
         if briefing.top_agents:
             print("\nTop agents")
-            table = output.table(("Agent", "left"), ("Tasks", "right"), ("Success", "right"), ("Avg importance", "right"))
+            table = output.table(
+                ("Agent", "left"), ("Tasks", "right"), ("Success", "right"), ("Avg importance", "right")
+            )
             for agent in briefing.top_agents:
                 table.add_row(_cell(agent.agent_id), str(agent.total_tasks), _percent(agent.success_rate),
                               f"{agent.avg_importance:.1f}")

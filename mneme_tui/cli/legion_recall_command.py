@@ -29,6 +29,8 @@ from mneme_tui.legion.record_files import DECISION_POINTS, SIGNALS
 from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record, split_tags
 
 if TYPE_CHECKING:
+    from rich.text import JustifyMethod
+
     from mneme_tui.legion.api import LegionMemory
 
 _KIND_WORDS = {**{kind: kind for kind in KINDS}, **{kind[:-1]: kind for kind in KINDS}}
@@ -112,11 +114,11 @@ def _weight(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}"
 
 
-_PLACE: list[tuple[str, str, Callable[[Any], Any]]] = [
+_PLACE: list[tuple[str, JustifyMethod, Callable[[Any], Any]]] = [
     ("ID", "left", lambda r: r.id or "-"), ("Date", "left", lambda r: r.date), ("Branch", "left", lambda r: r.branch),
 ]
 #: Text-mode columns per kind: (header, justify, value of a record).
-_COLUMNS: dict[str, list[tuple[str, str, Callable[[Any], Any]]]] = {
+_COLUMNS: dict[str, list[tuple[str, JustifyMethod, Callable[[Any], Any]]]] = {
     PATTERNS: [
         *_PLACE,
         ("Pattern", "left", lambda r: r.pattern), ("Reuse criteria", "left", lambda r: r.reuse_criteria),

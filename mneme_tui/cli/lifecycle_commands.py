@@ -15,7 +15,6 @@ from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
 from mneme_tui.memory.records import Memory, MemoryDetail, iso
 
 
-
 def register(sub: argparse._SubParsersAction) -> None:
     show = arguments.add_command(sub, "show", "one memory with all its fields, audit history and supersessions")
     show.add_argument("id", metavar="ID")

@@ -15,14 +15,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     save = arguments.add_command(sub, "save", "save an advisory memory")
     save.add_argument("content", metavar="CONTENT", help="the memory text (markdown); '-' reads standard input")
     save.add_argument("--topic", default="General", help="topic category (default: General)")
-    save.add_argument("--kind", default="reflection", help=f"advisory kind: {', '.join(ADVISORY_KINDS)} (default: reflection)")
-    save.add_argument("-p", "--project", metavar="REPO", help="repository scope (default: the active repo; 'global' for everyone)")
+    save.add_argument(
+        "--kind", default="reflection", help=f"advisory kind: {', '.join(ADVISORY_KINDS)} (default: reflection)"
+    )
+    save.add_argument(
+        "-p", "--project", metavar="REPO", help="repository scope (default: the active repo; 'global' for everyone)"
+    )
     save.add_argument("--task", metavar="ID", default="", help="linked task key, e.g. INT-734")
     save.set_defaults(func=cmd_save)
 
     recall = arguments.add_command(sub, "recall", "search memories, best match first")
     recall.add_argument("query", metavar="QUERY")
-    recall.add_argument("-A", "--cross-repo", action="store_true", help="search every repository, without the locality boost")
+    recall.add_argument(
+        "-A", "--cross-repo", action="store_true", help="search every repository, without the locality boost"
+    )
     recall.add_argument("-p", "--project", metavar="REPO", help="repository to search (default: the active repo)")
     recall.add_argument("-n", "--limit", type=arguments.positive_int, default=5, help="result limit (default: 5)")
     recall.add_argument("--kind", help=f"only this kind ({', '.join(ALL_KINDS)})")
@@ -32,7 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     listing = arguments.add_command(sub, "list", "list memories, active ones by default")
     listing.add_argument("--status", default="active", help=f"{', '.join(STATUSES)} or all (default: active)")
     listing.add_argument("-A", "--all", dest="all_repos", action="store_true", help="memories of every repository")
-    listing.add_argument("-p", "--project", metavar="REPO", help="repository to list (default: the active repo, plus global)")
+    listing.add_argument(
+        "-p", "--project", metavar="REPO", help="repository to list (default: the active repo, plus global)"
+    )
     listing.add_argument("-n", "--limit", type=arguments.positive_int, default=20, help="max results (default: 20)")
     listing.add_argument("--kind", help="only this kind")
     listing.set_defaults(func=cmd_list)
@@ -55,7 +63,10 @@ def cmd_save(args: argparse.Namespace) -> int:
     if args.json:
         output.print_json(memory.to_json())
     else:
-        print(f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)}, repo {output.literal(memory.repo_id)})")
+        print(
+            f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)},"
+            f" repo {output.literal(memory.repo_id)})"
+        )
     return 0
 
 
@@ -120,7 +131,10 @@ def _kind_filter(kind: str | None) -> str | None:
 
 def _print_list_table(memories: list[Memory]) -> None:
     now = config.now()
-    table = output.table(("ID", "right"), ("Kind", "left"), ("Topic", "left"), ("Repo", "left"), ("Age", "right"), ("Status", "left"), ("Content", "left"))
+    table = output.table(
+        ("ID", "right"), ("Kind", "left"), ("Topic", "left"), ("Repo", "left"),
+        ("Age", "right"), ("Status", "left"), ("Content", "left"),
+    )
     for memory in memories:
         table.add_row(
             str(memory.id), memory.kind, output.text(memory.topic), output.text(memory.repo_id),
@@ -131,7 +145,10 @@ def _print_list_table(memories: list[Memory]) -> None:
 
 def _print_recall_table(results: list[ScoredMemory]) -> None:
     now = config.now()
-    table = output.table(("#", "right"), ("Score", "right"), ("ID", "right"), ("Kind", "left"), ("Topic", "left"), ("Repo", "left"), ("Age", "right"), ("Content", "left"))
+    table = output.table(
+        ("#", "right"), ("Score", "right"), ("ID", "right"), ("Kind", "left"),
+        ("Topic", "left"), ("Repo", "left"), ("Age", "right"), ("Content", "left"),
+    )
     for rank, result in enumerate(results, start=1):
         memory = result.memory
         table.add_row(

@@ -30,17 +30,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     sync.add_argument("--dry-run", action="store_true", help="show what would be written; write nothing")
     sync.set_defaults(func=cmd_sync)
 
-    candidates = arguments.add_command(actions, "candidates", "list graduation candidates: pitfalls to codify as policy")
+    candidates = arguments.add_command(
+        actions, "candidates", "list graduation candidates: pitfalls to codify as policy"
+    )
     candidates.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
     candidates.add_argument("-A", "--all", dest="all_repos", action="store_true", help="every repository")
     candidates.add_argument("--rules", action="store_true", help="print ready-to-paste nomos.yaml rule items")
     candidates.set_defaults(func=cmd_candidates)
 
-    handshake = arguments.add_command(sub, "handshake", "orient an agent: learned pitfalls, verified patterns, graduation candidates")
+    handshake = arguments.add_command(
+        sub, "handshake", "orient an agent: learned pitfalls, verified patterns, graduation candidates"
+    )
     handshake.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
-    handshake.add_argument("--task", metavar="ID", help="the task starting now: pitfalls shown are reinforced once for it")
-    handshake.add_argument("--modified", metavar="FILE", nargs="+", action="extend", default=[],
-                           help="files the task changes (repository-relative); keeps old one-off pitfalls in their scope")
+    handshake.add_argument(
+        "--task", metavar="ID", help="the task starting now: pitfalls shown are reinforced once for it"
+    )
+    handshake.add_argument(
+        "--modified", metavar="FILE", nargs="+", action="extend", default=[],
+        help="files the task changes (repository-relative); keeps old one-off pitfalls in their scope",
+    )
     handshake.add_argument("-n", "--limit", type=arguments.positive_int, default=20,
                            help="at most this many pitfalls, and this many patterns (default: 20)")
     _root_option(handshake)
@@ -49,7 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _root_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--root", metavar="DIR", help="repository work tree (default: the enclosing git work tree, or the current folder)"
+        "--root", metavar="DIR",
+        help="repository work tree (default: the enclosing git work tree, or the current folder)",
     )
 
 
@@ -120,7 +129,10 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     if args.json:
         output.print_json([candidate.to_json() for candidate in found])
     elif args.rules:
-        sys.stdout.write("\n".join(display.printable(c.rule_text()) for c in found) if found else "# no graduation candidates\n")
+        if found:
+            sys.stdout.write("\n".join(display.printable(c.rule_text()) for c in found))
+        else:
+            sys.stdout.write("# no graduation candidates\n")
     elif not found:
         print("No graduation candidates.")
     else:

@@ -106,6 +106,7 @@ class Document:
         """
         anchor = self.last_table_segment(schema.kind)
         newline = "\n"
+        table: TableInfo | None
         if anchor is None:
             self._ensure_trailing_newline()
             text = self.render()

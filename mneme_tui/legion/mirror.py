@@ -157,7 +157,9 @@ def record_json(record: Record) -> str:
     ``json.dumps(..., ensure_ascii=False)`` writes that dict, but without building it."""
     values = vars(record)
     parts = []
-    for name in _column_names(type(record)):
+    # mypy false positive: a class object is Hashable (type.__hash__), but mypy checks type[Record] against
+    # Hashable with the instances' unbound __hash__; @cache wants Hashable arguments.
+    for name in _column_names(type(record)):  # type: ignore[arg-type]
         value = values[name]
         if value.__class__ is str:
             parts.append(f'"{name}": {_encode_string(value)}')

@@ -154,8 +154,10 @@ def record_from_values(
     complaints: list[str] = []
     own = _OWN_FIELDS.get(cls)
     if own is None:
-        own = _OWN_FIELDS[cls] = frozenset(cls.__dataclass_fields__)  # type: ignore[attr-defined]
-    plain = _plain_fields(cls)
+        own = _OWN_FIELDS[cls] = frozenset(cls.__dataclass_fields__)
+    # mypy false positive: a class object is Hashable (type.__hash__), but mypy checks type[Record] against
+    # Hashable with the instances' unbound __hash__; @cache wants Hashable arguments.
+    plain = _plain_fields(cls)  # type: ignore[arg-type]
     for name, value in zip(fields, values):
         if name in plain:  # the common case, decided below too: a text column of the record
             setattr(record, name, value)
@@ -181,7 +183,7 @@ def record_from_values(
 @cache
 def _plain_fields(cls: type[Record]) -> frozenset[str]:
     """Fields that ``record_from_values`` sets from the cell text as is."""
-    return frozenset(cls.__dataclass_fields__) - _NOT_COLUMNS - {"tags", "branch"}  # type: ignore[attr-defined]
+    return frozenset(cls.__dataclass_fields__) - _NOT_COLUMNS - {"tags", "branch"}
 
 
 def values_for_fields(record: Record, fields: list[str]) -> list[str]:

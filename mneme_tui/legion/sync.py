@@ -43,8 +43,9 @@ by task sync) that have no companion row are appended (one ``LegionMemory.store`
 preference -> PREFERENCES.md as a ``## PRF-NNN: first line`` block (no decision point, signal or agent: none
 was observed); pitfall -> ERRORS.md (signature = topic, or the first line when the topic is ``General``; fix = the
 memory text; no agent; resolved when task-sync verified); pattern -> PATTERNS.md (pattern = first line,
-context = the rest, source ``mneme`` / the task id). Each carries the memory's topic as its first tag. A pitfall whose signature ERRORS.md already
-knows is *merged* (not appended; remembered so it is not offered again). No other kind is exported:
+context = the rest, source ``mneme`` / the task id). Each carries the memory's topic as its first tag. A pitfall
+whose signature ERRORS.md already knows is *merged* (not appended; remembered so it is not offered again). No
+other kind is exported:
 outcomes need agent and outcome columns a store memory does not have. Exports are skipped when the
 folder's ``settings.json`` says ``memory.enabled: false``.
 """
@@ -277,7 +278,9 @@ def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export],
         ))
     mt.insert_rows(db, merged_rows)
 
-    counts = {name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")}
+    counts: dict[str, defaultdict[str, int]] = {
+        name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")
+    }
     fresh = [i for i in plan.incoming if i.match is None and i.link is None]
     for start in range(0, len(fresh), BATCH_ROWS):  # memory text, vectors and rows of one batch at a time
         batch = fresh[start : start + BATCH_ROWS]
@@ -427,8 +430,10 @@ def _reconcile_statuses(store: Store, plan: PairingPlan, now: str, counts: dict)
             fields.update(sync_status=K.SUPERSEDED, sync_superseded_by=0)
         mt.update_row(store.db, row.memory_id, **fields)
 
-    for (status, superseded_by, reason), ids in wanted.items():
+    for (new_status, superseded_by, reason), ids in wanted.items():
         for start in range(0, len(ids), _STATUS_CHUNK):
-            store.set_status(ids[start : start + _STATUS_CHUNK], status, reason=reason, superseded_by=superseded_by)
-    for memory_id, (status, superseded_by) in touched.items():
-        mt.update_row(store.db, memory_id, sync_status=status, sync_superseded_by=superseded_by, synced_at=now)
+            store.set_status(
+                ids[start : start + _STATUS_CHUNK], new_status, reason=reason, superseded_by=superseded_by
+            )
+    for memory_id, (new_status, superseded_by) in touched.items():
+        mt.update_row(store.db, memory_id, sync_status=new_status, sync_superseded_by=superseded_by, synced_at=now)

@@ -129,7 +129,8 @@ def _cold_recall(db_path: Path, workdir: str) -> dict[str, float]:
     command = [sys.executable, "-m", "mneme_tui", "recall", QUERIES[0], "-p", REPOS[0], "--db", str(db_path), "--json"]
     env = dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache"))
     timings = {}
-    for label, cache in (("with_snapshot", env["MNEME_CACHE_DIR"]), ("without_snapshot", str(Path(workdir) / "no-cache"))):
+    caches = (("with_snapshot", env["MNEME_CACHE_DIR"]), ("without_snapshot", str(Path(workdir) / "no-cache")))
+    for label, cache in caches:
         runs = []
         for _ in range(COLD_RUNS):
             if label == "without_snapshot":
@@ -174,14 +175,22 @@ def check_targets(sizes: dict[str, Any]) -> list[dict[str, Any]]:
         for profile, recall in figures["recall"].items():
             p50 = recall["scoped"]["p50_ms"]
             if size == 100_000:
-                checks.append(_check(f"{profile}: recall p50 at 100k (ms)", p50, "<=", TARGETS["recall_p50_ms_at_100k"]))
+                checks.append(
+                    _check(f"{profile}: recall p50 at 100k (ms)", p50, "<=", TARGETS["recall_p50_ms_at_100k"])
+                )
                 naive = figures.get("naive_per_row")
                 if naive and profile == "spec":
-                    checks.append(_check("naive per-row / vectorised at 100k (×)", naive["p50_ms"] / p50, ">=", TARGETS["naive_slowdown_at_100k"]))
+                    checks.append(_check(
+                        "naive per-row / vectorised at 100k (×)", naive["p50_ms"] / p50,
+                        ">=", TARGETS["naive_slowdown_at_100k"],
+                    ))
             if size >= 1_000_000:
                 cross = recall["cross_repo"]["p50_ms"]
                 ratio = cross / figures["bare_numpy_topk"]["p50_ms"]
-                checks.append(_check(f"{profile}: -A recall / bare numpy top-k at {size // 1_000_000}M (×)", ratio, "<=", TARGETS["ratio_to_bare_at_1m"]))
+                checks.append(_check(
+                    f"{profile}: -A recall / bare numpy top-k at {size // 1_000_000}M (×)", ratio,
+                    "<=", TARGETS["ratio_to_bare_at_1m"],
+                ))
     return checks
 
 

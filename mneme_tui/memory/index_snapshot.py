@@ -286,7 +286,7 @@ class SnapshotVocab(defaultdict):
         self._fill()
         return dict.setdefault(self, word, default)
 
-    def get(self, word: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, word: str, default: Any = None) -> Any:
         return self[word] if word in self else default  # noqa: SIM401 (dict.get would skip the snapshot)
 
     def __iter__(self) -> Iterator[str]:

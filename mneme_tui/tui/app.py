@@ -36,7 +36,9 @@ from mneme_tui.tui.screens.recall import RecallScreen
 from mneme_tui.tui.styles import style_path
 
 POLL_SECONDS = 1.0
-MODE_SCREENS: tuple[type[ModeScreen], ...] = (RecallScreen, MemoriesScreen, BriefingScreen, PruneScreen, GraduationScreen)
+MODE_SCREENS: tuple[type[ModeScreen], ...] = (
+    RecallScreen, MemoriesScreen, BriefingScreen, PruneScreen, GraduationScreen,
+)
 
 
 class MnemeApp(App[int]):
@@ -54,7 +56,9 @@ class MnemeApp(App[int]):
         Binding("q", "quit", "Quit", show=False, tooltip="Quit (also ctrl+q)"),
     ]
 
-    def __init__(self, ctx: AppContext, *, poll_interval: float | None = POLL_SECONDS, cursor_blink: bool = True) -> None:
+    def __init__(
+        self, ctx: AppContext, *, poll_interval: float | None = POLL_SECONDS, cursor_blink: bool = True
+    ) -> None:
         # Every stylesheet is loaded once at start (not per screen): switching modes then costs no CSS
         # parsing and no restyling of the screens already mounted.
         super().__init__(css_path=[style_path(name) for name in stylesheets()])
@@ -206,7 +210,7 @@ class MnemeApp(App[int]):
     def data_changed(self, source: Screen | None = None, what: str = "") -> None:
         """Something changed: reload the visible mode screen now, the others when next shown."""
         current = self._current_mode_screen()
-        for name, screen in self.mounted_modes.items():
+        for screen in self.mounted_modes.values():
             if screen is source:
                 continue
             if screen is current:

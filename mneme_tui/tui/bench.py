@@ -91,9 +91,9 @@ def _send_key(app, key: str, char: str | None = None) -> None:
 
 
 async def _run(db_path: Path, size: int, repo: str, queries: tuple[str, ...] = QUERIES, dismissals: int = 5) -> dict:
-    from mneme_tui.memory.store import Store
     from textual.widgets import Input
 
+    from mneme_tui.memory.store import Store
     from mneme_tui.tui.app import MnemeApp
     from mneme_tui.tui.context import AppContext
     from mneme_tui.tui.screens.memories import MemoriesScreen
@@ -122,9 +122,11 @@ async def _run(db_path: Path, size: int, repo: str, queries: tuple[str, ...] = Q
                     before = screen.generation
                     sent = time.perf_counter()
                     _send_key(app, "space" if char == " " else char, char)
-                    done = await _painted(
-                        app, lambda: screen.generation > before and screen.shown_generation == screen.generation
-                    )
+
+                    def results_shown(before: int = before) -> bool:  # bound now: this keystroke's generation
+                        return screen.generation > before and screen.shown_generation == screen.generation
+
+                    done = await _painted(app, results_shown)
                     latencies.append((done - sent) * 1000)
                     assert screen.last_result is not None
                     store_times.append(screen.last_result.seconds * 1000)
@@ -155,8 +157,13 @@ async def _run(db_path: Path, size: int, repo: str, queries: tuple[str, ...] = Q
                 key = table.cursor_key
                 sent = time.perf_counter()
                 _send_key(app, "d", "d")
-                done = await _painted(app, lambda: key in table.row_keys and table.get_row(key)[1].plain == "tombstoned"
-                                      or key not in table.row_keys)
+
+                def dismissed(key: str | None = key) -> bool:  # bound now: this dismissal's row
+                    return (key in table.row_keys and table.get_row(key)[1].plain == "tombstoned") or (
+                        key not in table.row_keys
+                    )
+
+                done = await _painted(app, dismissed)
                 dismiss_times.append((done - sent) * 1000)
                 await _idle(app)
             result["dismiss_visible_ms"] = statistics.median(dismiss_times)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from provenances import SYNCED
 from textual.drivers.headless_driver import HeadlessDriver
 
 from mneme_tui.memory import kinds as K
@@ -15,7 +16,6 @@ from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
 from mneme_tui.tui.screenshots import press, settle
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail
-from provenances import SYNCED
 
 from .conftest import SIZE, plain
 

@@ -7,6 +7,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from provenances import SAVED
 from rich.text import Text
 
 from mneme_tui.legion.schemas import OUTCOMES
@@ -17,7 +18,6 @@ from mneme_tui.tui.highlight import MATCH_STYLE, highlight
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail
 from mneme_tui.tui.widgets.results_table import ResultsTable
-from provenances import SAVED
 
 from .conftest import type_text
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.learning.scope import common_scope, repo_path
@@ -211,5 +211,5 @@ def _type(value: Any) -> str:
     )
 
 
-def _fail(source: str, where: str, problem: str):
+def _fail(source: str, where: str, problem: str) -> NoReturn:
     raise MnemeError(ERR_VALIDATION_FAILED, f"{source}: {where} {problem}{_NOTHING}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -100,10 +101,8 @@ class ModeScreen(Screen):
                     self.app.call_from_thread(deliver, data)
             finally:
                 if finished is not None:
-                    try:
+                    with contextlib.suppress(RuntimeError):  # the app is closing
                         self.app.call_from_thread(finished)
-                    except RuntimeError:  # the app is closing
-                        pass
 
         self.run_worker(work, thread=True, exclusive=True, group=self.MODE_NAME, exit_on_error=False)
 

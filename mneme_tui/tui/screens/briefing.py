@@ -182,7 +182,8 @@ class BriefingScreen(ModeScreen):
     def _summary(self, data: BriefingData) -> Text:
         totals = data.status_totals
         store_line = (
-            f"store, {display.one_line(data.repo)}: {totals.get(K.ACTIVE, 0):,} active · {totals.get(K.SUPERSEDED, 0):,} superseded · "
+            f"store, {display.one_line(data.repo)}: {totals.get(K.ACTIVE, 0):,} active · "
+            f"{totals.get(K.SUPERSEDED, 0):,} superseded · "
             f"{totals.get(K.TOMBSTONED, 0):,} tombstoned · {totals.get('all', 0):,} in all"
         )
         out = Text(end="")

@@ -30,7 +30,9 @@ class ChoiceScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="choice-dialog", classes="dialog"):
             yield Static(Text(self._title, style="bold"), classes="dialog-title")
-            options = [Option(literal_text(label), id=f"choice-{index}") for index, (_, label) in enumerate(self._choices)]
+            options = [
+                Option(literal_text(label), id=f"choice-{index}") for index, (_, label) in enumerate(self._choices)
+            ]
             yield OptionList(*options, id="choice-list")
 
     def on_mount(self) -> None:

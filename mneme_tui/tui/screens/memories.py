@@ -72,7 +72,8 @@ class MemoriesScreen(ModeScreen):
     MODE_DESCRIPTION = "Browse, filter and dismiss memories"
     HELP = "Every memory, paged. Filter by status, repo and kind; dismiss stale ones with d, undo with u."
     BINDINGS = [
-        Binding("d", "dismiss_selected", "Dismiss", tooltip="Dismiss (tombstone) the highlighted memory, or the marked ones"),
+        Binding("d", "dismiss_selected", "Dismiss",
+                tooltip="Dismiss (tombstone) the highlighted memory, or the marked ones"),
         Binding("u", "undo", "Undo", tooltip="Undo the last dismissal (restores the previous status)"),
         Binding("space", "mark", "Mark", tooltip="Mark or unmark the highlighted memory"),
         Binding("f", "cycle_status", "Status", tooltip="Status filter: active, superseded, tombstoned, all"),
@@ -82,7 +83,8 @@ class MemoriesScreen(ModeScreen):
                 tooltip="Sort: newest, oldest, id, kind, topic, repo, access (or click a column header)"),
         Binding("slash", "find_text", "Filter", tooltip="Filter by words in the text or topic"),
         Binding("g", "go_to_id", "Go to", show=False, tooltip="Open a memory by its id"),
-        Binding("right_square_bracket", "page(1)", "Next page", show=False, tooltip="Next page (or move past the last row)"),
+        Binding("right_square_bracket", "page(1)", "Next page", show=False,
+                tooltip="Next page (or move past the last row)"),
         Binding("left_square_bracket", "page(-1)", "Previous page", show=False, tooltip="Previous page"),
         Binding("enter", "open_detail", "Detail", show=False, tooltip="Open the memory with its audit history"),
     ]

@@ -170,7 +170,8 @@ class PruneScreen(ModeScreen):
             return
         reasons = Counter(entry.reason for entry in plan.kept)
         body = Text(end="")
-        body.append(f"Move {len(plan.candidates)} outcome record{'s' if len(plan.candidates) != 1 else ''} ", style="bold")
+        plural = "s" if len(plan.candidates) != 1 else ""
+        body.append(f"Move {len(plan.candidates)} outcome record{plural} ", style="bold")
         body.append(f"older than {plan.prune_age_days} days with importance ≤ 3 from OUTCOMES.md to ARCHIVE.md?\n\n")
         ids = ", ".join(e.record.id or "—" for e in plan.candidates[:12])
         more = f" and {len(plan.candidates) - 12} more" if len(plan.candidates) > 12 else ""

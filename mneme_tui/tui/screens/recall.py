@@ -63,7 +63,8 @@ class RecallScreen(ModeScreen):
         Binding("d", "dismiss_result", "Dismiss", tooltip="Dismiss (tombstone) the highlighted result"),
         Binding("slash", "focus_query", "Search", show=False, tooltip="Back to the query, cursor at its end"),
         Binding("escape", "leave_query", "Results", show=False, tooltip="From the query: move into the results"),
-        Binding("down", "focus_results", "Results", show=False, tooltip="From the query: move into the results (enter too)"),
+        Binding("down", "focus_results", "Results", show=False,
+                tooltip="From the query: move into the results (enter too)"),
     ]
 
     def __init__(self) -> None:

@@ -63,13 +63,13 @@ class ResultsTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, always_update=True)
 
     class Highlighted(Message):
-        def __init__(self, table: "ResultsTable", key: str | None) -> None:
+        def __init__(self, table: ResultsTable, key: str | None) -> None:
             super().__init__()
             self.table = table
             self.key = key
 
         @property
-        def control(self) -> "ResultsTable":
+        def control(self) -> ResultsTable:
             return self.table
 
     class Selected(Highlighted):
