@@ -18,7 +18,7 @@ from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory.store import Store
-from tests.reliability.conftest import OLD_DATE, outcome_line, preference_line
+from reliability.legion_projects import OLD_DATE, outcome_line, preference_line
 
 OUTCOME_APPENDS = 300
 PREFERENCE_APPENDS = 100

@@ -21,7 +21,7 @@ from provenances import SAVED, SYNCED
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory.store import Store
-from tests.reliability.conftest import make_project
+from reliability.legion_projects import make_project
 
 PHASE_SUMMARY = """---
 requirements-completed: [REQ-7]

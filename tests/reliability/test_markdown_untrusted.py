@@ -15,7 +15,7 @@ from mneme_tui.errors import MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.compaction import compact_phase
 from mneme_tui.legion.storage import LegionWriteError
-from tests.reliability.conftest import OLD_DATE, outcome_line
+from reliability.legion_projects import OLD_DATE, outcome_line
 
 SECRET = "top secret token 12345\n"
 
