@@ -166,6 +166,21 @@ async def test_the_briefing_screen_shows_what_legion_briefing_json_reports(demo_
         assert f"{signal} {count}" in preferences
     for agent in printed["agent_signals"]:
         assert f"{agent['positive']:>4} {agent['corrective']:>5} {agent['negative']:>4}" in preferences
+    for note in printed["preference_notes"]:  # spec §13: "Previous preference signals suggest…"
+        assert " ".join(note.split()) in " ".join(preferences.split())
+
+
+async def test_the_briefing_screen_shows_preference_notes(demo_app):
+    """Skill §13: the "Previous preference signals suggest…" note is shown with the preference signals."""
+    from dataclasses import replace
+
+    note = "Previous preference signals suggest 'Split the test file' for [review] (2 corrective review-verdict signals)"
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "3")
+        await settle(pilot)
+        screen = demo_app.screen
+        shown = screen._preferences_text(replace(screen.data.legion, preference_notes=[note])).plain
+    assert shown.endswith("\n" + note)  # literal text: the brackets stay
 
 
 async def test_a_prune_into_a_folder_names_the_path_and_what_to_do(demo_app, demo):

@@ -301,6 +301,9 @@ class BriefingScreen(ModeScreen):
             out.append(f" {signals.positive:>4} {signals.corrective:>5} {signals.negative:>4}\n")
         out.append("latest: ", style="dim")
         out.append(literal_text(f"{latest.date} {latest.decision_point}: {latest.user_choice}"))
+        for note in report.preference_notes:
+            out.append("\n")
+            out.append(literal_text(note, "italic"))
         return out
 
     def _store_table(self, data: BriefingData) -> Table | Text:
