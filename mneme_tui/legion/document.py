@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from mneme_tui.legion.blocks import match_heading, record_from_block
 from mneme_tui.legion.cells import is_separator_line, join_row, split_raw_cells, unescape_cell
 from mneme_tui.legion.records import Record, record_from_values, values_for_fields
-from mneme_tui.legion.schemas import DEFAULT_BRANCH, TableSchema, field_name, schema_for_header
+from mneme_tui.legion.schemas import DEFAULT_BRANCH, TableSchema, branch_position, field_name, schema_for_header
 
 _SECTION_HEADING = re.compile(r"^#{1,2}(\s|$)")
 _KEY_VALUE = re.compile(r"^[a-z][a-z0-9_]*:(\s|$)")
@@ -39,6 +39,25 @@ class TableInfo:
     fields: list[str]
 
 
+def row_fields(table: TableInfo, cells: int) -> list[str] | None:
+    """The columns of a row with ``cells`` cells under ``table``'s header, or None when it does not fit.
+
+    A row fits when it has the header's cells, or when it differs by exactly the Branch column: a
+    10-cell row that an older agent appended (``echo >>``) after the table gained Branch reads as a
+    legacy row (default branch), and an 11-cell row appended under a legacy header keeps its branch.
+    The parser still refuses such a row when its cells do not read cleanly in that layout.
+    """
+    fields = table.fields
+    if cells == len(fields):
+        return fields
+    if "branch" in fields and cells == len(fields) - 1:
+        return [f for f in fields if f != "branch"]
+    if "branch" not in fields and "branch" in table.schema.fields and cells == len(fields) + 1:
+        position = branch_position(fields)
+        return [*fields[:position], "branch", *fields[position:]]
+    return None
+
+
 @dataclass
 class Segment:
     """A run of original lines (each with its line ending) and what they mean."""
@@ -50,10 +69,19 @@ class Segment:
     table: TableInfo | None = None
     label: str = ""
     items: int = 0
+    row_fields: list[str] | None = None
+    """A row's own columns when they differ from its table's by the Branch column (see :func:`row_fields`)."""
 
     @property
     def text(self) -> str:
         return "".join(self.lines)
+
+    @property
+    def fields(self) -> list[str]:
+        """The columns this row's cells are in (its table's, unless it is a row of the other layout)."""
+        if self.row_fields is not None:
+            return self.row_fields
+        return self.table.fields if self.table is not None else []
 
 
 @dataclass
@@ -222,7 +250,7 @@ class _Parser:
         header = self._header_at(index)
         if header is not None:
             return schema_for_header([field_name(unescape_cell(c)) for c in header]) is not None
-        return self.table is not None and len(cells) == len(self.table.fields)
+        return self.table is not None and row_fields(self.table, len(cells)) is not None
 
     def _section_end(self, start: int) -> int:
         """First line after the block/section opened at ``start`` (embedded tables stay inside)."""
@@ -304,13 +332,13 @@ class _Parser:
         table = self.table
         if table is not None:
             values = [unescape_cell(c) for c in raw_cells] if "\\" in self.lines[index] else raw_cells
-            if len(values) == len(table.fields):
-                record, complaints = record_from_values(
-                    table.schema.kind, table.fields, values, default_branch=self.default_branch
-                )
+            read = self._read_row(table, values)
+            if read is not None:
+                record, fields, complaints = read
                 if complaints:
                     self.warnings.extend(f"{self.file_name} line {index + 1}: {c}" for c in complaints)
-                self._add(Segment("row", [self.lines[index]], index + 1, record=record, table=table))
+                own = fields if fields is not table.fields else None
+                self._add(Segment("row", [self.lines[index]], index + 1, record=record, table=table, row_fields=own))
                 return index + 1
             if self.last_kind in {"header", "row"} or _ID_CELL.match(values[0]):
                 raise _Corrupt(
@@ -321,6 +349,19 @@ class _Parser:
                                  "not read as a record (its ID is never reused)")
         self._prose_line(index)
         return index + 1
+
+    def _read_row(self, table: TableInfo, values: list[str]) -> tuple[Record, list[str], list[str]] | None:
+        """The record of a row, its columns and complaints; None when the row does not fit ``table``.
+
+        A row in the other Branch layout (:func:`row_fields`) is only taken when it reads cleanly.
+        """
+        fields = row_fields(table, len(values))
+        if fields is None:
+            return None
+        record, complaints = record_from_values(table.schema.kind, fields, values, default_branch=self.default_branch)
+        if fields is not table.fields and complaints:
+            return None
+        return record, fields, complaints
 
     def _number_records(self) -> None:
         seen: Counter[str] = Counter()

@@ -278,7 +278,7 @@ def _add_to_archive(archive: Document, moved: list[Segment], archive_fields: lis
     for segment in moved:
         record = segment.record
         assert isinstance(record, OutcomeRecord)
-        same_layout = segment.table is not None and segment.table.fields == archive_fields
+        same_layout = segment.table is not None and segment.fields == archive_fields
         line = segment.text.rstrip("\r\n") if same_layout else join_row(values_for_fields(record, archive_fields))
         if line not in archived_lines:
             archive.append_row(record, ARCHIVE, raw=line)

@@ -157,7 +157,8 @@ def _add_error(document: Document, ids: _Ids, record: ErrorRecord) -> tuple[str,
         tags = list(dict.fromkeys([*old.tags, *record.tags]))
         new = replace(old, fix=record.fix, resolved=True, agent=record.agent or old.agent, tags=tags)
         ending = "\r\n" if segment.lines[0].endswith("\r\n") else ("\n" if segment.lines[0].endswith("\n") else "")
-        segment.lines = [join_row(values_for_fields(new, segment.table.fields)) + ending]
+        segment.lines = [join_row(values_for_fields(new, segment.table.fields)) + ending]  # in the header's layout
+        segment.row_fields = None
         segment.record = new
         return "updated", new
     segment = document.append_row(ids.assign(record), ERRORS)
@@ -261,4 +262,4 @@ def append_record(
 
 def _fields_by_record(document: Document) -> dict[int, list[str]]:
     """The table columns of every row record, by ``id(record)`` (heading blocks have none)."""
-    return {id(s.record): s.table.fields for s in document.segments if s.record is not None and s.table is not None}
+    return {id(s.record): s.fields for s in document.segments if s.record is not None and s.table is not None}

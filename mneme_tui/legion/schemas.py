@@ -146,6 +146,14 @@ TABLE_SCHEMAS: tuple[TableSchema, ...] = (OUTCOMES, PATTERNS, ERRORS, PREFERENCE
 BLOCK_KINDS: dict[str, str] = {"PAT": PATTERN, "PIT": ERROR, "PRF": PREFERENCE}
 
 
+def branch_position(fields: list[str]) -> int:
+    """Where a Branch column goes in a table of ``fields``: right after Date, else after ID, else first."""
+    for anchor in ("date", "id"):
+        if anchor in fields:
+            return fields.index(anchor) + 1
+    return 0
+
+
 def schema_for_header(fields: list[str]) -> TableSchema | None:
     """The memory table a header row belongs to, or None for an unrelated table."""
     for schema in TABLE_SCHEMAS:

@@ -12,9 +12,9 @@ their bytes. A file that did not parse is never migrated.
 from __future__ import annotations
 
 from mneme_tui.legion.document import Document, Segment, TableInfo, parse
+from mneme_tui.legion.schemas import branch_position
 
 BRANCH_COLUMN = "Branch"
-_ANCHORS = ("date", "id")
 
 
 def tables_without_branch(document: Document) -> list[TableInfo]:
@@ -42,14 +42,6 @@ def migrate_for_new_row(document: Document, kind: str, *, default_branch: str) -
     return True
 
 
-def branch_position(fields: list[str]) -> int:
-    """Where Branch goes: right after Date, else after ID, else first."""
-    for anchor in _ANCHORS:
-        if anchor in fields:
-            return fields.index(anchor) + 1
-    return 0
-
-
 def add_branch_column(document: Document) -> str:
     """The text of ``document`` with a Branch column in every table that lacks one (unchanged otherwise)."""
     if not document.parseable:
@@ -61,6 +53,8 @@ def add_branch_column(document: Document) -> str:
 def _migrated(segment: Segment, legacy: list[TableInfo]) -> str:
     table = segment.table
     if table is None or segment.kind not in {"header", "row"} or not any(table is t for t in legacy):
+        return segment.text
+    if segment.row_fields is not None:  # a row that already has its Branch cell
         return segment.text
     position = branch_position(table.fields)
     if segment.kind == "row":

@@ -8,8 +8,9 @@ from pathlib import Path
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.records import Record
+from mneme_tui.legion.schemas import branch_position
 from mneme_tui.legion.storage import load_document
-from mneme_tui.legion.table_migration import add_branch_column, branch_position, insert_cell, tables_without_branch
+from mneme_tui.legion.table_migration import add_branch_column, insert_cell, tables_without_branch
 
 LEGACY = (
     "# Memory — Outcome Log\r\n"
@@ -94,3 +95,55 @@ def test_unparseable_file_is_returned_as_is() -> None:
     text = "| ID | Date | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n|--|\n<<<<<<< HEAD\n"
     document = parse(text, "OUTCOMES.md")
     assert not document.parseable and add_branch_column(document) == text
+
+
+# An agent that still writes the legacy layout keeps appending 10-cell rows (`echo >>`) after the table gained
+# Branch, and a newer one may append 11-cell rows under a legacy header: neither makes the file unreadable.
+BRANCHED = (
+    "| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n"
+    "|----|------|--------|-------|------|-------|-----------|---------|------------|------|---------|\n"
+    "| O-001 | 2026-10-01 | feat | 1 | 01 | a | build | success | 2 | x | first |\n"
+)
+LEGACY_ROW = "| O-002 | 2026-10-02 | 1 | 02 | b | build | failed | 5 | y | appended by an old agent |\n"
+
+
+def test_a_legacy_row_appended_under_a_branch_header_reads_as_the_default_branch() -> None:
+    document = parse(BRANCHED + LEGACY_ROW, "OUTCOMES.md", default_branch="develop")
+    assert document.parseable and not document.warnings
+    first, second = document.records
+    assert (first.branch, second.branch) == ("feat", "develop")
+    assert (second.agent, second.outcome, second.summary) == ("b", "failed", "appended by an old agent")
+    assert document.render() == BRANCHED + LEGACY_ROW
+    assert add_branch_column(document) == BRANCHED + LEGACY_ROW  # the table has Branch: nothing to migrate
+
+
+def test_a_branch_row_appended_under_a_legacy_header_keeps_its_branch_through_migration() -> None:
+    legacy = LEGACY.replace("\r\n", "\n").split("\n| Action")[0]
+    newer = "| O-003 | 2026-10-03 | feat | 1 | 01-03 | c | build | success | 3 | z | newer agent |\n"
+    document = parse(legacy + newer, "OUTCOMES.md", default_branch="develop")
+    assert document.parseable and not document.warnings
+    assert [r.branch for r in document.records] == ["develop", "develop", "feat"]
+    migrated = add_branch_column(document)
+    assert migrated.endswith(newer)  # not given a second Branch cell
+    again = parse(migrated, "OUTCOMES.md", default_branch="develop")
+    assert again.parseable and not again.warnings
+    _same_records(document.records, again.records)
+
+
+def test_a_row_off_by_more_than_the_branch_column_still_stops_the_parse() -> None:
+    short = "| O-002 | 2026-10-02 | 1 | 02 | b | build | failed | 5 | y |\n"
+    document = parse(BRANCHED + short, "OUTCOMES.md")
+    assert not document.parseable and "line 4 has 9 cells, the table has 11" in document.warnings[0]
+
+
+def test_recording_after_a_legacy_append_writes_the_header_layout(tmp_path: Path) -> None:
+    folder = tmp_path / "project" / ".planning" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "OUTCOMES.md").write_text("# Memory — Outcome Log\n\n" + BRANCHED + LEGACY_ROW, encoding="utf-8")
+    memory = LegionMemory(folder, branch_provider=lambda root: "develop", claude_home=tmp_path / "home")
+    memory.record_outcome(agent="d", outcome="success", summary="after the old agent", task_type="build")
+    lines = (folder / "OUTCOMES.md").read_text(encoding="utf-8").splitlines()
+    assert lines[-2] == LEGACY_ROW.rstrip("\n")
+    assert lines[-1].startswith("| O-003 | ") and lines[-1].split(" | ")[2] == "develop"
+    # the legacy row reads as the default branch ("main" outside git), not the current one
+    assert [r.branch for r in memory.recall_outcomes(branch="all").records if r.id == "O-002"] == ["main"]
