@@ -7,9 +7,11 @@ text analysis (``TermFeatures.key``), is quietly replaced.
 
 The file is one header and the index's arrays, raw and 64-byte aligned, so loading is a memory map
 (copy-on-write: the index may update rows in place, the file never changes) rather than a parse. It
-holds the token postings too, so the first recall builds nothing. A CRC-32 covers the header and one
-the data: a truncated, damaged or foreign-format file is detected, deleted (the next refresh writes a
-new one) and reported once as a warning on the ``mneme_tui`` logger (one line on stderr by default).
+holds the token postings and the bm25 term postings too, so the first recall builds nothing. A CRC-32
+covers the header and one the data: a truncated, damaged or foreign-format file is detected, deleted
+(the next refresh writes a new one) and reported once as a warning on the ``mneme_tui`` logger (one
+line on stderr by default). A snapshot in an older format (written before an upgrade) is replaced
+without a warning.
 Writes go to a temporary file that is renamed over the old one.
 
 Layout: ``MAGIC``, then little-endian u32 format version, header length, header CRC, data CRC; the
@@ -37,7 +39,7 @@ import numpy as np
 from mneme_tui import config
 from mneme_tui.memory.index import MemoryIndex, RowTokens
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 MAGIC = b"MNEMEIDX"
 _PREFIX = struct.Struct("<8sIIII")  # magic, format version, header length, header crc, data crc
 _ALIGN = 64
@@ -50,6 +52,10 @@ log = logging.getLogger("mneme_tui.index_snapshot")
 
 class DamagedSnapshot(Exception):
     """The snapshot file exists but cannot be used as it is (the message says why)."""
+
+
+class OutdatedSnapshot(Exception):
+    """The snapshot was written in an older format: replaced by the next save, nothing to report."""
 
 
 def snapshot_path(db_path: Path) -> Path:
@@ -79,6 +85,7 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             **_word_table("term_vocab", terms.vocab),
             "term_start": terms.doc_start, "term_ids": terms.doc_terms, "term_tf": terms.doc_tf,
             "term_len": terms.doc_len,
+            **dict(zip(("term_post_rows", "term_post_tf", "term_post_start"), terms.postings(), strict=True)),
         }
         header: dict[str, Any] = {
             "db_uuid": db_uuid, "seq": index.seq, "size": index.size, "update_seq": index.update_seq,
@@ -136,6 +143,8 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
         if header["term_key"] != index.terms.key:
             return None  # made with another text analysis: rebuilt from the database
         return _index(index, header, arrays)
+    except OutdatedSnapshot:
+        return None
     except DamagedSnapshot as exc:
         _discard(path, str(exc))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -150,6 +159,8 @@ def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     magic, version, head_length, head_crc, data_crc = _PREFIX.unpack_from(mapped)
     if magic != MAGIC:
         raise DamagedSnapshot("is not a mneme index snapshot")
+    if version < FORMAT_VERSION:
+        raise OutdatedSnapshot
     if version != FORMAT_VERSION:
         raise DamagedSnapshot(f"has format {version}, not {FORMAT_VERSION}")
     data_start = _PREFIX.size + head_length
@@ -197,9 +208,12 @@ def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndar
     terms.vocab = SnapshotVocab(*_word_arrays(arrays, "term_vocab"), new_ids=False)
     terms.doc_start, terms.doc_terms = arrays["term_start"], arrays["term_ids"]
     terms.doc_tf, terms.doc_len = arrays["term_tf"], arrays["term_len"]
-    terms._stale = True
     if terms.size != size or terms.doc_start.size != size + 1 or terms.doc_terms.size != terms.doc_start[-1]:
         raise DamagedSnapshot("has wrong analysed terms")
+    try:
+        terms.use_postings(arrays["term_post_rows"], arrays["term_post_tf"], arrays["term_post_start"])
+    except ValueError as exc:
+        raise DamagedSnapshot(f"has wrong term postings ({exc})") from None
     return index
 
 

@@ -234,6 +234,22 @@ class TermFeatures:
             self._tail_cache = (span, self.doc_terms[first:], owners, self.doc_tf[first:])
         return self._tail_cache[1], self._tail_cache[2], self._tail_cache[3]
 
+    def postings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The term-major postings of every row (rebuilt first if rows were added since): rows, tfs, starts."""
+        if self._built_for < self.size:
+            self._stale = True
+        self._ensure_postings()
+        return self._post_rows, self._post_tf, self._post_start
+
+    def use_postings(self, rows: np.ndarray, tfs: np.ndarray, starts: np.ndarray) -> None:
+        """Take postings of every current row (as :meth:`postings` gave them) instead of building them."""
+        if starts.size == 0 or starts[0] != 0 or starts[-1] != rows.size or rows.size != tfs.size:
+            raise ValueError("postings do not fit together")
+        if rows.size != self.doc_terms.size or starts.size > len(self.vocab) + 1:
+            raise ValueError("postings do not fit the analysed terms")
+        self._post_rows, self._post_tf, self._post_start = rows, tfs, starts
+        self._built_for, self._stale, self._tail_cache = self.size, False, None
+
     def _ensure_postings(self) -> None:
         """Rebuild the term-major postings when rows changed or enough rows were appended since."""
         if not self._stale:

@@ -282,6 +282,19 @@ def test_missing_snapshot_is_rebuilt_silently(tmp_path, caplog):
     assert index_snapshot.snapshot_path(path).exists()
 
 
+def test_snapshot_of_an_older_format_is_replaced_silently(tmp_path, caplog):
+    """After an upgrade the old snapshot is simply rebuilt: not damage, so no warning."""
+    path = tmp_path / "big.db"
+    expected = _answers(_big_store(path))
+    snapshot = index_snapshot.snapshot_path(path)
+    data = snapshot.read_bytes()
+    snapshot.write_bytes(_prefix(index_snapshot.FORMAT_VERSION - 1) + data[index_snapshot._PREFIX.size :])
+    with caplog.at_level("WARNING"):
+        assert _answers(Store(path)) == expected
+    assert caplog.records == []
+    assert index_snapshot.load(snapshot, Store(path)._db_uuid()) is not None
+
+
 def test_snapshot_loads_as_a_copy_on_write_map(tmp_path):
     """Rows updated in place after a load change the index, never the file; postings come from the file."""
     path = tmp_path / "big.db"
@@ -291,6 +304,8 @@ def test_snapshot_loads_as_a_copy_on_write_map(tmp_path):
     cold = Store(path)
     cold._load_snapshot()
     assert cold.index._postings_built_for == cold.index.size and not cold.index._postings_stale
+    terms = cold.index.terms
+    assert terms._built_for == terms.size == cold.index.size and not terms._stale  # bm25 postings too
     Store(path).dismiss([5])
     Store(path).update_content(6, content="zebra crossing")
     assert _ids(cold.recall("zebra crossing", repo="nomos", cross_repo=True))[0] == 6
