@@ -27,7 +27,7 @@ from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.recall import KINDS, OUTCOMES, RecallFilters, recall_kind
-from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report_text

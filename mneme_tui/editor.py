@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mneme_tui.display import printable
 from mneme_tui.errors import ERR_CONFIG, ERR_IO, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.validation import MAX_CONTENT_CHARS
+from mneme_tui.validation import MAX_CONTENT_CHARS, strip_one_newline
 
 
 def editor_command() -> list[str]:
@@ -51,10 +51,3 @@ def edit_text(text: str, name: str = "memory.md") -> str:
         except UnicodeDecodeError:
             raise MnemeError(ERR_VALIDATION_FAILED, "the edited text is not UTF-8; nothing changed") from None
     return strip_one_newline(edited)
-
-
-def strip_one_newline(text: str) -> str:
-    """``text`` without one trailing newline (``\\n`` or ``\\r\\n``)."""
-    if text.endswith("\r\n"):
-        return text[:-2]
-    return text[:-1] if text.endswith("\n") else text

@@ -132,3 +132,10 @@ def decode_utf8(data: bytes, what: str) -> str:
         raise MnemeError(
             ERR_VALIDATION_FAILED, f"{what} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
         ) from None
+
+
+def strip_one_newline(text: str) -> str:
+    """``text`` without one trailing newline (``\\n`` or ``\\r\\n``)."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text

@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("numpy", "numpy.ma", "peewee", "rich", "textual", "mcp", "mneme_tui.memory.learning", "mneme_tui.memory.store")
+HEAVY = (
+    "numpy", "numpy.ma", "peewee", "rich", "textual", "mcp", "mneme_tui.memory.learning", "mneme_tui.memory.store",
+    "mneme_tui.legion.api", "snowballstemmer", "subprocess",
+)
 
 
 def loaded_by(argv: list[str], cwd: Path) -> set[str]:
@@ -34,3 +37,6 @@ def test_recall_loads_no_tui_sdk_or_learning(tmp_path: Path) -> None:
                    capture_output=True, cwd=tmp_path)
     loaded = loaded_by(["recall", "hello", "--db", db], tmp_path)
     assert not loaded & {"textual", "mcp", "numpy.ma", "mneme_tui.memory.learning"}, loaded
+    # --json: no rich; the Legion API (imported by the legion handlers only) and the editor's subprocess neither
+    loaded = loaded_by(["recall", "hello", "--db", db, "--json"], tmp_path)
+    assert not loaded & {"rich", "textual", "mcp", "mneme_tui.legion.api", "snowballstemmer", "subprocess"}, loaded

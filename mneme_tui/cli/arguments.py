@@ -10,9 +10,16 @@ from typing import TYPE_CHECKING, NoReturn
 
 from mneme_tui import config, display
 from mneme_tui.cli import output
-from mneme_tui.editor import strip_one_newline
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID, check_text, decode_utf8, read_stream, too_large
+from mneme_tui.validation import (
+    MAX_CONTENT_CHARS,
+    MAX_ID,
+    check_text,
+    decode_utf8,
+    read_stream,
+    strip_one_newline,
+    too_large,
+)
 
 if TYPE_CHECKING:
     from mneme_tui.memory.store import Store

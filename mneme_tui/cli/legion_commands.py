@@ -12,18 +12,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config, display
 from mneme_tui.cli import arguments, legion_recall_command, output
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.briefing_report import briefing_report
-from mneme_tui.legion.gitbranch import BranchProvider
-from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
-from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
-from mneme_tui.legion.storage import LegionWriteError
+from mneme_tui.legion.records import split_tags
+from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.validation import is_folder, user_path
+
+if TYPE_CHECKING:  # the Legion API is imported by the handlers that use it: `mneme recall` never loads it
+    from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.legion.gitbranch import BranchProvider
+    from mneme_tui.legion.records import OutcomeRecord, Record
 
 BRANCH_PROVIDER: BranchProvider | None = None
 """Replaces ``git branch --show-current`` (tests set it; None = ask git)."""
@@ -132,6 +133,7 @@ def _list(raw: str) -> list[str]:
 
 # ----------------------------------------------------------------------------- helpers
 def _legion(args: argparse.Namespace) -> LegionMemory:
+    from mneme_tui.legion.api import LegionMemory
     from mneme_tui.legion.sync import resolve_memory_dir
 
     folder = resolve_memory_dir(getattr(args, "dir", None))
@@ -220,6 +222,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_briefing(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.briefing_report import briefing_report
+
     legion = _legion(args)
     if args.json:
         output.print_json(briefing_report(legion).to_json())
@@ -301,6 +305,8 @@ def _record_call(legion: LegionMemory, args: argparse.Namespace) -> Callable[[],
 
 
 def cmd_record(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.storage import LegionWriteError
+
     legion = _legion(args)
     if args.branch is not None and not args.branch.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, "--branch cannot be empty")

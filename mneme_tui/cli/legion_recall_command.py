@@ -25,8 +25,8 @@ from mneme_tui.legion.recall import (
     PREFERENCES,
     RecallFilters,
 )
-from mneme_tui.legion.record_files import DECISION_POINTS, SIGNALS
 from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record, split_tags
+from mneme_tui.legion.schemas import DECISION_POINTS, SIGNALS
 
 if TYPE_CHECKING:
     from rich.text import JustifyMethod

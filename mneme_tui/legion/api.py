@@ -36,9 +36,6 @@ from mneme_tui.legion.prune import (
     plan_prune,
 )
 from mneme_tui.legion.record_files import (
-    DECISION_POINTS,
-    OUTCOMES_VALUES,
-    SIGNALS,
     StoreResult,
     append_record,
     base_importance,
@@ -57,10 +54,13 @@ from mneme_tui.legion.records import (
 )
 from mneme_tui.legion.schemas import (
     ARCHIVE,
+    DECISION_POINTS,
     ERRORS,
     OUTCOMES,
+    OUTCOMES_VALUES,
     PATTERNS,
     PREFERENCES,
+    SIGNALS,
     TableSchema,
 )
 from mneme_tui.legion.storage import DEFAULT_LOCK_TIMEOUT, load_document

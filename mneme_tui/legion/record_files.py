@@ -40,9 +40,6 @@ from mneme_tui.legion.schemas import ARCHIVE, BLOCK_KINDS, ERRORS, TableSchema, 
 from mneme_tui.legion.storage import load_document, modify_file
 from mneme_tui.legion.table_migration import migrate_for_new_row
 
-OUTCOMES_VALUES = ("success", "partial", "failed")
-SIGNALS = ("positive", "negative", "corrective")
-DECISION_POINTS = ("review-verdict", "review-override", "agent-selection", "manual-edit", "fix-acceptance")
 GENERAL_TASK_TYPE = "general"
 
 

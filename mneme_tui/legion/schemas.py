@@ -20,6 +20,9 @@ ERROR = "error"
 PREFERENCE = "preference"
 
 DEFAULT_BRANCH = "main"
+OUTCOMES_VALUES = ("success", "partial", "failed")
+SIGNALS = ("positive", "negative", "corrective")
+DECISION_POINTS = ("review-verdict", "review-override", "agent-selection", "manual-edit", "fix-acceptance")
 
 #: A template placeholder such as ``{task type}`` or ``{NNN}`` (Completion Gate: none may remain).
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][^{}\n]{0,60}\}")

@@ -35,7 +35,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import snowballstemmer
+import Stemmer  # PyStemmer: Snowball's C stemmers
 
 WORD = re.compile(r"[^\W_]+")
 """The spec tokenizer's word pattern, applied to the original (not lowercased) text."""
@@ -73,7 +73,7 @@ wrapped in act")."""
 
 
 class SnowballStem:
-    """A Snowball stemmer (``snowballstemmer``) as a function of a lowercase word.
+    """A Snowball stemmer (PyStemmer's C build of Snowball) as a function of a lowercase word.
 
     Words of one or two letters are returned unchanged, as in Martin Porter's reference implementation of
     his 1980 algorithm (Snowball's ``porter`` would turn ``as`` into ``a``). A lock makes one instance safe
@@ -81,7 +81,7 @@ class SnowballStem:
     """
 
     def __init__(self, algorithm: str) -> None:
-        self._stemmer = snowballstemmer.stemmer(algorithm)
+        self._stemmer = Stemmer.Stemmer(algorithm)
         self._lock = threading.Lock()
 
     def __call__(self, word: str) -> str:
