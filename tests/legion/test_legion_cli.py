@@ -202,13 +202,10 @@ def test_record_pattern_error_preference(capsys, folder: Path) -> None:
 
 
 @pytest.mark.parametrize("argv", [
-    ("outcome", "--agent", "a", "--outcome", "maybe", "--summary", "s"),
-    ("outcome", "--outcome", "success", "--summary", "s"),
+    ("outcome", "--agent", "", "--outcome", "success", "--summary", "s"),
     ("outcome", "--agent", "a", "--outcome", "success", "--summary", "s", "--importance", "9"),
     ("pattern", "--pattern", "   "),
-    ("error", "--error-signature", "x"),
-    ("preference", "--decision-point", "lunch", "--context", "c", "--signal", "positive"),
-    ("preference", "--decision-point", "manual-edit", "--context", "c", "--signal", "meh"),
+    ("error", "--error-signature", "x", "--fix", ""),
     ("pattern", "--pattern", "p", "--branch", " "),
 ])
 def test_record_validation_is_one_line_and_writes_nothing(capsys, proj: Path, argv: tuple[str, ...]) -> None:
@@ -221,10 +218,23 @@ def test_record_validation_is_one_line_and_writes_nothing(capsys, proj: Path, ar
     ("outcome", "--agent", "a", "--importance", "high"),
     ("lesson", "--text", "x"),
     ("outcome", "--review-cycles", "-1"),
+    ("outcome", "--agent", "a", "--outcome", "maybe", "--summary", "s"),
+    ("outcome", "--outcome", "success", "--summary", "s"),
+    ("error", "--error-signature", "x"),
+    ("preference", "--decision-point", "lunch", "--context", "c", "--signal", "positive"),
+    ("preference", "--decision-point", "manual-edit", "--context", "c", "--signal", "meh"),
 ])
 def test_record_usage_errors_exit_2(capsys, proj: Path, argv: tuple[str, ...]) -> None:
     code, out, err = run(capsys, "legion", "record", *argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert not any((proj / ".planning" / "memory").glob("*.md"))
+
+
+def test_record_without_fields_names_every_missing_option(capsys, proj: Path) -> None:
+    code, _, err = run(capsys, "legion", "record", "outcome")
+    assert code == 2 and "required: --agent, --outcome, --summary" in err
+    code, _, err = run(capsys, "legion", "record", "preference", "--signal", "positive")
+    assert code == 2 and "required: --decision-point, --context" in err
 
 
 def test_record_write_failure_prints_the_record(capsys, proj: Path) -> None:
