@@ -3,7 +3,7 @@
 ``memories`` is created from the spec's DDL text; everything else lives in tables that point at
 ``memories.id``:
 
-- ``memory_audit``: every status change (memory id, from, to, when, why).
+- ``memory_audit``: every status change (memory id, from, to, when, why, and who: ``actor``, schema 5).
 - ``task_access``: which (task_id, memory_id) pairs already reinforced ``access_count``.
 - ``mneme_meta``: this database's identity (``db_uuid``), which keys the on-disk index snapshot.
 - ``memory_revision``: filled by a trigger on every update of ``memories``. With ``MAX(id)`` (ids only
@@ -12,8 +12,8 @@
 - ``legion_records``: the link between a mirrored Legion record and its memory (``legion/mirror.py``
   describes the columns).
 - ``task_sync_ledger``: one row per learning a verified task sync wrote (so a re-sync writes nothing twice).
-- ``memory_provenance``: where each memory came from (source and detail), written with the mint and never
-  changed after it (schema 4).
+- ``memory_provenance``: where each memory came from (source and detail; schema 4) and who minted it
+  (``actor``, schema 5), written with the mint and never changed after it.
 
 The DDL texts are used by the migrations (``migrations.py``); the peewee models below are views of the
 same tables for queries.
@@ -230,22 +230,13 @@ CREATE OR REPLACE FUNCTION mneme_revision() RETURNS trigger LANGUAGE plpgsql AS 
 BEGIN
     INSERT INTO memory_revision(memory_id, seq) VALUES (NEW.id, nextval('memory_revision_seq'))
     ON CONFLICT (memory_id) DO UPDATE SET seq = EXCLUDED.seq;
-    PERFORM pg_notify('mneme_changed', '');
     RETURN NEW;
-END $$;
-CREATE OR REPLACE FUNCTION mneme_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('mneme_changed', '');
-    RETURN NULL;
 END $$;
 DROP TRIGGER IF EXISTS memories_revision_update ON memories;
 CREATE TRIGGER memories_revision_update AFTER UPDATE ON memories FOR EACH ROW EXECUTE FUNCTION mneme_revision();
-DROP TRIGGER IF EXISTS memories_inserted ON memories;
-CREATE TRIGGER memories_inserted AFTER INSERT ON memories FOR EACH STATEMENT EXECUTE FUNCTION mneme_notify();
 """
 """PostgreSQL schema 1: the spec's tables with identity ids, ``bytea`` embeddings and ``timestamp`` times; the
-revision trigger takes its seq from a sequence (writers hold the write lock, so seqs commit in order) and
-wakes listeners on ``mneme_changed``."""
+revision trigger takes its seq from a sequence (writers hold the write lock, so seqs commit in order)."""
 
 PG_SCHEMA_3 = f"""
 CREATE TABLE IF NOT EXISTS legion_records (
@@ -293,6 +284,28 @@ INSERT INTO mneme_meta(key, value) VALUES ('provenance_version', '1') ON CONFLIC
 """PostgreSQL schema 4: provenance. No PostgreSQL store predates it (the backend arrived with schema 4), so
 there are no schema-3 Legion rows to re-type."""
 
+ACTOR_MIGRATION = """
+ALTER TABLE memory_audit ADD COLUMN actor TEXT NOT NULL DEFAULT '';
+ALTER TABLE memory_provenance ADD COLUMN actor TEXT NOT NULL DEFAULT '';
+"""
+"""Schema 5: who made each change (``config.resolve_actor``); rows written before it keep '' (shown as
+``unknown``). SQLite has no ``ADD COLUMN IF NOT EXISTS``: the schema version alone keeps it from running twice."""
+
+PG_SCHEMA_5 = f"""
+ALTER TABLE memory_audit ADD COLUMN IF NOT EXISTS actor {PG_TEXT} NOT NULL DEFAULT '';
+ALTER TABLE memory_provenance ADD COLUMN IF NOT EXISTS actor {PG_TEXT} NOT NULL DEFAULT '';
+CREATE OR REPLACE FUNCTION mneme_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO memory_revision(memory_id, seq) VALUES (NEW.id, nextval('memory_revision_seq'))
+    ON CONFLICT (memory_id) DO UPDATE SET seq = EXCLUDED.seq;
+    RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS memories_inserted ON memories;
+DROP FUNCTION IF EXISTS mneme_notify();
+"""
+"""PostgreSQL schema 5: the actor columns; and the ``mneme_changed`` notifications that schema 1 sent are gone
+(nothing listened: clients see other writers' changes by the revision check, ``MAX(id)`` and ``MAX(seq)``)."""
+
 
 MEMORY_COLUMNS = (
     "id", "repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
@@ -314,8 +327,11 @@ LEGION_RECORD_COLUMNS = (
 )
 """The columns of ``legion_records``, in table order."""
 
-PROVENANCE_COLUMNS = ("memory_id", "source", "detail")
+PROVENANCE_COLUMNS = ("memory_id", "source", "detail", "actor")
 """The columns of ``memory_provenance``, in table order."""
+
+AUDIT_COLUMNS = ("memory_id", "from_status", "to_status", "at", "reason", "actor")
+"""The columns of ``memory_audit`` but its own id, in table order."""
 
 LEDGER_COLUMNS = ("repo_id", "task_id", "learning", "gate", "path", "memory_id", "synced_at")
 """The columns of ``task_sync_ledger``, in table order."""
@@ -353,6 +369,7 @@ class AuditRow(BaseModel):
     to_status = peewee.TextField()
     at = peewee.DateTimeField()
     reason = peewee.TextField(default="")
+    actor = peewee.TextField(default="")
 
     class Meta:
         table_name = "memory_audit"
