@@ -140,3 +140,44 @@ def test_db_copy_carries_the_actors(tmp_path: Path, db_target, monkeypatch: pyte
     assert copied.created_by == ALICE and [entry.actor for entry in copied.history] == [ALICE]
     source.close()
     destination.close()
+
+
+def test_a_postgresql_schema_4_store_upgrades_to_actors_and_stops_notifying(pg_database):
+    """Schema 4 on PostgreSQL sent ``mneme_changed`` notifications nobody listened to; schema 5 adds the actor
+    columns (old rows: '', shown as unknown) and drops the notifications."""
+    import psycopg2
+
+    from mneme_tui.memory.persistence.migrations import MIGRATIONS, script_at
+
+    connection = psycopg2.connect(dbname=pg_database.name, **pg_database.params)
+    with connection, connection.cursor() as cursor:
+        for migration in MIGRATIONS[:4]:
+            if migration.pg_script.strip():
+                cursor.execute(script_at(migration, "2026-11-01 09:00:00", "postgresql"))
+        # schema 1 as it was first released: a statement trigger notified every insert
+        cursor.execute("""
+            CREATE OR REPLACE FUNCTION mneme_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_notify('mneme_changed', ''); RETURN NULL; END $$;
+            CREATE TRIGGER memories_inserted AFTER INSERT ON memories FOR EACH STATEMENT EXECUTE FUNCTION mneme_notify();
+            INSERT INTO mneme_meta(key, value) VALUES ('schema_version', '4');
+            INSERT INTO memories(repo_id, kind, topic, content, task_id, created_at, status)
+                VALUES ('acme', 'decision', 'General', 'written by schema 4', '', '2026-11-01 10:00:00', 'tombstoned');
+            INSERT INTO memory_audit(memory_id, from_status, to_status, at, reason)
+                VALUES (1, 'active', 'tombstoned', '2026-11-02 10:00:00', 'dismissed');
+            INSERT INTO memory_provenance(memory_id, source) VALUES (1, 'save');
+        """)
+    store = Store(pg_database.url)
+    assert store.info()["schema_version"] == 5
+    detail = store.detail(1)
+    assert detail.created_by == "" and [entry.actor for entry in detail.history] == [""]
+    with connection, connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_proc WHERE proname = 'mneme_notify'")
+        assert cursor.fetchone()[0] == 0
+        cursor.execute("SELECT count(*) FROM pg_trigger WHERE tgname = 'memories_inserted'")
+        assert cursor.fetchone()[0] == 0
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'mneme_revision'")
+        assert "pg_notify" not in cursor.fetchone()[0]
+    connection.close()
+    store.restore([1])
+    assert [entry.actor for entry in store.history(1)] == ["", "tester@ci"]
+    store.close()
