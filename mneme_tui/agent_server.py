@@ -212,13 +212,15 @@ def build_server(ctx: ServerContext) -> MCPServer:
             str | None, Field(description=f"the new memory's advisory kind ({', '.join(K.ADVISORY_KINDS)}); "
                                           "default: the old one's")
         ] = None,
+        context: Context | None = None,
     ) -> str:
         """Correct a memory: save a new one with `content` (and the old one's repo, task, topic and kind unless
         given); the old one becomes superseded by it. Nothing is overwritten. Only active advisory memories:
         dismiss a pitfall or pattern instead. Returns {"superseded": old id, "memory": the new memory}
         (`mneme supersede --json`)."""
         return _answer(lambda: {"superseded": memory_id, "memory": store.supersede(
-            memory_id, content, topic=topic, kind=kind, source=MCP).to_json()},
+            memory_id, content, topic=topic, kind=kind, source=MCP,
+            detail=client_name(context) if context is not None else "").to_json()},
             content=content, topic=topic, kind=kind)
 
     @server.tool(structured_output=False)

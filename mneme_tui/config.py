@@ -5,9 +5,11 @@ Nothing else in the package calls ``datetime.now()`` or reads ``MNEME_*`` variab
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import re
+import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,8 @@ EARLIEST_NOW = datetime(1900, 1, 1)
 LATEST_NOW = datetime(9999, 1, 1)
 """``MNEME_NOW`` must fall in [EARLIEST_NOW, LATEST_NOW): ages and windows subtract days from it."""
 MAX_CONFIG_BYTES = 1_000_000
+MAX_ACTOR_CHARS = 200
+"""The longest name an audit row records as who made a change."""
 
 
 def now() -> datetime:
@@ -205,6 +209,48 @@ def resolve_profile(cli_profile: str | None, default: str) -> str:
     """The ranking profile: ``--profile`` > ``MNEME_PROFILE`` > the config file's ``profile`` > ``default``."""
     chosen = cli_profile or os.environ.get("MNEME_PROFILE", "").strip()
     return chosen or str(load_settings().get("profile", "") or default)
+
+
+def resolve_actor() -> str:
+    """Who is making changes, recorded with every audit and provenance row: ``MNEME_ACTOR`` > ``actor`` in the
+    config file > ``user@host`` of the operating system. A set name must be one line of printable text of at
+    most ``MAX_ACTOR_CHARS`` characters (ERR_CONFIG naming where; text that is not UTF-8 is
+    ERR_VALIDATION_FAILED, as everywhere)."""
+    env = os.environ.get("MNEME_ACTOR", "").strip()
+    if env:
+        return _checked_actor(env, "MNEME_ACTOR")
+    configured = load_settings().get("actor")
+    if configured is not None:
+        if not isinstance(configured, str) or not configured.strip():
+            raise MnemeError(ERR_CONFIG, "actor in the config file must be a non-empty string")
+        return _checked_actor(configured.strip(), "actor in the config file")
+    return os_actor()
+
+
+def os_actor() -> str:
+    """``user@host`` of the operating system; ``unknown`` stands in for a part that cannot be found, and
+    anything unprintable becomes ``?`` (the result is always a valid actor)."""
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError, ImportError):  # no login name in the environment or the password database
+        user = ""
+    try:
+        host = socket.gethostname()
+    except OSError:
+        host = ""
+    actor = f"{user.strip() or 'unknown'}@{host.strip() or 'unknown'}"
+    return "".join(char if char.isprintable() and not 0xD800 <= ord(char) <= 0xDFFF else "?"
+                   for char in actor)[:MAX_ACTOR_CHARS]
+
+
+def _checked_actor(value: str, source: str) -> str:
+    check_text(value, source)
+    if len(value) > MAX_ACTOR_CHARS:
+        raise MnemeError(ERR_CONFIG, f"{source} is longer than {MAX_ACTOR_CHARS} characters")
+    if not value.isprintable():
+        raise MnemeError(ERR_CONFIG, f"{source} must be one line of printable text (no line breaks or control "
+                                     "characters)")
+    return value
 
 
 def cache_dir() -> Path:

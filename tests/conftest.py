@@ -7,6 +7,16 @@ import pytest
 pytest_plugins = ["pg_fixtures"]  # the PostgreSQL server fixtures (tests/pg_fixtures.py)
 
 FIXED_NOW = "2026-11-29T12:00:00"
+FIXED_ACTOR = "tester@ci"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def fixed_actor():
+    """Who every test's changes are recorded as made by, from the session's start (session-scoped fixtures such
+    as the TUI's demo template write audit rows too), so output and snapshots never show this machine's user."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MNEME_ACTOR", FIXED_ACTOR)
+        yield FIXED_ACTOR
 
 
 @pytest.fixture(autouse=True)

@@ -41,12 +41,13 @@ def test_piped_tables_keep_each_record_on_one_line(tmp_path: Path) -> None:
 
 MEMORY = {"access_count", "content", "created_at", "id", "kind", "provenance", "repo_id", "status", "superseded_by",
           "task_id", "topic"}
+HISTORY_ENTRY = {"actor", "at", "from_status", "memory_id", "reason", "to_status"}
 #: Each command's ``--json`` top-level keys (for a list: its first element's); changing one breaks agents.
 SHAPES: list[tuple[list[str], set[str]]] = [
     (["save", "peewee keeps one connection per thread"], MEMORY),
     (["recall", "connection"], MEMORY | {"components", "profile", "reasons", "score"}),
     (["list"], MEMORY),
-    (["show", "1"], {"accessed_by", "history", "memory", "superseded_by", "supersedes"}),
+    (["show", "1"], {"accessed_by", "created_by", "history", "memory", "superseded_by", "supersedes"}),
     (["supersede", "1", "peewee: one connection per thread"], {"memory", "superseded"}),
     (["dismiss", "2"], {"dismissed", "unchanged"}),
     (["restore", "2"], {"restored", "unchanged"}),
@@ -80,3 +81,6 @@ def test_json_shapes_are_stable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         if isinstance(document, list):
             document = document[0]
         assert set(document) == keys, argv
+    assert cli_main(["show", "2", "--json", "--db", db]) == 0  # dismissed and restored above: two history entries
+    history = json.loads(capsys.readouterr().out)["history"]
+    assert [set(entry) for entry in history] == [HISTORY_ENTRY] * 2

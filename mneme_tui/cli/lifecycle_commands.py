@@ -11,7 +11,7 @@ from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
-from mneme_tui.memory.records import Memory, MemoryDetail, iso
+from mneme_tui.memory.records import Memory, MemoryDetail, actor_label, iso
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +61,8 @@ def _print_detail(detail: MemoryDetail) -> None:
         ("topic", lit(memory.topic)),
         ("repo", lit(memory.repo_id)),
         ("task", lit(memory.task_id) or "—"),
-        ("created", f"{iso(memory.created_at)} ({output.age(memory.created_at, config.now())} ago)"),
+        ("created", f"{iso(memory.created_at)} ({output.age(memory.created_at, config.now())} ago) "
+                    f"by {lit(actor_label(detail.created_by))}"),
         ("accessed", f"{memory.access_count} time{'s' if memory.access_count != 1 else ''}"),
     ]
     if detail.superseded_by is not None:
@@ -83,7 +84,9 @@ def _print_detail(detail: MemoryDetail) -> None:
         return
     print("History:")
     for entry in detail.history:
-        print(f"  {iso(entry.at)}  {entry.from_status} → {entry.to_status}  {lit(entry.reason)}")
+        reason = f"  {lit(entry.reason)}" if entry.reason else ""
+        who = lit(actor_label(entry.actor))
+        print(f"  {iso(entry.at)}  {entry.from_status} → {entry.to_status}{reason}  (by {who})")
 
 
 def _reference(memory: Memory) -> str:

@@ -123,15 +123,25 @@ class ScoredMemory:
         return document
 
 
+UNKNOWN_ACTOR = "unknown"
+"""How an actor that nothing recorded ('': a change made before schema 5) is shown to people."""
+
+
+def actor_label(actor: str) -> str:
+    """``actor`` as shown in text: ``unknown`` when nothing recorded who it was."""
+    return actor or UNKNOWN_ACTOR
+
+
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
-    """One recorded status change of a memory."""
+    """One recorded status change of a memory, and who made it (``actor``: '' when not recorded)."""
 
     memory_id: int
     from_status: str
     to_status: str
     at: datetime
     reason: str
+    actor: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -140,6 +150,7 @@ class AuditEntry:
             "to_status": self.to_status,
             "at": iso(self.at),
             "reason": self.reason,
+            "actor": self.actor,
         }
 
 
@@ -156,18 +167,21 @@ class StatusChange:
 
 @dataclass(frozen=True, slots=True)
 class MemoryDetail:
-    """Everything ``show`` needs about one memory: the memory, its audit history, the memory that
-    supersedes it (if any), the memories it superseded and the tasks that reinforced it."""
+    """Everything ``show`` needs about one memory: the memory, who minted it (``created_by``: '' when not
+    recorded), its audit history, the memory that supersedes it (if any), the memories it superseded and the
+    tasks that reinforced it."""
 
     memory: Memory
     history: tuple[AuditEntry, ...]
     superseded_by: Memory | None
     supersedes: tuple[Memory, ...]
     accessed_by: tuple[str, ...]
+    created_by: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "memory": self.memory.to_json(),
+            "created_by": self.created_by,
             "history": [entry.to_json() for entry in self.history],
             "superseded_by": self.superseded_by.to_json() if self.superseded_by else None,
             "supersedes": [memory.to_json() for memory in self.supersedes],

@@ -147,6 +147,7 @@ class Store(StoreWrites):
         memory = self.get(memory_id)
         with self.sqlite_errors():
             older = self.memories.superseded_by(memory_id)
+            created_by = self.provenance_log.actor_of(memory_id)
         related = self.get_many([*older, memory.superseded_by] if memory.superseded_by else older)
         return MemoryDetail(
             memory=memory,
@@ -154,6 +155,7 @@ class Store(StoreWrites):
             superseded_by=related.get(memory.superseded_by) if memory.superseded_by else None,
             supersedes=tuple(related[i] for i in older if i in related),
             accessed_by=tuple(self.task_ids_for(memory_id)),
+            created_by=created_by,
         )
 
     def task_ids_for(self, memory_id: int) -> builtins.list[str]:

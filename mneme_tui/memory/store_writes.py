@@ -2,18 +2,21 @@
 undo) with their audit rows, content updates and per-task reinforcement. ``store.py`` adds the reads.
 
 Writes run in one write transaction each (``BEGIN IMMEDIATE`` on SQLite) with a busy timeout, so two
-processes writing at once wait for each other instead of failing or losing data.
+processes writing at once wait for each other instead of failing or losing data; on PostgreSQL a transaction
+the server aborts as a serialization failure or deadlock is run again whole (``dialect_pg.retry_transaction``).
+Every audit and provenance row records who wrote it: the store's ``actor`` (``config.resolve_actor``).
 """
 
 from __future__ import annotations
 
 import os
 from collections import namedtuple
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
@@ -45,6 +48,8 @@ from mneme_tui.memory.vectors import embed, embed_blobs, to_blob
 from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID
 
 RESTORE_REASON = "restored"
+
+T = TypeVar("T")
 
 _NewRow = namedtuple(
     "_NewRow",
@@ -106,13 +111,20 @@ class StoreWrites:
         self.index = MemoryIndex()
 
     # ------------------------------------------------------------------ plumbing
+    @cached_property
+    def actor(self) -> str:
+        """Who this store's writes are recorded as made by (``config.resolve_actor``; read at the first write,
+        so a bad setting fails a write, never a read)."""
+        return config.resolve_actor()
+
     @contextmanager
     def sqlite_errors(self) -> Iterator[None]:
-        """Turn database failures inside the block into one-line ERR_DATABASE errors."""
+        """Turn database failures inside the block into one-line ERR_DATABASE errors (the driver's error is
+        kept as the cause: ``dialect_pg.retry_transaction`` reads its code)."""
         try:
             yield
         except DATABASE_ERRORS as exc:
-            raise self.dialect.database_error(self.path, exc) from None
+            raise self.dialect.database_error(self.path, exc) from exc
 
     @contextmanager
     def write_transaction(self) -> Iterator[None]:
@@ -120,6 +132,19 @@ class StoreWrites:
         become ERR_DATABASE. Nested use joins the outer transaction."""
         with self.sqlite_errors(), self.dialect.write_transaction(self.db):
             yield
+
+    def _in_transaction(self, write: Callable[[], T]) -> T:
+        """``write()`` in one write transaction. An outermost one that PostgreSQL aborts as a serialization
+        failure or deadlock is run again whole; nested in a caller's transaction, it joins that one (whose
+        failure its owner sees)."""
+
+        def attempt() -> T:
+            with self.write_transaction():
+                return write()
+
+        if self.db.transaction_depth():
+            return attempt()
+        return self.dialect.retry_transaction(attempt)
 
     def close(self) -> None:
         """Close this thread's connection."""
@@ -198,12 +223,16 @@ class StoreWrites:
              row.status, row.superseded_by, row.access_count)
             for row, blob in zip(rows, blobs)
         ]
-        with self.write_transaction():
+        actor = self.actor
+
+        def write() -> list[int]:
             ids = self.memories.insert(values)
             self.provenance_log.add(
-                [(memory_id, row.provenance.source, row.provenance.detail) for memory_id, row in zip(ids, rows)]
+                [(memory_id, row.provenance.source, row.provenance.detail, actor) for memory_id, row in zip(ids, rows)]
             )
             return ids
+
+        return self._in_transaction(write)
 
     def _validated_row(self, item: dict) -> _NewRow:
         get = item.get
@@ -248,14 +277,17 @@ class StoreWrites:
 
     def undo(self, change: StatusChange, reason: str = "undo") -> StatusChange:
         """Undo a status change: put each memory back to the status it had before (audited)."""
-        undone = []
-        with self.write_transaction():
+
+        def write() -> StatusChange:
+            undone = []
             for memory_id, previous in change.changed:
                 current = self.get(memory_id).status
                 if current != previous:
                     self._change_status(memory_id, current, previous, reason)
                     undone.append((memory_id, current))
-        return StatusChange(tuple(undone))
+            return StatusChange(tuple(undone))
+
+        return self._in_transaction(write)
 
     def set_status(
         self,
@@ -277,8 +309,9 @@ class StoreWrites:
         wanted = list(dict.fromkeys(int(i) for i in ids))
         if not wanted:
             raise MnemeError(ERR_VALIDATION_FAILED, "no memory ids given")
-        changed = []
-        with self.write_transaction():
+
+        def write() -> StatusChange:
+            changed = []
             statuses = self.memories.statuses([i for i in wanted if 0 < i <= MAX_ID])
             missing = [i for i in wanted if i not in statuses]
             if missing:
@@ -293,7 +326,9 @@ class StoreWrites:
                     continue
                 self._change_status(memory_id, previous, status, reason, superseded_by)
                 changed.append((memory_id, previous))
-        return StatusChange(tuple(changed))
+            return StatusChange(tuple(changed))
+
+        return self._in_transaction(write)
 
     def mark_superseded(self, old_id: int, new_id: int, reason: str = "superseded") -> StatusChange:
         """Mark ``old_id`` superseded by ``new_id`` (both must exist; ``old_id`` must be active)."""
@@ -309,18 +344,21 @@ class StoreWrites:
         kind: str | None = None,
         reason: str | None = None,
         source: str = SAVE,
+        detail: str = "",
     ) -> Memory:
         """Edit as supersede: save a new memory with ``content`` and mark the old one superseded by it, in
         one transaction (audited); nothing is overwritten. The new memory keeps the old one's repo, task,
         topic and kind unless ``topic`` / ``kind`` are given.
 
-        Only active advisory memories can be superseded by hand (``source``: save, tui or mcp): the spec
+        Only active advisory memories can be superseded by hand (``source``: save, tui or mcp, with the new
+        memory's provenance ``detail`` as ``save`` takes it, e.g. the MCP client's name): the spec
         lets only task sync mint statutory kinds (pitfall, pattern, task, ...) and only the Legion import
         writes imported ones, so superseding one, or choosing such a ``kind``, raises ERR_VALIDATION_FAILED,
         as does a memory that is not active.
         """
         new_kind = K.validate_kind(kind, allow_statutory=False) if kind is not None else None
-        with self.write_transaction():
+
+        def write() -> Memory:
             old = self.get(memory_id)
             if old.kind in K.STATUTORY_KINDS or old.kind in K.IMPORTED_KINDS:
                 raise MnemeError(
@@ -332,10 +370,12 @@ class StoreWrites:
                 raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")
             new = self.save(
                 content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
-                repo_id=old.repo_id, task_id=old.task_id, source=source,
+                repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail,
             )
             self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
-        return new
+            return new
+
+        return self._in_transaction(write)
 
     def _change_status(
         self, memory_id: int, previous: str, status: str, reason: str, superseded_by: int | None = None
@@ -344,7 +384,7 @@ class StoreWrites:
         if superseded_by is not None:
             fields["superseded_by"] = superseded_by
         self.memories.update(memory_id, **fields)
-        self.audit_log.add(memory_id, previous, status, config.now(), reason)
+        self.audit_log.add(memory_id, previous, status, config.now(), reason, self.actor)
 
     def update_content(
         self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None
@@ -357,18 +397,21 @@ class StoreWrites:
             fields["topic"] = topic.strip() or "General"
         if task_id is not None:
             fields["task_id"] = task_id
-        with self.write_transaction():
-            self.memories.update(memory_id, **fields)
+        self._in_transaction(lambda: self.memories.update(memory_id, **fields))
         return self.get(memory_id)
 
     def reinforce(self, task_id: str, memory_ids: Iterable[int]) -> list[int]:
         """Count an access for each memory at most once per (task_id, memory_id); returns the ids counted."""
         if not task_id.strip():
             raise MnemeError(ERR_VALIDATION_FAILED, "task id cannot be empty")
-        counted = []
-        with self.write_transaction():
-            for memory_id in dict.fromkeys(memory_ids):
+        wanted = list(dict.fromkeys(memory_ids))
+
+        def write() -> list[int]:
+            counted = []
+            for memory_id in wanted:
                 if self.task_access.add_once(task_id, memory_id, config.now()):
                     self.memories.add_access(memory_id)
                     counted.append(memory_id)
-        return counted
+            return counted
+
+        return self._in_transaction(write)

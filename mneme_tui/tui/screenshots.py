@@ -20,6 +20,8 @@ from pathlib import Path
 from textual.worker import WorkerCancelled
 
 SCREENSHOT_NOW = datetime(2026, 3, 1, 12, 0, 0)
+SCREENSHOT_ACTOR = "alice@laptop"
+"""Who the screenshots' changes are recorded as made by (the machine's own user@host would differ per run)."""
 SIZE = (120, 36)
 
 
@@ -143,12 +145,13 @@ def make_screenshots(out: Path) -> list[Path]:
 
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    saved_env = {name: os.environ.get(name) for name in ("MNEME_NOW", "HOME")}
+    saved_env = {name: os.environ.get(name) for name in ("MNEME_NOW", "HOME", "MNEME_ACTOR")}
     saved_cwd = Path.cwd()
     written = []
     with tempfile.TemporaryDirectory(prefix="mneme-screens-") as temp:
         os.environ["MNEME_NOW"] = SCREENSHOT_NOW.isoformat()
         os.environ["HOME"] = temp
+        os.environ["MNEME_ACTOR"] = SCREENSHOT_ACTOR
         try:
             os.chdir(temp)
             for name, scene in SCENES:

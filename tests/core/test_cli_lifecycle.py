@@ -80,7 +80,7 @@ def test_show_json_is_the_store_detail(run, store):
     new = store.supersede(old.id, "v2")
     document = run("show", str(new.id), "--json").json()
     assert document == store.detail(new.id).to_json()
-    assert set(document) == {"memory", "history", "superseded_by", "supersedes", "accessed_by"}
+    assert set(document) == {"memory", "created_by", "history", "superseded_by", "supersedes", "accessed_by"}
     assert [m["id"] for m in document["supersedes"]] == [old.id] and document["superseded_by"] is None
 
 

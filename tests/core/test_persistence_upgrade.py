@@ -71,17 +71,20 @@ def test_schema_1_upgrades_to_the_current_schema_and_keeps_every_row(schema1_db:
     assert len(before["memories"]) == 7 and len(before["task_access"]) == 3
     Store(schema1_db).close()
     version, names = _catalogue(schema1_db)
-    assert version == SCHEMA_VERSION == 4
+    assert version == SCHEMA_VERSION == 5
     assert ("trigger", "memories_revision_insert") not in names  # schema 2 dropped it
     assert {("trigger", "memories_revision_update"), ("table", "legion_records"), ("table", "task_sync_ledger"),
             ("index", "idx_legion_records_identity")} <= names
     after = {table: _dump(schema1_db, table, order) for table, order in tables}
     assert ("provenance_version", "1") in after["mneme_meta"]  # schema 4 recorded every memory's origin
     after["mneme_meta"] = [row for row in after["mneme_meta"] if row[0] != "provenance_version"]
+    assert after["memory_audit"] == [(*row, "") for row in before["memory_audit"]]  # schema 5: actor '' (unknown)
+    after["memory_audit"] = before["memory_audit"]
     assert after == before
     store = Store(schema1_db)
     assert store.count() == 7 and store.status_counts()["tombstoned"] == 1
-    assert [(e.from_status, e.to_status) for e in store.history(5)] == [("active", "tombstoned")]
+    assert [(e.from_status, e.to_status, e.actor) for e in store.history(5)] == [("active", "tombstoned", "")]
+    assert store.detail(5).created_by == ""
     assert store.task_ids_for(2) == ["T-1", "T-2"]
     assert store.get(6).superseded_by == 7
 
@@ -95,6 +98,9 @@ def test_every_command_works_after_upgrading_schema_1(schema1_db: Path, tmp_path
     listed = cli("list", "-p", "acme", "--json", "-n", "50", *db).json()
     assert {m["id"] for m in listed} == {1, 3, 4, 7, 8}  # -p lists exactly acme; 5 and 6 are not active
     assert cli("dismiss", "3", "--json", *db).json() == {"dismissed": [3], "unchanged": []}
+    shown = cli("show", "5", *db).out  # a change and a mint from before schema 5: nobody recorded who
+    assert "(by unknown)" in shown and "by unknown" in shown.split("created", 1)[1].splitlines()[0]
+    assert [entry["actor"] for entry in cli("show", "3", "--json", *db).json()["history"]] == ["tester@ci"]
     assert cli("recall", "written after the upgrade", "-p", "acme", "--json", *db).json()[0]["id"] == 8
 
     memory_dir = tmp_path / "legion" / ".planning" / "memory"

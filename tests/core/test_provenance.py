@@ -23,6 +23,8 @@ from mneme_tui.memory.store import Store
 SCHEMA1_FIXTURE = Path(__file__).resolve().parents[1] / "data" / "mneme_schema1.db"
 NOW = "2026-03-01T09:00:00"
 SYNCED = Provenance(TASK_SYNC, "INT-734")
+PROVENANCE = next(migration for migration in MIGRATIONS if migration.version == 4)
+"""The schema-4 migration: every memory's provenance, and the re-typing of imported statutory kinds."""
 
 
 @pytest.fixture(autouse=True)
@@ -123,12 +125,13 @@ OLD_KINDS = {"outcome": "task", "practice": "pattern", "error": "pitfall"}
 
 
 def _as_schema_3(path: Path) -> None:
-    """Turn a store back into what schema 3 wrote: no provenance table, imported rows of statutory kinds (a
-    quality review as ``review``), user_version 3."""
+    """Turn a store back into what schema 3 wrote: no provenance table or audit actors, imported rows of
+    statutory kinds (a quality review as ``review``), user_version 3."""
     connection = sqlite3.connect(path)
     whens = " ".join(f"WHEN '{new}' THEN '{old}'" for new, old in OLD_KINDS.items())
     connection.executescript(f"""
         DROP TABLE memory_provenance;
+        ALTER TABLE memory_audit DROP COLUMN actor;
         DELETE FROM mneme_meta WHERE key = 'provenance_version';
         UPDATE memories SET kind = CASE WHEN topic = 'quality-review' THEN 'review' ELSE CASE kind {whens} ELSE kind
             END END WHERE kind IN ('outcome', 'practice', 'error');
@@ -179,7 +182,7 @@ def test_schema_3_legion_store_is_retyped_with_an_audit_row_each(tmp_path: Path)
     audit_rows = connection.execute("SELECT COUNT(*) FROM memory_audit").fetchone()[0]
     assert audit_rows == 4
     # idempotent: the migration run again changes nothing
-    connection.executescript(script_at(MIGRATIONS[-1], NOW))
+    connection.executescript(script_at(PROVENANCE, NOW))
     assert connection.execute("SELECT COUNT(*) FROM memory_audit").fetchone()[0] == audit_rows
     connection.close()
     assert {m.id: m for m in store.list(status="all", limit=None)} == after

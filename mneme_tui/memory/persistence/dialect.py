@@ -63,6 +63,12 @@ def retry_busy(action: Callable[[], T], timeout_s: float = BUSY_TIMEOUT_MS / 100
         pause = min(pause * 2, 0.1)
 
 
+def retry_transaction(action: Callable[[], T]) -> T:
+    """Run ``action``, one whole write transaction. Nothing to rerun on SQLite: ``BEGIN IMMEDIATE`` queues
+    writers on the busy timeout, so a transaction never fails a serialization check or deadlocks."""
+    return action()
+
+
 def schema_version(db: peewee.Database) -> int:
     """The schema version recorded in the database (0 for a new file)."""
     return int(db.execute_sql("PRAGMA user_version").fetchone()[0])
@@ -80,15 +86,35 @@ def enable_wal(db: peewee.Database) -> None:
 
 
 def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
-    """Run each ``(version, script)`` and record the last version, all in one write transaction."""
-    body = "".join(f"{script}\nPRAGMA user_version = {version};\n" for version, script in scripts)
+    """Run each ``(version, script)`` and record the last version, all in one write transaction; re-reads the
+    version under the write lock, so two processes migrating one file at once do each step once."""
     connection = db.connection()
     try:
-        connection.executescript(f"BEGIN IMMEDIATE;{body}COMMIT;")
+        connection.execute("BEGIN IMMEDIATE")
+        current = int(connection.execute("PRAGMA user_version").fetchone()[0])
+        for version, script in scripts:
+            if version <= current:
+                continue
+            for statement in statements(script):
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {int(version)}")
+        connection.execute("COMMIT")
     except sqlite3.DatabaseError:
         if connection.in_transaction:
             connection.rollback()
         raise
+
+
+def statements(script: str) -> list[str]:
+    """The complete SQL statements of ``script`` (a ``;`` inside a string or a trigger body does not end one)."""
+    found, pending = [], ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n\t;"):
+                found.append(pending.strip())
+            pending = ""
+    return found
 
 
 def placeholders(count: int) -> str:

@@ -7,6 +7,8 @@ commit in the order they were assigned (the index's ``MAX(id)`` / ``MAX(seq)`` w
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -29,6 +31,10 @@ WRITE_LOCK_KEY = 0x6D6E656D65  # "mneme"
 LOCK_TIMEOUT = "10s"
 RETRYABLE = {"40001", "40P01"}
 """Serialization failure and deadlock: the transaction is safe to run again."""
+TRANSACTION_ATTEMPTS = 5
+"""How often ``retry_transaction`` runs a transaction that keeps failing with a ``RETRYABLE`` error."""
+RETRY_PAUSE_S = 0.02
+"""The first pause before a rerun; it doubles each time (with jitter, so two rerun writers drift apart)."""
 
 __all__ = ["insert_sql", "placeholders"]  # shared with dialect.py: the same text serves both
 
@@ -69,15 +75,36 @@ def write_transaction(db: peewee.Database) -> Iterator[None]:
         yield
 
 
+def _pgcode(exc: BaseException | None) -> str | None:
+    """The SQLSTATE of a driver error, of peewee's wrapper of one, or of the ERR_DATABASE made of one."""
+    while exc is not None:
+        code = getattr(exc, "pgcode", None) or getattr(getattr(exc, "orig", None), "pgcode", None)
+        if code:
+            return str(code)
+        exc = exc.__cause__
+    return None
+
+
 def is_busy(exc: BaseException) -> bool:
     """True when ``exc`` says another connection holds a lock, or the transaction may be retried."""
-    code = getattr(exc, "pgcode", None) or getattr(getattr(exc, "orig", None), "pgcode", None)
+    code = _pgcode(exc)
     return code in RETRYABLE or code == "55P03"
 
 
-def retry_busy(action: Callable[[], T], timeout_s: float = 10.0) -> T:
-    """Run ``action`` (the server's lock_timeout already waits out other writers)."""
-    return action()
+def retry_transaction(action: Callable[[], T]) -> T:
+    """Run ``action``, one whole write transaction, and run it again when the server aborted it with a
+    serialization failure or a deadlock (``RETRYABLE``, raised as it is or as the ERR_DATABASE made of it), up
+    to ``TRANSACTION_ATTEMPTS`` times with a short growing pause; the last failure is raised (ERR_DATABASE
+    "… is busy"). Only an outermost transaction may be rerun: one nested in another was rolled back with it."""
+    attempt, pause = 1, RETRY_PAUSE_S
+    while True:
+        try:
+            return action()
+        except Exception as exc:
+            if _pgcode(exc) not in RETRYABLE or attempt >= TRANSACTION_ATTEMPTS:
+                raise
+        time.sleep(pause * (0.5 + random.random()))
+        attempt, pause = attempt + 1, pause * 2
 
 
 def schema_version(db: peewee.Database) -> int:
@@ -156,6 +183,9 @@ def database_error(target: Any, exc: BaseException) -> MnemeError:
     """A one-line ERR_DATABASE for a failure on the database at URL ``target`` (never its password)."""
     where = redacted_url(str(target))
     text = _first_line(exc)
+    if _pgcode(exc) in RETRYABLE:
+        return MnemeError(ERR_DATABASE, f"{where} is busy: other writers' transactions kept conflicting with "
+                                        f"this one ({text})")
     if is_busy(exc):
         return MnemeError(ERR_DATABASE, f"{where} is busy: another process holds a write lock ({text})")
     return MnemeError(ERR_DATABASE, f"{where}: {text}")

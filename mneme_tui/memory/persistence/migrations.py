@@ -1,8 +1,9 @@
 """The one ordered list of schema migrations; ``PRAGMA user_version`` records how far a database got.
 
 Each migration is idempotent SQL (``IF NOT EXISTS``), so a database that gained a table early (before
-schema 3, ``legion_records`` and ``task_sync_ledger`` created themselves on first use) upgrades cleanly.
-A new table, index or trigger is a new entry at the end; ``SCHEMA_VERSION`` follows from the list.
+schema 3, ``legion_records`` and ``task_sync_ledger`` created themselves on first use) upgrades cleanly;
+the one exception is schema 5's SQLite ``ADD COLUMN``, which has no such form and runs once by the version.
+A new table, column, index or trigger is a new entry at the end; ``SCHEMA_VERSION`` follows from the list.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               schema.LEGION_RECORDS_DDL + schema.TASK_SYNC_LEDGER_DDL, schema.PG_SCHEMA_3),
     Migration(4, "memory_provenance: where every memory came from; imported Legion rows lose statutory kinds",
               schema.PROVENANCE_MIGRATION, schema.PG_SCHEMA_4),
+    Migration(5, "who made each change: an actor on memory_audit and memory_provenance; PostgreSQL stops notifying",
+              schema.ACTOR_MIGRATION, schema.PG_SCHEMA_5),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -17,22 +17,22 @@ from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_CO
 
 
 class AuditLog:
-    """``memory_audit``: every status change of a memory."""
+    """``memory_audit``: every status change of a memory, and who made it."""
 
     def __init__(self, tables: Tables) -> None:
         self.model = tables.audit
 
-    def add(self, memory_id: int, from_status: str, to_status: str, at: datetime, reason: str) -> None:
-        """Record one status change."""
+    def add(self, memory_id: int, from_status: str, to_status: str, at: datetime, reason: str, actor: str) -> None:
+        """Record one status change made by ``actor``."""
         self.model.insert(
-            memory_id=memory_id, from_status=from_status, to_status=to_status, at=at, reason=reason
+            memory_id=memory_id, from_status=from_status, to_status=to_status, at=at, reason=reason, actor=actor
         ).execute()
 
-    def for_memory(self, memory_id: int) -> list[tuple[int, str, str, datetime, str]]:
-        """(memory_id, from, to, at, reason) of one memory, oldest first."""
+    def for_memory(self, memory_id: int) -> list[tuple[int, str, str, datetime, str, str]]:
+        """(memory_id, from, to, at, reason, actor) of one memory, oldest first (actor '' before schema 5)."""
         model = self.model
         query = model.select().where(model.memory_id == memory_id).order_by(model.id)
-        return [(row.memory_id, row.from_status, row.to_status, row.at, row.reason) for row in query]
+        return [(row.memory_id, row.from_status, row.to_status, row.at, row.reason, row.actor) for row in query]
 
 
 class TaskAccessLog:
@@ -138,15 +138,23 @@ _PROVENANCE_INSERT = dialect.insert_sql("memory_provenance", PROVENANCE_COLUMNS)
 
 
 class ProvenanceLog:
-    """``memory_provenance``: where each memory came from (written with the mint, never changed)."""
+    """``memory_provenance``: where each memory came from and who minted it (written with the mint, never
+    changed)."""
 
     def __init__(self, db: peewee.Database) -> None:
         self.db = db
 
-    def add(self, rows: Sequence[tuple[int, str, str]]) -> None:
-        """Record (memory_id, source, detail) rows inside the caller's write transaction."""
+    def add(self, rows: Sequence[tuple[int, str, str, str]]) -> None:
+        """Record (memory_id, source, detail, actor) rows inside the caller's write transaction."""
         if rows:
             dialect_of(self.db).insert_many(self.db, _PROVENANCE_INSERT, rows)
+
+    def actor_of(self, memory_id: int) -> str:
+        """Who minted the memory ('' when nothing recorded it: rows older than schema 5)."""
+        row = self.db.execute_sql(
+            "SELECT actor FROM memory_provenance WHERE memory_id = ?", (int(memory_id),)
+        ).fetchone()
+        return row[0] if row else ""
 
 
 _LEDGER_INSERT = dialect.insert_sql("task_sync_ledger", LEDGER_COLUMNS)

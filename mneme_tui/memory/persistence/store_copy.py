@@ -20,13 +20,13 @@ from mneme_tui.config import parse_timestamp
 from mneme_tui.errors import ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.persistence.database import dialect_of
 from mneme_tui.memory.persistence.schema import (
+    AUDIT_COLUMNS,
     INSERT_COLUMNS,
     LEDGER_COLUMNS,
     LEGION_RECORD_COLUMNS,
     PROVENANCE_COLUMNS,
 )
 
-AUDIT_COLUMNS = ("memory_id", "from_status", "to_status", "at", "reason")
 TASK_ACCESS_COLUMNS = ("task_id", "memory_id", "at")
 SIDE_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("memory_audit", AUDIT_COLUMNS),

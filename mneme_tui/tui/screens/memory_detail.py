@@ -92,7 +92,8 @@ class MemoryScreen(ModalScreen[None]):
             return  # a jump happened meanwhile
         self.record = record
         body = memory_text(record.memory, config.now(), history=record.history, tasks=record.accessed_by,
-                           superseded_by=record.superseded_by, supersedes=record.supersedes)
+                           superseded_by=record.superseded_by, supersedes=record.supersedes,
+                           created_by=record.created_by)
         self.query_one(MemoryDetail).show(body, record.memory.id)
 
     def _failed(self, message: str) -> None:

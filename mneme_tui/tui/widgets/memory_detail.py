@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from mneme_tui import display
-from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory
+from mneme_tui.memory.records import AuditEntry, Memory, ScoredMemory, actor_label
 from mneme_tui.tui.markdown_text import readable_text
 from mneme_tui.tui.text import KIND_STYLES, STATUS_STYLES, literal_text, stamp
 from mneme_tui.tui.widgets.score_bars import component_legend, score_breakdown
@@ -31,10 +31,12 @@ def memory_text(
     tasks: Sequence[str] | None = None,
     superseded_by: Memory | None = None,
     supersedes: Sequence[Memory] = (),
+    created_by: str | None = None,
     bar_width: int = 14,
 ) -> Text:
     """The detail of ``memory`` as one literal Text (memory text is never parsed as markup); with
-    ``superseded_by`` / ``supersedes``, the newer and older versions, each with the key that opens it."""
+    ``superseded_by`` / ``supersedes``, the newer and older versions, each with the key that opens it; with
+    ``created_by`` (and ``history``), who minted it (and who made each change)."""
     out = Text(end="")
     out.append(f"#{memory.id}", style="bold")
     out.append("  ")
@@ -50,7 +52,8 @@ def memory_text(
     out.append("\n\n")
     _field(out, "repo", memory.repo_id or "(none)")
     _field(out, "from", memory.from_line().removeprefix("From: "))
-    _field(out, "created", f"{stamp(memory.created_at)} ({display.age(memory.created_at, now)} ago)")
+    created = f"{stamp(memory.created_at)} ({display.age(memory.created_at, now)} ago)"
+    _field(out, "created", created if created_by is None else f"{created} by {actor_label(created_by)}")
     _field(out, "accessed", f"{memory.access_count}×")
     if memory.task_id:
         _field(out, "task", memory.task_id)
@@ -80,6 +83,8 @@ def memory_text(
             if entry.reason:
                 out.append("  ")
                 out.append(literal_text(entry.reason, "italic"))
+            out.append("  by ", style="dim")
+            out.append(literal_text(actor_label(entry.actor), "dim"))
             out.append("\n")
     return out
 
