@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import queue as queue_module
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -99,7 +99,13 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     queue = context.Queue()
     child = context.Process(target=_child, args=(function, args, queue))
     child.start()
-    status, figures = queue.get()
+    while True:
+        try:
+            status, figures = queue.get(timeout=1.0)
+            break
+        except queue_module.Empty:
+            if not child.is_alive():  # killed (out of memory?) before it could report
+                raise RuntimeError(f"bench {function.__name__}{args[:1]} died (exit code {child.exitcode})") from None
     child.join()
     if status == "mneme":
         raise MnemeError(*figures)
@@ -108,31 +114,42 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
     return figures
 
 
-def run_process(command: list[str] | tuple[str, ...], env: dict[str, str]) -> tuple[float, float]:
-    """Run ``command`` to its end; its wall time (s) and its own peak RSS (MB). A failure is RuntimeError
-    with the last line the process wrote to stderr."""
-    with tempfile.TemporaryFile() as errors:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, so that wait4 sees its rusage
-        if process.returncode != 0:
-            errors.seek(0)
-            last = errors.read().decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-            raise RuntimeError(f"`{' '.join(command[1:4])}` failed: {last[0]}")
-    return elapsed, round(usage.ru_maxrss / 1024.0, 1)
+PEAK_PROBE = """
+import runpy, sys
+try:
+    runpy.run_module("mneme_tui", run_name="__main__", alter_sys=True)
+finally:
+    with open("/proc/self/status") as status:
+        print(next(line for line in status if line.startswith("VmHWM:")), file=sys.stderr)
+"""
+"""``python -m mneme_tui`` that prints its own peak RSS (``VmHWM``, Linux) as its last stderr line, even
+when it fails. The
+rusage a parent gets from ``wait4`` will not do: a child's ``ru_maxrss`` starts from the size of the
+process it was forked from (here, the bench with its whole store)."""
+
+
+def run_process(name: str, command: list[str] | tuple[str, ...], env: dict[str, str]) -> tuple[float, list[str]]:
+    """Run ``command`` to its end; its wall time (s) and the lines it wrote to stderr. A failure is
+    RuntimeError naming ``name`` with its first stderr line."""
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    elapsed = time.perf_counter() - start
+    lines = done.stderr.decode(errors="replace").strip().splitlines()
+    if done.returncode != 0:
+        raise RuntimeError(f"{name} failed: {lines[0] if lines else 'no output'}")
+    return elapsed, lines
 
 
 def import_floor_ms() -> float:
     """Median wall time (ms) of ``python -c "import numpy, peewee"`` over ``COLD_RUNS`` runs."""
-    return ms(float(np.median([run_process(FLOOR_COMMAND, dict(os.environ))[0] for _ in range(COLD_RUNS)])))
+    runs = [run_process("the import floor", FLOOR_COMMAND, dict(os.environ))[0] for _ in range(COLD_RUNS)]
+    return ms(float(np.median(runs)))
 
 
 def cold_recall(db_path: Path, workdir: str) -> tuple[dict[str, float], dict[str, float]]:
     """Median wall time (ms) of ``mneme recall`` in a new process, with and without the index snapshot, and
     the largest peak RSS (MB) of those processes, under the same two keys."""
-    command = [sys.executable, "-m", "mneme_tui", "recall", QUERIES[0], "-p", REPOS[0], "--db", str(db_path), "--json"]
+    command = [sys.executable, "-c", PEAK_PROBE, "recall", QUERIES[0], "-p", REPOS[0], "--db", str(db_path), "--json"]
     env = dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache"))
     timings, peaks = {}, {}
     caches = (("with_snapshot", env["MNEME_CACHE_DIR"]), ("without_snapshot", str(Path(workdir) / "no-cache")))
@@ -142,9 +159,9 @@ def cold_recall(db_path: Path, workdir: str) -> tuple[dict[str, float], dict[str
             if label == "without_snapshot":
                 for stale in Path(cache).glob("index-*"):
                     stale.unlink()
-            runs.append(run_process(command, dict(env, MNEME_CACHE_DIR=cache)))
+            runs.append(run_process("cold `mneme recall`", command, dict(env, MNEME_CACHE_DIR=cache)))
         timings[label] = ms(float(np.median([seconds for seconds, _ in runs])))
-        peaks[label] = max(peak for _, peak in runs)
+        peaks[label] = max(round(int(lines[-1].split()[1]) / 1024.0, 1) for _, lines in runs)  # "VmHWM: 1234 kB"
     return timings, peaks
 
 

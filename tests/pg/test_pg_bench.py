@@ -35,6 +35,10 @@ def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_data
     report = bench.run([200], pg_database.url)
     assert set(report) == {"200", "targets", "postgresql"}
     figures = report["postgresql"]["200"]
+    assert set(figures) == {  # the README's "JSON output" table lists these
+        "size", "memories", "db_copy_s", "index_load_ms", "recall", "save_per_s", "concurrent_save_per_s", "writers",
+        "write_to_visible_ms", "peak_rss_mb",
+    }
     assert figures["size"] == 200 and figures["memories"] >= 200  # plus what the SQLite side saved
     assert set(figures["recall"]) == set(PROFILES)
     for profile in figures["recall"].values():
