@@ -11,6 +11,7 @@ never asserted in tests.
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -53,8 +54,6 @@ TARGETS = {
 
 def bench_size(size: int, workdir: str) -> dict[str, Any]:
     """Build a store of ``size`` synthetic memories in ``workdir`` and measure it (run in a child)."""
-    import os
-
     from mneme_tui.memory.index import days_since_epoch
     from mneme_tui.memory.naive import NaiveRow, naive_rank
     from mneme_tui.memory.persistence.memories import naive_rows
