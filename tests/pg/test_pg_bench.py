@@ -6,11 +6,14 @@ from __future__ import annotations
 import psycopg2
 import pytest
 
+from mneme_tui import config
 from mneme_tui.cli import main
-from mneme_tui.memory import bench
+from mneme_tui.memory import bench_pg
+from mneme_tui.memory.bench import check_targets
 from mneme_tui.memory.persistence.pg_scratch import SCHEMA_PREFIX, with_search_path
 from mneme_tui.memory.ranking import PROFILES
 from mneme_tui.memory.store import Store
+from mneme_tui.memory.synthetic import generate
 
 
 def _objects(database) -> list[tuple[str, str]]:
@@ -30,16 +33,18 @@ def _objects(database) -> list[tuple[str, str]]:
         connection.close()
 
 
-def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_database):
+def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_database, tmp_path):
+    """The PostgreSQL side alone, on a SQLite store as the bench's SQLite side leaves it (``bench.db``)."""
+    store = Store(tmp_path / "bench.db")
+    store.mint_many(generate(200, now=config.now()))
+    store.close()
     before = _objects(pg_database)
-    report = bench.run([200], pg_database.url)
-    assert set(report) == {"200", "targets", "postgresql"}
-    figures = report["postgresql"]["200"]
+    figures = bench_pg.run_size(pg_database.url, 200, str(tmp_path))
     assert set(figures) == {  # the README's "JSON output" table lists these
         "size", "memories", "db_copy_s", "index_load_ms", "recall", "save_per_s", "concurrent_save_per_s", "writers",
         "write_to_visible_ms", "peak_rss_mb",
     }
-    assert figures["size"] == 200 and figures["memories"] >= 200  # plus what the SQLite side saved
+    assert figures["size"] == figures["memories"] == 200
     assert set(figures["recall"]) == set(PROFILES)
     for profile in figures["recall"].values():
         for timing in profile.values():
@@ -48,7 +53,7 @@ def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_data
     assert figures["save_per_s"] > 0 and figures["concurrent_save_per_s"] > 0 and figures["writers"] == 8
     visible = figures["write_to_visible_ms"]
     assert visible["rounds"] > 0 and 0 < visible["p50_ms"] <= visible["max_ms"]
-    assert report["targets"] == []  # no target names a size this small
+    assert check_targets({"200": {"recall": figures["recall"]}}, {"200": figures}) == []  # none at this size
     assert _objects(pg_database) == before
 
 
