@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from mneme_tui.cli import main
+from mneme_tui.cli.bench_command import print_report
 from mneme_tui.memory.bench import check_targets
 from mneme_tui.memory.ranking import PROFILES
 
@@ -15,6 +16,11 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
     report = json.loads(capsys.readouterr().out)
     assert set(report) == {"300", "targets", "legion_import"}
     figures = report["300"]
+    assert set(figures) == {  # the README's "JSON output" table lists these
+        "size", "build_s", "index_load_sqlite_ms", "index_load_snapshot_ms", "recall", "bare_numpy_topk",
+        "naive_per_row", "save_per_s", "peak_rss_mb", "write_to_visible_ms", "mcp_recall", "import_floor_ms",
+        "cold_recall_ms", "cold_recall_peak_rss_mb", "cold_recall_vs_floor",
+    }
     assert figures["size"] == 300
     assert set(figures["recall"]) == set(PROFILES)
     for profile in figures["recall"].values():
@@ -24,6 +30,14 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
     assert 0 <= figures["bare_numpy_topk"]["p50_ms"] <= figures["bare_numpy_topk"]["p95_ms"]
     assert set(figures["naive_per_row"]) == {"p50_ms"}  # measured: 300 rows is below NAIVE_MAX_SIZE
     assert set(figures["cold_recall_ms"]) == {"with_snapshot", "without_snapshot"}
+    assert figures["import_floor_ms"] > 0
+    for snapshot, cold_ms in figures["cold_recall_ms"].items():
+        assert figures["cold_recall_vs_floor"][snapshot] == round(cold_ms / figures["import_floor_ms"], 2)
+        assert figures["cold_recall_peak_rss_mb"][snapshot] > 0
+    assert 0 < figures["mcp_recall"]["p50_ms"] <= figures["mcp_recall"]["p95_ms"]
+    assert figures["mcp_recall"]["calls"] > 0
+    visible = figures["write_to_visible_ms"]
+    assert visible["rounds"] > 0 and 0 < visible["p50_ms"] <= visible["max_ms"]
     assert figures["save_per_s"] > 0 and figures["peak_rss_mb"] > 0
     # no store target applies at 300 rows; the Legion one reports the slower of its two figures
     legion = report["legion_import"]
@@ -44,19 +58,43 @@ def test_bench_rejects_bad_sizes(capsys):
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
-def test_targets_are_checked_at_the_sizes_they_name():
-    figures = {
-        "recall": {"spec": {"scoped": {"p50_ms": 2.0}, "cross_repo": {"p50_ms": 30.0}}},
-        "naive_per_row": {"p50_ms": 200.0},
+def figures_of(recall_p50: float, cross_p50: float, naive_p50: float, cold_ms: float, mcp_p50: float,
+               cold_peak_mb: float) -> dict:
+    """A size's figures as ``bench_size`` reports them (only what the targets read)."""
+    return {
+        "recall": {"spec": {"scoped": {"p50_ms": recall_p50}, "cross_repo": {"p50_ms": cross_p50}}},
+        "naive_per_row": {"p50_ms": naive_p50},
         "bare_numpy_topk": {"p50_ms": 20.0},
+        "cold_recall_ms": {"with_snapshot": cold_ms, "without_snapshot": cold_ms * 2},
+        "cold_recall_vs_floor": {"with_snapshot": 2.0, "without_snapshot": 4.0},
+        "cold_recall_peak_rss_mb": {"with_snapshot": cold_peak_mb / 2, "without_snapshot": cold_peak_mb},
+        "mcp_recall": {"p50_ms": mcp_p50, "p95_ms": mcp_p50 * 2},
+        "peak_rss_mb": 5000.0,  # the bench process (it holds the generated data): not what the target reads
     }
+
+
+def test_targets_are_checked_at_the_sizes_they_name():
+    figures = figures_of(2.0, 30.0, 200.0, cold_ms=100.0, mcp_p50=1.0, cold_peak_mb=800.0)
     assert check_targets({"300": figures}) == []  # no target names a size this small
     checks = {c["target"]: c for c in check_targets({"100000": figures, "1000000": figures})}
     assert set(checks) == {
         "spec: recall p50 at 100k (ms)",
         "naive per-row / vectorised at 100k (×)",
         "spec: -A recall / bare numpy top-k at 1M (×)",
+        "cold `mneme recall` with snapshot at 100k (s)",
+        "cold `mneme recall` without snapshot at 100k (s)",
+        "MCP recall round trip p50 at 100k (ms)",
+        "cold `mneme recall` with snapshot at 1M (s)",
+        "cold `mneme recall` without snapshot at 1M (s)",
+        "peak RSS of a cold `mneme recall` at 1M (MB)",
     }
+    assert all(check["met"] for check in checks.values())
+    assert checks["cold `mneme recall` without snapshot at 100k (s)"] == {
+        "target": "cold `mneme recall` without snapshot at 100k (s)", "value": 0.2, "goal": "<= 0.25", "met": True,
+        "vs_floor": 4.0,
+    }
+    assert checks["cold `mneme recall` with snapshot at 1M (s)"]["goal"] == "<= 1"
+    assert checks["peak RSS of a cold `mneme recall` at 1M (MB)"]["value"] == 800.0
     assert checks["spec: recall p50 at 100k (ms)"] == {"target": "spec: recall p50 at 100k (ms)", "value": 2.0,
                                                        "goal": "<= 10", "met": True}
     assert checks["naive per-row / vectorised at 100k (×)"]["value"] == 200.0 / 2.0
@@ -64,12 +102,40 @@ def test_targets_are_checked_at_the_sizes_they_name():
 
 
 def test_targets_report_a_miss():
-    slow = {
-        "recall": {"spec": {"scoped": {"p50_ms": 40.0}, "cross_repo": {"p50_ms": 90.0}}},
-        "naive_per_row": {"p50_ms": 400.0},
-        "bare_numpy_topk": {"p50_ms": 20.0},
-    }
+    slow = figures_of(40.0, 90.0, 400.0, cold_ms=1200.0, mcp_p50=6.0, cold_peak_mb=2000.0)
     checks = {c["target"]: c for c in check_targets({"100000": slow, "1000000": slow})}
-    assert [c["met"] for c in checks.values()] == [False, False, False]
+    assert [c["met"] for c in checks.values()] == [False] * 9
     assert checks["naive per-row / vectorised at 100k (×)"]["value"] == 10.0
     assert checks["spec: -A recall / bare numpy top-k at 1M (×)"]["value"] == 4.5
+
+
+def test_postgresql_recall_is_compared_with_sqlite_at_100k():
+    sqlite = figures_of(2.0, 30.0, 200.0, cold_ms=100.0, mcp_p50=1.0, cold_peak_mb=800.0)
+    postgresql = {"recall": {"spec": {"scoped": {"p50_ms": 3.5}}}}
+    checks = {c["target"]: c for c in check_targets({"100000": sqlite}, {"100000": postgresql})}
+    ratio = checks["spec: PostgreSQL / SQLite warm recall p50 at 100k (×)"]
+    assert ratio == {"target": "spec: PostgreSQL / SQLite warm recall p50 at 100k (×)", "value": 1.75,
+                     "goal": "<= 1.5", "met": False}
+    assert not [c for c in check_targets({"300": sqlite}, {"300": postgresql}) if "PostgreSQL" in c["target"]]
+
+
+def test_plain_output_has_a_block_per_size_and_the_targets(capsys):
+    figures = figures_of(2.0, 30.0, 200.0, cold_ms=100.0, mcp_p50=1.0, cold_peak_mb=800.0)
+    figures.update({
+        "build_s": 1.0, "index_load_sqlite_ms": 3.0, "index_load_snapshot_ms": 1.0, "import_floor_ms": 50.0,
+        "save_per_s": 900.0, "write_to_visible_ms": {"p50_ms": 5.0, "max_ms": 9.0, "rounds": 5},
+    })
+    figures["recall"]["spec"]["scoped"]["p95_ms"] = figures["recall"]["spec"]["cross_repo"]["p95_ms"] = 40.0
+    figures["bare_numpy_topk"]["p95_ms"] = 25.0
+    postgresql = {
+        "size": 100_000, "memories": 100_205, "db_copy_s": 9.0, "index_load_ms": 2000.0, "recall": figures["recall"],
+        "save_per_s": 500.0, "concurrent_save_per_s": 400.0, "writers": 8,
+        "write_to_visible_ms": {"p50_ms": 7.0, "max_ms": 11.0, "rounds": 5}, "peak_rss_mb": 300.0,
+    }
+    print_report({"100000": figures, "postgresql": {"100000": postgresql},
+                   "targets": check_targets({"100000": figures}, {"100000": postgresql})})
+    out = capsys.readouterr().out
+    assert "== SQLite, 100,000 memories" in out and "== PostgreSQL, 100,000 memories" in out
+    assert "400.0/s from 8 writer processes" in out and "db copy SQLite → PostgreSQL: 9.0 s" in out
+    assert "[met] cold `mneme recall` with snapshot at 100k (s): 0.1 (goal <= 0.25; 2.0× the import floor)" in out
+    assert "[met] spec: PostgreSQL / SQLite warm recall p50 at 100k (×): 1.0 (goal <= 1.5)" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mneme_tui import config
 from mneme_tui.cli import arguments, output
 
 
@@ -24,7 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--sizes", type=_sizes, default=[10_000, 100_000], help="comma-separated store sizes (default: 10000,100000)"
     )
     bench.add_argument("--tui", action="store_true", help="also drive the TUI with Pilot at 100,000 memories")
-    bench.epilog = "--json prints one object keyed by size, plus 'targets', 'legion_import' and (with --tui) 'tui'."
+    bench.epilog = (
+        "--db postgresql://… also measures each size on that PostgreSQL database (refused if it holds memories;"
+        " the bench works in a schema of its own and drops it). A SQLite --db is not used: the bench builds its"
+        " stores in temp folders. --json prints one object keyed by size, plus 'targets', 'legion_import',"
+        " 'postgresql' (with a URL) and 'tui' (with --tui)."
+    )
     bench.set_defaults(func=cmd_bench)
 
 
@@ -32,7 +38,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from mneme_tui.legion.bench import bench_import
     from mneme_tui.memory import bench
 
-    report: dict[str, Any] = bench.run(args.sizes)
+    target = config.resolve_db_path(args.db) if getattr(args, "db", None) is not None else None
+    postgresql_url = target if isinstance(target, str) else None
+    report: dict[str, Any] = bench.run(args.sizes, postgresql_url)
     legion = report["legion_import"] = bench_import()
     report["targets"].append({
         "target": f"Legion: parse + first sync of a {legion['rows']:,}-row OUTCOMES.md, median of {legion['runs']} (s)",
@@ -47,34 +55,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         output.print_json(report)
     else:
-        _print_report(report)
+        print_report(report)
     return 0
 
 
-def _print_report(report: dict[str, Any]) -> None:
+def print_report(report: dict[str, Any]) -> None:
+    """The plain report: one block per size and backend, then the targets with met or MISSED."""
     for size, figures in report.items():
-        if not size.isdigit():
-            continue
-        print(f"== {int(size):,} memories (built in {figures['build_s']} s, peak RSS {figures['peak_rss_mb']} MB)")
-        print(
-            f"  index load: {figures['index_load_sqlite_ms']} ms from SQLite,"
-            f" {figures['index_load_snapshot_ms']} ms from snapshot"
-        )
-        for profile, recall in figures["recall"].items():
-            scoped, cross = recall["scoped"], recall["cross_repo"]
-            print(
-                f"  recall [{profile}]: scoped p50 {scoped['p50_ms']} ms / p95 {scoped['p95_ms']} ms;"
-                f" -A p50 {cross['p50_ms']} ms / p95 {cross['p95_ms']} ms"
-            )
-        print(f"  bare numpy matrix@q + argpartition: p50 {figures['bare_numpy_topk']['p50_ms']} ms")
-        naive = figures.get("naive_per_row")
-        print(f"  naive per-row Python: {'p50 ' + str(naive['p50_ms']) + ' ms' if naive else 'skipped at this size'}")
-        cold = figures["cold_recall_ms"]
-        print(
-            f"  cold `mneme recall` (subprocess): {cold['with_snapshot']} ms with snapshot,"
-            f" {cold['without_snapshot']} ms without"
-        )
-        print(f"  save: {figures['save_per_s']} memories/s")
+        if size.isdigit():
+            _print_sqlite(int(size), figures)
+    for size, figures in report.get("postgresql", {}).items():
+        _print_postgresql(int(size), figures)
     if "legion_import" in report:
         print(f"== Legion import: {report['legion_import']}")
     if "tui" in report:
@@ -83,4 +74,53 @@ def _print_report(report: dict[str, Any]) -> None:
         print("== targets")
         for check in report["targets"]:
             verdict = "met" if check["met"] else "MISSED"
-            print(f"  [{verdict}] {check['target']}: {check['value']} (goal {check['goal']})")
+            floor = f"; {check['vs_floor']}× the import floor" if "vs_floor" in check else ""
+            print(f"  [{verdict}] {check['target']}: {check['value']} (goal {check['goal']}{floor})")
+
+
+def _print_sqlite(size: int, figures: dict[str, Any]) -> None:
+    print(f"== SQLite, {size:,} memories (built in {figures['build_s']} s, peak RSS {figures['peak_rss_mb']} MB)")
+    print(
+        f"  index load: {figures['index_load_sqlite_ms']} ms from SQLite,"
+        f" {figures['index_load_snapshot_ms']} ms from snapshot"
+    )
+    _print_recall(figures["recall"])
+    print(f"  bare numpy matrix@q + argpartition: p50 {figures['bare_numpy_topk']['p50_ms']} ms")
+    naive = figures.get("naive_per_row")
+    print(f"  naive per-row Python: {'p50 ' + str(naive['p50_ms']) + ' ms' if naive else 'skipped at this size'}")
+    cold, ratio, peak = figures["cold_recall_ms"], figures["cold_recall_vs_floor"], figures["cold_recall_peak_rss_mb"]
+    print(
+        f"  cold `mneme recall` (subprocess): {cold['with_snapshot']} ms with snapshot"
+        f" ({ratio['with_snapshot']}× the floor, peak RSS {peak['with_snapshot']} MB),"
+        f" {cold['without_snapshot']} ms without ({ratio['without_snapshot']}×, {peak['without_snapshot']} MB);"
+        f" floor `python -c \"import numpy, peewee\"` {figures['import_floor_ms']} ms"
+    )
+    mcp = figures["mcp_recall"]
+    print(f"  MCP recall round trip (SDK stdio client): p50 {mcp['p50_ms']} ms / p95 {mcp['p95_ms']} ms")
+    print(f"  save: {figures['save_per_s']} memories/s")
+    _print_visible(figures["write_to_visible_ms"])
+
+
+def _print_postgresql(size: int, figures: dict[str, Any]) -> None:
+    print(f"== PostgreSQL, {size:,} memories (peak RSS {figures['peak_rss_mb']} MB)")
+    print(f"  db copy SQLite → PostgreSQL: {figures['db_copy_s']} s ({figures['memories']:,} memories)")
+    print(f"  index load: {figures['index_load_ms']} ms from PostgreSQL (binary COPY)")
+    _print_recall(figures["recall"])
+    print(
+        f"  save: {figures['save_per_s']} memories/s from 1 writer,"
+        f" {figures['concurrent_save_per_s']}/s from {figures['writers']} writer processes"
+    )
+    _print_visible(figures["write_to_visible_ms"])
+
+
+def _print_recall(recall: dict[str, Any]) -> None:
+    for profile, timings in recall.items():
+        scoped, cross = timings["scoped"], timings["cross_repo"]
+        print(
+            f"  recall [{profile}]: scoped p50 {scoped['p50_ms']} ms / p95 {scoped['p95_ms']} ms;"
+            f" -A p50 {cross['p50_ms']} ms / p95 {cross['p95_ms']} ms"
+        )
+
+
+def _print_visible(visible: dict[str, Any]) -> None:
+    print(f"  save by another process → in this one's recall: p50 {visible['p50_ms']} ms, max {visible['max_ms']} ms")

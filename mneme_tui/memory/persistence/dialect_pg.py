@@ -29,6 +29,8 @@ MAX_PARAMETERS = 500
 WRITE_LOCK_KEY = 0x6D6E656D65  # "mneme"
 """The advisory lock every writer takes first: one writer at a time, so ids commit in order."""
 LOCK_TIMEOUT = "10s"
+DEFAULT_OPTIONS = f"-c lock_timeout={LOCK_TIMEOUT} -c TimeZone=UTC"
+"""The session settings a connection gets when its URL names no ``options`` of its own."""
 RETRYABLE = {"40001", "40P01"}
 """Serialization failure and deadlock: the transaction is safe to run again."""
 TRANSACTION_ATTEMPTS = 5
@@ -62,7 +64,7 @@ def connect(url: str) -> PostgresDatabase:
         raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL ({reason})") from None
     extra: dict[str, Any] = {}
     if "options" not in params:
-        extra["options"] = f"-c lock_timeout={LOCK_TIMEOUT} -c TimeZone=UTC"
+        extra["options"] = DEFAULT_OPTIONS
     return PostgresDatabase("postgresql://" + url.split("://", 1)[1], **extra)
 
 
