@@ -12,18 +12,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config, display
-from mneme_tui.cli import arguments, legion_recall_command, output
+from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.briefing_report import briefing_report
-from mneme_tui.legion.gitbranch import BranchProvider
-from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
-from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
-from mneme_tui.legion.storage import LegionWriteError
 from mneme_tui.validation import is_folder, user_path
+
+if TYPE_CHECKING:
+    from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.legion.gitbranch import BranchProvider
+    from mneme_tui.legion.records import OutcomeRecord, Record
 
 BRANCH_PROVIDER: BranchProvider | None = None
 """Replaces ``git branch --show-current`` (tests set it; None = ask git)."""
@@ -32,10 +31,16 @@ BRANCH_PROVIDER: BranchProvider | None = None
 
 # ------------------------------------------------------------------------------ parser
 def register(sub: argparse._SubParsersAction) -> None:
-    legion = sub.add_parser(
-        "legion", help="Legion markdown memory (.planning/memory): sync, recall, briefing, agents, record, prune",
-        description="Work with a Legion project's .planning/memory files and mirror them into the store.",
+    arguments.add_deferred_command(
+        sub, "legion", "Legion markdown memory (.planning/memory): sync, recall, briefing, agents, record, prune",
+        "Work with a Legion project's .planning/memory files and mirror them into the store.", _add_actions,
     )
+
+
+def _add_actions(legion: argparse.ArgumentParser) -> None:
+    """The ``legion`` actions, added when ``legion`` is used: their options need the Legion modules."""
+    from mneme_tui.cli import legion_recall_command
+
     arguments.add_common_options(legion)
     actions = legion.add_subparsers(
         dest="legion_command", metavar="ACTION", parser_class=arguments.Parser, required=True
@@ -81,6 +86,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _record_parsers(kinds: argparse._SubParsersAction) -> None:
+    from mneme_tui.legion.record_files import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+
     outcome = arguments.add_command(kinds, "outcome", "append an outcome to OUTCOMES.md")
     outcome.add_argument("--agent", default="", help="agent id (required)")
     outcome.add_argument("--outcome", default="", help=f"{' | '.join(OUTCOMES_VALUES)} (required)")
@@ -127,11 +134,14 @@ def _dir_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _list(raw: str) -> list[str]:
+    from mneme_tui.legion.records import split_tags
+
     return split_tags(raw)
 
 
 # ----------------------------------------------------------------------------- helpers
 def _legion(args: argparse.Namespace) -> LegionMemory:
+    from mneme_tui.legion.api import LegionMemory
     from mneme_tui.legion.sync import resolve_memory_dir
 
     folder = resolve_memory_dir(getattr(args, "dir", None))
@@ -216,10 +226,14 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- recall
 def cmd_recall(args: argparse.Namespace) -> int:
+    from mneme_tui.cli import legion_recall_command
+
     return legion_recall_command.run(args, _legion(args), outcome_table=_outcome_table, warn=_warn)
 
 
 def cmd_briefing(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.briefing_report import briefing_report
+
     legion = _legion(args)
     if args.json:
         output.print_json(briefing_report(legion).to_json())
@@ -301,6 +315,8 @@ def _record_call(legion: LegionMemory, args: argparse.Namespace) -> Callable[[],
 
 
 def cmd_record(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.storage import LegionWriteError
+
     legion = _legion(args)
     if args.branch is not None and not args.branch.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, "--branch cannot be empty")

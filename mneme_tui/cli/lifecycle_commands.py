@@ -9,7 +9,6 @@ import argparse
 
 from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
-from mneme_tui.editor import edit_text
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
 from mneme_tui.memory.records import Memory, MemoryDetail, iso
@@ -116,6 +115,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
 def cmd_edit(args: argparse.Namespace) -> int:
     """Open the memory's text in the user's editor; changed, non-empty text supersedes it. Unchanged
     text changes nothing (exit 0); empty text or a failing editor is an error (exit 1)."""
+    from mneme_tui.editor import edit_text
+
     (memory_id,) = arguments.memory_ids([args.id], "edited")
     store = arguments.open_store(args)
     memory = store.get(memory_id)

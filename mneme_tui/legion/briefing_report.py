@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from mneme_tui.legion import LegionMemory
+from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.briefing import Briefing, is_success
 from mneme_tui.legion.recall import preference_notes
 from mneme_tui.legion.records import OutcomeRecord, PreferenceRecord

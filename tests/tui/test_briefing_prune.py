@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion import LegionMemory
+from mneme_tui.legion.api import LegionMemory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.prune import PruneScreen
