@@ -7,10 +7,17 @@ text analysis (``TermFeatures.key``), is quietly replaced.
 
 The file is one header and the index's arrays, raw and 64-byte aligned, so loading is a memory map
 (copy-on-write: the index may update rows in place, the file never changes) rather than a parse. It
-holds the token postings too, so the first recall builds nothing. A CRC-32 covers the header and one
-the data: a truncated, damaged or foreign-format file is detected, deleted (the next refresh writes a
-new one) and reported once as a warning on the ``mneme_tui`` logger (one line on stderr by default).
-Writes go to a temporary file that is renamed over the old one.
+holds the token postings and the analysed terms' postings too, so the first recall builds nothing.
+
+A CRC-32 covers the header and one the data. The header's is checked on every load, with the arrays'
+shapes; the data's (a pass over every byte: half a second at a million memories) only when the file is
+not known good. A full check of the file, at its writing or at a load, leaves a stamp beside it (``.checked``:
+the file's inode, size, change times and data CRC); a load whose file still has that identity skips the pass.
+The stamp counts only when it was written in a later clock tick than the file's last change, so a change
+in the same tick (timestamps are coarse) is never missed: as git treats "racily clean" files. A truncated,
+damaged or foreign-format file is detected, deleted (the next refresh writes a new one) and reported once as
+a warning on the ``mneme_tui`` logger (one line on stderr by default). Writes go to a temporary file that is
+renamed over the old one.
 
 Layout: ``MAGIC``, then little-endian u32 format version, header length, header CRC, data CRC; the
 header (JSON: revision, repos, kinds, the analysis key and each array's dtype, shape and offset);
@@ -37,13 +44,14 @@ import numpy as np
 from mneme_tui import config
 from mneme_tui.memory.index import MemoryIndex, RowTokens
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 MAGIC = b"MNEMEIDX"
 _PREFIX = struct.Struct("<8sIIII")  # magic, format version, header length, header crc, data crc
 _ALIGN = 64
 MIN_ROWS = 5_000
 """Smaller stores load from SQLite fast enough; no snapshot is written for them."""
 SUFFIX = ".idx"
+CHECKED_SUFFIX = ".checked"
 
 log = logging.getLogger("mneme_tui.index_snapshot")
 
@@ -68,6 +76,9 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
         index._ensure_postings()
         tokens, lengths = index._row_tokens.flat()
         terms = index.terms
+        if terms._built_for < terms.size:
+            terms._stale = True  # and the analysed terms' postings too: a cold bm25 recall sorts nothing
+        terms._ensure_postings()
         arrays: dict[str, np.ndarray] = {
             "ids": index.ids, "vectors": index.vectors, "repo_codes": index.repo_codes,
             "kind_codes": index.kind_codes, "status_codes": index.status_codes,
@@ -78,7 +89,8 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "postings_start": index._postings_start,
             **_word_table("term_vocab", terms.vocab),
             "term_start": terms.doc_start, "term_ids": terms.doc_terms, "term_tf": terms.doc_tf,
-            "term_len": terms.doc_len,
+            "term_len": terms.doc_len, "term_post_start": terms._post_start, "term_post_rows": terms._post_rows,
+            "term_post_tf": terms._post_tf,
         }
         header: dict[str, Any] = {
             "db_uuid": db_uuid, "seq": index.seq, "size": index.size, "update_seq": index.update_seq,
@@ -106,10 +118,14 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
                 stream.write(prefix + head)
                 for chunk in chunks:
                     stream.write(chunk)
+                written = os.fstat(stream.fileno()).st_ino
             os.replace(temp_name, path)
         except OSError:
             Path(temp_name).unlink(missing_ok=True)
             raise
+        final = path.stat()
+        if final.st_ino == written:  # not yet replaced by another writer's file
+            _stamp(path, final, data_crc)
         path.with_suffix(".npz").unlink(missing_ok=True)  # the previous format's file, if any
         return True
     except OSError:
@@ -122,6 +138,7 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
     A damaged snapshot is deleted and reported once (a warning on the ``mneme_tui`` logger)."""
     try:
         with path.open("rb") as stream:
+            identity = os.fstat(stream.fileno())
             mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
     except FileNotFoundError:
         return None
@@ -129,7 +146,11 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
         _discard(path, f"cannot be read ({exc})")
         return None
     try:
-        header, arrays = _read(mapped)
+        header, arrays, data_start, data_crc = _read(mapped)
+        if not _is_checked(path, identity, data_crc):
+            if zlib.crc32(memoryview(mapped)[data_start:]) != data_crc:
+                raise DamagedSnapshot("has damaged data")
+            _stamp(path, identity, data_crc)
         if header["db_uuid"] != db_uuid:
             return None  # another database once lived at this path: the next save replaces it
         index = MemoryIndex()
@@ -143,8 +164,9 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
     return None
 
 
-def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The header and the arrays (views of the copy-on-write map), after checking both checksums."""
+def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray], int, int]:
+    """The header, the arrays (views of the copy-on-write map), where the data starts and its CRC, after
+    checking the header's checksum and that every array lies inside the file (not the data's checksum)."""
     if len(mapped) < _PREFIX.size:
         raise DamagedSnapshot("is truncated")
     magic, version, head_length, head_crc, data_crc = _PREFIX.unpack_from(mapped)
@@ -166,9 +188,38 @@ def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         if data_start + offset + count * kind.itemsize > len(mapped):
             raise DamagedSnapshot("is truncated")
         arrays[name] = np.frombuffer(mapped, dtype=kind, count=count, offset=data_start + offset).reshape(shape)
-    if zlib.crc32(memoryview(mapped)[data_start:]) != data_crc:
-        raise DamagedSnapshot("has damaged data")
-    return header, arrays
+    return header, arrays, data_start, data_crc
+
+
+def _checked_path(path: Path) -> Path:
+    return path.with_suffix(CHECKED_SUFFIX)
+
+
+def _identity(stat: os.stat_result, data_crc: int) -> str:
+    return f"{stat.st_ino} {stat.st_size} {stat.st_mtime_ns} {stat.st_ctime_ns} {data_crc}"
+
+
+def _is_checked(path: Path, stat: os.stat_result, data_crc: int) -> bool:
+    """True when the stamp says this very file (same identity and data CRC) was fully checked in a clock
+    tick after its last change, so any later change would show in its identity."""
+    stamp = _checked_path(path)
+    try:
+        return stamp.read_text(encoding="ascii") == _identity(stat, data_crc) and (
+            stat.st_ctime_ns < stamp.stat().st_mtime_ns
+        )
+    except (OSError, ValueError):
+        return False
+
+
+def _stamp(path: Path, stat: os.stat_result, data_crc: int) -> None:
+    """Record that the file with this identity was fully checked (nothing when the folder is read-only)."""
+    stamp = _checked_path(path)
+    temp = stamp.with_name(f".{stamp.name}.{os.getpid()}")
+    try:
+        temp.write_text(_identity(stat, data_crc), encoding="ascii")
+        os.replace(temp, stamp)
+    except OSError:
+        temp.unlink(missing_ok=True)
 
 
 def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> MemoryIndex:
@@ -197,9 +248,14 @@ def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndar
     terms.vocab = SnapshotVocab(*_word_arrays(arrays, "term_vocab"), new_ids=False)
     terms.doc_start, terms.doc_terms = arrays["term_start"], arrays["term_ids"]
     terms.doc_tf, terms.doc_len = arrays["term_tf"], arrays["term_len"]
-    terms._stale = True
     if terms.size != size or terms.doc_start.size != size + 1 or terms.doc_terms.size != terms.doc_start[-1]:
         raise DamagedSnapshot("has wrong analysed terms")
+    post_start, post_rows, post_tf = arrays["term_post_start"], arrays["term_post_rows"], arrays["term_post_tf"]
+    if (post_start.size != len(terms.vocab) + 1 or post_start[-1] != terms.doc_terms.size
+            or post_rows.size != post_start[-1] or post_tf.size != post_start[-1]):
+        raise DamagedSnapshot("has wrong analysed-term postings")
+    terms._post_start, terms._post_rows, terms._post_tf = post_start, post_rows, post_tf
+    terms._built_for, terms._stale, terms._tail_cache = size, False, None
     return index
 
 
@@ -208,6 +264,7 @@ def _discard(path: Path, reason: str) -> None:
     log.warning("mneme: warning: the index cache %s %s; rebuilding it from the database", path, reason)
     with contextlib.suppress(OSError):  # a read-only cache folder: the snapshot is simply not used
         path.unlink(missing_ok=True)
+        _checked_path(path).unlink(missing_ok=True)
 
 
 class SnapshotVocab(defaultdict):
