@@ -7,6 +7,7 @@ processes writing at once wait for each other instead of failing or losing data.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import namedtuple
 from collections.abc import Iterable, Iterator, Sequence
@@ -177,12 +178,21 @@ class StoreWrites:
                   created_at=created_at, status=status, access_count=access_count, provenance=provenance)]
         )[0]
 
-    def mint_many(self, items: Sequence[dict]) -> list[Memory]:
+    MINT_BATCH = 10_000
+    """Items ``mint_many`` validates and inserts at a time."""
+
+    def mint_many(self, items: Iterable[dict]) -> list[Memory]:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields,
-        ``provenance`` included."""
-        rows = [self._validated_row(item) for item in items]
-        ids = self._insert(rows)
-        return [memory_from_row((memory_id, *row[:-1]), row.provenance) for memory_id, row in zip(ids, rows)]
+        ``provenance`` included. They are validated, embedded and inserted ``MINT_BATCH`` at a time, so a
+        generator of a million items is never held whole."""
+        minted: list[Memory] = []
+        pending = iter(items)
+        with self.write_transaction():
+            while batch := [self._validated_row(item) for item in itertools.islice(pending, self.MINT_BATCH)]:
+                ids = self._insert(batch)
+                minted += [memory_from_row((memory_id, *row[:-1]), row.provenance)
+                           for memory_id, row in zip(ids, batch)]
+        return minted
 
     def mint_ids(self, items: Sequence[dict]) -> list[int]:
         """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
