@@ -23,7 +23,7 @@ import peewee
 from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
-from mneme_tui.memory.persistence.memories import index_load, index_rows
+from mneme_tui.memory.persistence.memories import index_load_batches, index_rows
 from mneme_tui.memory.persistence.repositories import database_revision
 from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
@@ -140,6 +140,13 @@ class RowTokens:
     def extend(self, rows: Iterable[np.ndarray]) -> None:
         self._added.extend(rows)
 
+    def compact(self) -> None:
+        """Fold the rows added or replaced since into the flat array (a small array per row costs ~100 bytes
+        more than its tokens: 100 MB at a million rows)."""
+        flat, lengths = self.flat()
+        self._flat, self._starts = flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        self._base, self._added, self._replaced = lengths.size, [], {}
+
     def flat(self, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(token ids of rows ``start``…, each row's length), concatenated in row order."""
         if start == 0 and not self._added and not self._replaced:
@@ -192,9 +199,10 @@ class MemoryIndex:
                 return False
             last_id = int(self.ids[-1]) if self.size else 0
             if self.seq < 0 or update_seq < self.update_seq or max_id < last_id:
-                rows, vectors = index_load(db)
                 self._reset()
-                self._append(rows, vectors)
+                for rows, vectors in index_load_batches(db):  # a batch at a time: bounded memory
+                    self._append(rows, vectors)
+                    self._row_tokens.compact()
             else:
                 changed = index_rows(db, after_id=last_id, after_seq=self.update_seq)
                 self._apply_changes(changed)

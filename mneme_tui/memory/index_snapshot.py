@@ -33,9 +33,10 @@ import logging
 import mmap
 import os
 import struct
+import time
 import zlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,8 @@ MIN_ROWS = 5_000
 """Smaller stores load from SQLite fast enough; no snapshot is written for them."""
 SUFFIX = ".idx"
 CHECKED_SUFFIX = ".checked"
+_CRC_CHUNK = 4 << 20
+_STAMP_TRIES = 20
 
 log = logging.getLogger("mneme_tui.index_snapshot")
 
@@ -68,9 +71,7 @@ def snapshot_path(db_path: Path) -> Path:
 
 def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
     """Write the snapshot atomically; False (and nothing written) when the folder is not writable."""
-    import tempfile  # only writers pay for it
-
-    with index.lock:
+    with index.lock:  # held while writing: rows updated in place must not change under the write
         if index._postings_built_for < index.size:
             index._postings_stale = True  # the snapshot holds postings for every row
         index._ensure_postings()
@@ -97,39 +98,46 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "repos": sorted(index.repos, key=index.repos.__getitem__),
             "kinds": sorted(index.kinds, key=index.kinds.__getitem__), "term_key": terms.key, "arrays": {},
         }
-        chunks, offset = [], 0
+        offset = 0
         for name, array in arrays.items():
-            data = np.ascontiguousarray(array)
-            header["arrays"][name] = [data.dtype.str, list(data.shape), offset]
-            padding = -data.nbytes % _ALIGN
-            chunks.append(data.tobytes() + b"\0" * padding)
-            offset += data.nbytes + padding
-    head = json.dumps(header).encode("utf-8")
-    head += b" " * (-(len(head) + _PREFIX.size) % _ALIGN)
-    data_crc = 0
-    for chunk in chunks:
-        data_crc = zlib.crc32(chunk, data_crc)
-    prefix = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(prefix=".index-", suffix=SUFFIX, dir=path.parent)
+            arrays[name] = data = np.ascontiguousarray(array).reshape(-1)
+            header["arrays"][name] = [data.dtype.str, list(np.shape(array)), offset]
+            offset += data.nbytes + (-data.nbytes % _ALIGN)
+        head = json.dumps(header).encode("utf-8")
+        head += b" " * (-(len(head) + _PREFIX.size) % _ALIGN)
         try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(prefix + head)
-                for chunk in chunks:
-                    stream.write(chunk)
-                written = os.fstat(stream.fileno()).st_ino
-            os.replace(temp_name, path)
+            return _write(path, head, arrays.values())
         except OSError:
-            Path(temp_name).unlink(missing_ok=True)
-            raise
-        final = path.stat()
-        if final.st_ino == written:  # not yet replaced by another writer's file
-            _stamp(path, final, data_crc)
-        path.with_suffix(".npz").unlink(missing_ok=True)  # the previous format's file, if any
-        return True
+            return False
+
+
+def _write(path: Path, head: bytes, arrays: Iterable[np.ndarray]) -> bool:
+    """Write the file from the arrays themselves (no copy of the data in memory), then rename it into place
+    and stamp it as checked; the data CRC goes into the prefix once the data is written."""
+    import tempfile  # only writers pay for it
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=".index-", suffix=SUFFIX, dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), 0) + head)
+            data_crc = 0
+            for data in arrays:
+                for part in (data.data.cast("B"), memoryview(b"\0" * (-data.nbytes % _ALIGN))):
+                    data_crc = zlib.crc32(part, data_crc)
+                    stream.write(part)
+            stream.seek(0)
+            stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc))
+            written = os.fstat(stream.fileno()).st_ino
+        os.replace(temp_name, path)
     except OSError:
-        return False
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+    final = path.stat()
+    if final.st_ino == written:  # not yet replaced by another writer's file
+        _stamp(path, final, data_crc)
+    path.with_suffix(".npz").unlink(missing_ok=True)  # the previous format's file, if any
+    return True
 
 
 def load(path: Path, db_uuid: str) -> MemoryIndex | None:
@@ -148,7 +156,7 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
     try:
         header, arrays, data_start, data_crc = _read(mapped)
         if not _is_checked(path, identity, data_crc):
-            if zlib.crc32(memoryview(mapped)[data_start:]) != data_crc:
+            if _file_crc(path, data_start) != data_crc:
                 raise DamagedSnapshot("has damaged data")
             _stamp(path, identity, data_crc)
         if header["db_uuid"] != db_uuid:
@@ -191,6 +199,17 @@ def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray], int
     return header, arrays, data_start, data_crc
 
 
+def _file_crc(path: Path, start: int) -> int:
+    """CRC-32 of the file from ``start``, read in chunks (through the map, every page would stay resident)."""
+    crc = 0
+    with path.open("rb", buffering=0) as stream:
+        stream.seek(start)
+        buffer = bytearray(_CRC_CHUNK)
+        while count := stream.readinto(buffer):
+            crc = zlib.crc32(memoryview(buffer)[:count], crc)
+    return crc
+
+
 def _checked_path(path: Path) -> Path:
     return path.with_suffix(CHECKED_SUFFIX)
 
@@ -212,12 +231,19 @@ def _is_checked(path: Path, stat: os.stat_result, data_crc: int) -> bool:
 
 
 def _stamp(path: Path, stat: os.stat_result, data_crc: int) -> None:
-    """Record that the file with this identity was fully checked (nothing when the folder is read-only)."""
+    """Record that the file with this identity was fully checked (nothing when the folder is read-only).
+
+    A stamp from the clock tick of the file's last change does not count, so it is rewritten (for up to
+    ~20 ms) until the clock has moved on; failing that, the next load checks the data and stamps it."""
     stamp = _checked_path(path)
     temp = stamp.with_name(f".{stamp.name}.{os.getpid()}")
     try:
-        temp.write_text(_identity(stat, data_crc), encoding="ascii")
-        os.replace(temp, stamp)
+        for _ in range(_STAMP_TRIES):
+            temp.write_text(_identity(stat, data_crc), encoding="ascii")
+            os.replace(temp, stamp)
+            if stamp.stat().st_mtime_ns > stat.st_ctime_ns:
+                return
+            time.sleep(0.001)
     except OSError:
         temp.unlink(missing_ok=True)
 
