@@ -140,20 +140,26 @@ class RowTokens:
     def extend(self, rows: Iterable[np.ndarray]) -> None:
         self._added.extend(rows)
 
+    def flat(self, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(token ids of rows ``start``…, each row's length), concatenated in row order."""
+        if self._replaced:  # rows replaced in place: gathered one by one
+            rows = [self[row] for row in range(start, len(self))]
+            lengths = np.fromiter((t.size for t in rows), dtype=np.int64, count=len(rows))
+            return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)), lengths
+        base = min(start, self._base)
+        head, head_lengths = self._flat[self._starts[base] :], np.diff(self._starts[base:])
+        added = self._added[max(start - self._base, 0) :]
+        if not added:
+            return head, head_lengths
+        added_lengths = np.fromiter((t.size for t in added), dtype=np.int64, count=len(added))
+        return np.concatenate([head, *added]), np.concatenate([head_lengths, added_lengths])
+
     def compact(self) -> None:
         """Fold the rows added or replaced since into the flat array (a small array per row costs ~100 bytes
         more than its tokens: 100 MB at a million rows)."""
         flat, lengths = self.flat()
         self._flat, self._starts = flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         self._base, self._added, self._replaced = lengths.size, [], {}
-
-    def flat(self, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """(token ids of rows ``start``…, each row's length), concatenated in row order."""
-        if start == 0 and not self._added and not self._replaced:
-            return self._flat, np.diff(self._starts)
-        rows = [self[row] for row in range(start, len(self))]
-        lengths = np.fromiter((t.size for t in rows), dtype=np.int64, count=len(rows))
-        return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)), lengths
 
 
 class MemoryIndex:
