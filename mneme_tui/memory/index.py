@@ -183,7 +183,7 @@ class MemoryIndex:
         self.kind_lambda = np.array([DECAY_LAMBDA[k] for k in ALL_KINDS], dtype=np.float64)
         self.vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # token -> id
         self._row_tokens = RowTokens()  # unique token ids per row
-        self._postings_rows = np.zeros(0, dtype=np.int64)
+        self._postings_rows = np.zeros(0, dtype=np.int32)
         self._postings_start = np.zeros(1, dtype=np.int64)
         self._postings_built_for = 0  # rows covered by the postings; later rows are scanned directly
         self._postings_stale = False
@@ -355,7 +355,7 @@ class MemoryIndex:
             )
             return
         tokens, lengths = self._row_tokens.flat()
-        rows = np.repeat(np.arange(self.size, dtype=np.int64), lengths)
+        rows = np.repeat(np.arange(self.size, dtype=np.int32), lengths)  # row numbers: int32 halves the bytes
         order = np.argsort(tokens, kind="stable")
         self._postings_rows = rows[order]
         counts = np.bincount(tokens, minlength=vocab_size)

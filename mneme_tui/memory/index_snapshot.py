@@ -86,7 +86,7 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "created_days": index.created_days, "access": index.access,
             **_word_table("vocab", index.vocab),
             "tokens": tokens, "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-            "postings_rows": index._postings_rows.astype(np.int32),  # row numbers: half the bytes to map and check
+            "postings_rows": index._postings_rows,
             "postings_start": index._postings_start,
             **_word_table("term_vocab", terms.vocab),
             "term_start": terms.doc_start, "term_ids": terms.doc_terms, "term_tf": terms.doc_tf,
@@ -298,9 +298,10 @@ class SnapshotVocab(defaultdict):
 
     Loading a million-word vocabulary into a dict costs more than the rest of a cold recall, which
     looks up a handful of words. So a word is found by binary search in the snapshot's sorted word
-    list (and remembered); the whole dict is built only when it is needed: the first new word, a
-    listing, or many look-ups (catching up on rows written since). With ``new_ids`` a new word gets
-    the next id, as the index's ``defaultdict`` vocabulary does; without, it is a KeyError.
+    list (and remembered); the whole dict is built only when it is needed: a listing, or many look-ups
+    (catching up on rows written since). A new word gets the next id without it (``setdefault`` with
+    ``len(vocab)``, or with ``new_ids`` a plain look-up, as the index's ``defaultdict`` vocabulary
+    does); without ``new_ids`` a look-up of a new word is a KeyError.
     """
 
     LOOKUPS_BEFORE_FILLING = 4_096
@@ -312,6 +313,7 @@ class SnapshotVocab(defaultdict):
         self._new_ids = new_ids
         self._lookups = 0
         self._filled = False
+        self._added = 0  # new words given ids before the dict was filled
 
     def _word(self, word_id: int) -> bytes:
         return self._blob[self._starts[word_id] : self._starts[word_id + 1] - 1].tobytes()
@@ -352,8 +354,15 @@ class SnapshotVocab(defaultdict):
             return found
         if not self._new_ids:
             raise KeyError(word)
-        self._fill()
-        return dict.setdefault(self, word, dict.__len__(self))
+        return self._add(word)
+
+    def _add(self, word: str) -> int:
+        """Give a word the snapshot does not have the next id (filling the dict is not needed for that)."""
+        word_id = len(self)
+        dict.__setitem__(self, word, word_id)
+        if not self._filled:
+            self._added += 1
+        return word_id
 
     def __contains__(self, word: object) -> bool:
         if dict.__contains__(self, word):
@@ -361,13 +370,15 @@ class SnapshotVocab(defaultdict):
         return not self._filled and isinstance(word, str) and self._known(word) is not None
 
     def __len__(self) -> int:
-        return dict.__len__(self) if self._filled else self._count
+        return dict.__len__(self) if self._filled else self._count + self._added
 
     def setdefault(self, word: str, default: int) -> int:  # type: ignore[override]
+        """The word's id; a new word gets ``default``, which must be the next id (``len(vocab)``)."""
         if word in self:
             return self[word]
-        self._fill()
-        return dict.setdefault(self, word, default)
+        if default != len(self):
+            raise ValueError(f"a new word's id must be the next one ({len(self)}), not {default}")
+        return self._add(word)
 
     def get(self, word: str, default: Any = None) -> Any:
         return self[word] if word in self else default  # noqa: SIM401 (dict.get would skip the snapshot)

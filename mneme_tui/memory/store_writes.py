@@ -185,18 +185,19 @@ class StoreWrites:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields,
         ``provenance`` included. They are validated, embedded and inserted ``MINT_BATCH`` at a time, so a
         generator of a million items is never held whole."""
-        minted: list[Memory] = []
+        return [memory_from_row((memory_id, *row[:-1]), row.provenance)
+                for ids, rows in self._mint_batches(items) for memory_id, row in zip(ids, rows)]
+
+    def mint_ids(self, items: Iterable[dict]) -> list[int]:
+        """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
+        return [memory_id for ids, _ in self._mint_batches(items) for memory_id in ids]
+
+    def _mint_batches(self, items: Iterable[dict]) -> Iterator[tuple[list[int], list[_NewRow]]]:
+        """Validate and insert ``items`` a batch at a time in one write transaction: (new ids, rows) per batch."""
         pending = iter(items)
         with self.write_transaction():
             while batch := [self._validated_row(item) for item in itertools.islice(pending, self.MINT_BATCH)]:
-                ids = self._insert(batch)
-                minted += [memory_from_row((memory_id, *row[:-1]), row.provenance)
-                           for memory_id, row in zip(ids, batch)]
-        return minted
-
-    def mint_ids(self, items: Sequence[dict]) -> list[int]:
-        """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
-        return self._insert([self._validated_row(item) for item in items])
+                yield self._insert(batch), batch
 
     def _insert(self, rows: list[_NewRow]) -> list[int]:
         """Insert validated rows and their provenance in one write transaction; their new ids, in order."""

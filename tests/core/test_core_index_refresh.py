@@ -385,14 +385,20 @@ def test_snapshot_vocabulary_answers_like_the_dict_it_stands_for():
         assert word in vocab and vocab[word] == word_id
     assert "alph" not in vocab and "zzz" not in vocab and 7 not in vocab
     assert not vocab._filled  # look-ups alone never build the dict
-    assert vocab["brand-new"] == len(WORDS) and vocab._filled  # a new word gets the next id
-    assert dict(vocab) == {**dict(zip(WORDS, range(len(WORDS)))), "brand-new": len(WORDS)}
+    assert vocab["brand-new"] == len(WORDS) and not vocab._filled  # a new word gets the next id, no dict built
+    assert vocab["newer"] == len(WORDS) + 1 and len(vocab) == len(WORDS) + 2 and vocab["brand-new"] == len(WORDS)
+    assert "newer" in vocab and vocab["mu"] == 7 and not vocab._filled
+    assert dict(vocab) == {**dict(zip(WORDS, range(len(WORDS)))), "brand-new": len(WORDS), "newer": len(WORDS) + 1}
+    assert len(vocab) == len(WORDS) + 2 and vocab["newest"] == len(WORDS) + 2  # filled: ids go on
 
     terms = _vocab(WORDS, new_ids=False)
     with pytest.raises(KeyError):
         terms["missing"]
     assert terms.get("missing") is None and terms.get("mu") == 7 and not terms._filled
     assert terms.setdefault("mu", 99) == 7 and terms.setdefault("new", len(terms)) == len(WORDS)
+    assert not terms._filled
+    with pytest.raises(ValueError):
+        terms.setdefault("other", 0)  # only the next id keeps ids unique
     assert terms == {**dict(zip(WORDS, range(len(WORDS)))), "new": len(WORDS)}
     assert sorted(_vocab(WORDS, new_ids=False), key=_vocab(WORDS, new_ids=False).__getitem__) == WORDS
     assert len(_vocab([], new_ids=True)) == 0 and "x" not in _vocab([], new_ids=False)
