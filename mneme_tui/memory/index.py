@@ -209,6 +209,8 @@ class MemoryIndex:
                 for rows, vectors in index_load_batches(db):  # a batch at a time: bounded memory
                     self._append(rows, vectors)
                     self._row_tokens.compact()
+                self._spec_word_ids.clear()  # the bulk load's word memos (~100 MB at a million rows)
+                self.terms.word_codes.forget()
             else:
                 changed = index_rows(db, after_id=last_id, after_seq=self.update_seq)
                 self._apply_changes(changed)
