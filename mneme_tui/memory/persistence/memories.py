@@ -99,7 +99,7 @@ def index_load(db: peewee.Database) -> tuple[list[tuple], np.ndarray | None]:
     return rows, vectors
 
 
-LOAD_BATCH = 10_000
+LOAD_BATCH = 25_000
 """Rows a cold index load reads and indexes at a time (a million rows as Python objects at once take gigabytes)."""
 
 
