@@ -7,10 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = (
-    "numpy", "numpy.ma", "peewee", "rich", "textual", "mcp", "mneme_tui.memory.learning", "mneme_tui.memory.store",
-    "mneme_tui.legion.api", "snowballstemmer", "subprocess",
-)
+HEAVY = ("numpy", "numpy.ma", "peewee", "rich", "textual", "mcp", "mneme_tui.memory.learning", "mneme_tui.memory.store",
+         "mneme_tui.legion.api", "mneme_tui.legion.records", "snowballstemmer", "subprocess")
 
 
 def loaded_by(argv: list[str], cwd: Path) -> set[str]:
@@ -30,13 +28,26 @@ def test_version_loads_no_numpy_store_or_ui(tmp_path: Path) -> None:
     assert loaded_by(["--version"], tmp_path) == set()
 
 
-def test_recall_loads_no_tui_sdk_or_learning(tmp_path: Path) -> None:
-    """``mneme recall`` needs numpy and peewee; its plain table still uses rich (cli/output.py's tables)."""
+def test_help_loads_no_numpy_store_legion_or_ui(tmp_path: Path) -> None:
+    assert loaded_by(["--help"], tmp_path) == set()
+
+
+def test_legion_help_loads_the_legion_options_only_then(tmp_path: Path) -> None:
+    """The ``legion`` group's options need Legion modules: they are added when ``legion`` is used."""
+    loaded = loaded_by(["legion", "recall", "--help"], tmp_path)
+    assert "mneme_tui.legion.records" in loaded
+    assert not loaded & {"numpy", "peewee", "textual", "mcp"}, loaded
+
+
+def test_recall_loads_no_tui_sdk_legion_or_learning(tmp_path: Path) -> None:
+    """``mneme recall`` needs numpy and peewee; its plain table still uses rich (cli/output.py's tables),
+    its ``--json`` does not."""
     db = str(tmp_path / "mneme.db")
     subprocess.run([sys.executable, "-m", "mneme_tui", "save", "hello world", "--db", db], check=True,
                    capture_output=True, cwd=tmp_path)
+    never = {"textual", "mcp", "numpy.ma", "mneme_tui.memory.learning", "mneme_tui.legion.api",
+             "mneme_tui.legion.records", "snowballstemmer", "subprocess"}
     loaded = loaded_by(["recall", "hello", "--db", db], tmp_path)
-    assert not loaded & {"textual", "mcp", "numpy.ma", "mneme_tui.memory.learning"}, loaded
-    # --json: no rich; the Legion API (imported by the legion handlers only) and the editor's subprocess neither
+    assert not loaded & never, loaded
     loaded = loaded_by(["recall", "hello", "--db", db, "--json"], tmp_path)
-    assert not loaded & {"rich", "textual", "mcp", "mneme_tui.legion.api", "snowballstemmer", "subprocess"}, loaded
+    assert not loaded & (never | {"rich"}), loaded

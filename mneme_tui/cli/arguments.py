@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from mneme_tui import config, display
@@ -27,7 +27,25 @@ if TYPE_CHECKING:
 
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line on stderr (control characters in the user's
-    arguments shown as ``\\x1b``, never echoed raw) and exit status 2."""
+    arguments shown as ``\\x1b``, never echoed raw) and exit status 2.
+
+    ``deferred``, when set, adds the parser's arguments on its first use (parsing or help): a command group
+    whose options need its own modules (``legion``) then costs the other commands nothing."""
+
+    deferred: Callable[[argparse.ArgumentParser], None] | None = None
+
+    def _add_deferred(self) -> None:
+        add, self.deferred = self.deferred, None
+        if add is not None:
+            add(self)
+
+    def format_usage(self) -> str:
+        self._add_deferred()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._add_deferred()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {display.printable(message)} (see {self.prog} --help)\n")
@@ -37,6 +55,7 @@ class Parser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         """Remember the innermost (sub)command that left arguments unrecognised, so the error names it."""
+        self._add_deferred()
         parsed, extras = super().parse_known_args(args, namespace)
         if extras and not hasattr(parsed, _EXTRAS_PROG):
             setattr(parsed, _EXTRAS_PROG, self.prog)
@@ -81,6 +100,16 @@ def add_command(
     if json_option:
         add_json_option(parser)
     return parser
+
+
+def add_deferred_command(
+    sub: argparse._SubParsersAction, name: str, help_text: str, description: str,
+    add_arguments: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """A command (group) whose arguments ``add_arguments`` adds only when the command is used or its help shown."""
+    parser = sub.add_parser(name, help=help_text, description=description)
+    assert isinstance(parser, Parser), "the subparsers' parser_class must be arguments.Parser"
+    parser.deferred = add_arguments
 
 
 def add_profile_option(parser: argparse.ArgumentParser) -> None:

@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config, display
-from mneme_tui.cli import arguments, legion_recall_command, output
+from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.records import split_tags
 from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.validation import is_folder, user_path
 
@@ -33,10 +32,16 @@ BRANCH_PROVIDER: BranchProvider | None = None
 
 # ------------------------------------------------------------------------------ parser
 def register(sub: argparse._SubParsersAction) -> None:
-    legion = sub.add_parser(
-        "legion", help="Legion markdown memory (.planning/memory): sync, recall, briefing, agents, record, prune",
-        description="Work with a Legion project's .planning/memory files and mirror them into the store.",
+    arguments.add_deferred_command(
+        sub, "legion", "Legion markdown memory (.planning/memory): sync, recall, briefing, agents, record, prune",
+        "Work with a Legion project's .planning/memory files and mirror them into the store.", _add_actions,
     )
+
+
+def _add_actions(legion: argparse.ArgumentParser) -> None:
+    """The ``legion`` actions, added when ``legion`` is used: their options need the Legion modules."""
+    from mneme_tui.cli import legion_recall_command
+
     arguments.add_common_options(legion)
     actions = legion.add_subparsers(
         dest="legion_command", metavar="ACTION", parser_class=arguments.Parser, required=True
@@ -128,6 +133,8 @@ def _dir_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _list(raw: str) -> list[str]:
+    from mneme_tui.legion.records import split_tags
+
     return split_tags(raw)
 
 
@@ -218,6 +225,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- recall
 def cmd_recall(args: argparse.Namespace) -> int:
+    from mneme_tui.cli import legion_recall_command
+
     return legion_recall_command.run(args, _legion(args), outcome_table=_outcome_table, warn=_warn)
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from mneme_tui import config
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
-from mneme_tui.memory.records import Memory, ScoredMemory
+
+if TYPE_CHECKING:
+    from mneme_tui.memory.records import Memory, ScoredMemory
 
 
 def register(sub: argparse._SubParsersAction) -> None:

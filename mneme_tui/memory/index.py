@@ -23,7 +23,7 @@ import peewee
 from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
-from mneme_tui.memory.persistence.memories import index_load, index_rows
+from mneme_tui.memory.persistence.memories import index_load_batches, index_rows
 from mneme_tui.memory.persistence.repositories import database_revision
 from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
@@ -142,11 +142,24 @@ class RowTokens:
 
     def flat(self, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(token ids of rows ``start``…, each row's length), concatenated in row order."""
-        if start == 0 and not self._added and not self._replaced:
-            return self._flat, np.diff(self._starts)
-        rows = [self[row] for row in range(start, len(self))]
-        lengths = np.fromiter((t.size for t in rows), dtype=np.int64, count=len(rows))
-        return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)), lengths
+        if self._replaced:  # rows replaced in place: gathered one by one
+            rows = [self[row] for row in range(start, len(self))]
+            lengths = np.fromiter((t.size for t in rows), dtype=np.int64, count=len(rows))
+            return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)), lengths
+        base = min(start, self._base)
+        head, head_lengths = self._flat[self._starts[base] :], np.diff(self._starts[base:])
+        added = self._added[max(start - self._base, 0) :]
+        if not added:
+            return head, head_lengths
+        added_lengths = np.fromiter((t.size for t in added), dtype=np.int64, count=len(added))
+        return np.concatenate([head, *added]), np.concatenate([head_lengths, added_lengths])
+
+    def compact(self) -> None:
+        """Fold the rows added or replaced since into the flat array (a small array per row costs ~100 bytes
+        more than its tokens: 100 MB at a million rows)."""
+        flat, lengths = self.flat()
+        self._flat, self._starts = flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        self._base, self._added, self._replaced = lengths.size, [], {}
 
 
 class MemoryIndex:
@@ -170,7 +183,7 @@ class MemoryIndex:
         self.kind_lambda = np.array([DECAY_LAMBDA[k] for k in ALL_KINDS], dtype=np.float64)
         self.vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # token -> id
         self._row_tokens = RowTokens()  # unique token ids per row
-        self._postings_rows = np.zeros(0, dtype=np.int64)
+        self._postings_rows = np.zeros(0, dtype=np.int32)
         self._postings_start = np.zeros(1, dtype=np.int64)
         self._postings_built_for = 0  # rows covered by the postings; later rows are scanned directly
         self._postings_stale = False
@@ -192,9 +205,12 @@ class MemoryIndex:
                 return False
             last_id = int(self.ids[-1]) if self.size else 0
             if self.seq < 0 or update_seq < self.update_seq or max_id < last_id:
-                rows, vectors = index_load(db)
                 self._reset()
-                self._append(rows, vectors)
+                for rows, vectors in index_load_batches(db):  # a batch at a time: bounded memory
+                    self._append(rows, vectors)
+                    self._row_tokens.compact()
+                self._spec_word_ids.clear()  # the bulk load's word memos (~100 MB at a million rows)
+                self.terms.word_codes.forget()
             else:
                 changed = index_rows(db, after_id=last_id, after_seq=self.update_seq)
                 self._apply_changes(changed)
@@ -341,7 +357,7 @@ class MemoryIndex:
             )
             return
         tokens, lengths = self._row_tokens.flat()
-        rows = np.repeat(np.arange(self.size, dtype=np.int64), lengths)
+        rows = np.repeat(np.arange(self.size, dtype=np.int32), lengths)  # row numbers: int32 halves the bytes
         order = np.argsort(tokens, kind="stable")
         self._postings_rows = rows[order]
         counts = np.bincount(tokens, minlength=vocab_size)

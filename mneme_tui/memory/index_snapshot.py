@@ -7,12 +7,18 @@ text analysis (``TermFeatures.key``), is quietly replaced.
 
 The file is one header and the index's arrays, raw and 64-byte aligned, so loading is a memory map
 (copy-on-write: the index may update rows in place, the file never changes) rather than a parse. It
-holds the token postings and the bm25 term postings too, so the first recall builds nothing. A CRC-32
-covers the header and one the data: a truncated, damaged or foreign-format file is detected, deleted
-(the next refresh writes a new one) and reported once as a warning on the ``mneme_tui`` logger (one
-line on stderr by default). A snapshot in an older format (written before an upgrade) is replaced
-without a warning.
-Writes go to a temporary file that is renamed over the old one.
+holds the token postings and the analysed terms' postings too, so the first recall builds nothing.
+
+A CRC-32 covers the header and one the data. The header's is checked on every load, with the arrays'
+shapes; the data's (a pass over every byte: half a second at a million memories) only when the file is
+not known good. A full check of the file, at its writing or at a load, leaves a stamp beside it (``.checked``:
+the file's inode, size, change times and data CRC); a load whose file still has that identity skips the pass.
+The stamp counts only when it was written in a later clock tick than the file's last change, so a change
+in the same tick (timestamps are coarse) is never missed: as git treats "racily clean" files. A truncated,
+damaged or foreign-format file is detected, deleted (the next refresh writes a new one) and reported once as
+a warning on the ``mneme_tui`` logger (one line on stderr by default). Writes go to a temporary file that is
+renamed over the old one. A snapshot in an older format (written before an upgrade) is
+replaced without a warning.
 
 Layout: ``MAGIC``, then little-endian u32 format version, header length, header CRC, data CRC; the
 header (JSON: revision, repos, kinds, the analysis key and each array's dtype, shape and offset);
@@ -28,9 +34,10 @@ import logging
 import mmap
 import os
 import struct
+import time
 import zlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +53,9 @@ _ALIGN = 64
 MIN_ROWS = 5_000
 """Smaller stores load from SQLite fast enough; no snapshot is written for them."""
 SUFFIX = ".idx"
+CHECKED_SUFFIX = ".checked"
+_CRC_CHUNK = 4 << 20
+_STAMP_TRIES = 20
 
 log = logging.getLogger("mneme_tui.index_snapshot")
 
@@ -66,9 +76,7 @@ def snapshot_path(db_path: Path) -> Path:
 
 def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
     """Write the snapshot atomically; False (and nothing written) when the folder is not writable."""
-    import tempfile  # only writers pay for it
-
-    with index.lock:
+    with index.lock:  # held while writing: rows updated in place must not change under the write
         if index._postings_built_for < index.size:
             index._postings_stale = True  # the snapshot holds postings for every row
         index._ensure_postings()
@@ -80,11 +88,12 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "created_days": index.created_days, "access": index.access,
             **_word_table("vocab", index.vocab),
             "tokens": tokens, "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-            "postings_rows": index._postings_rows.astype(np.int32),  # row numbers: half the bytes to map and check
+            "postings_rows": index._postings_rows,
             "postings_start": index._postings_start,
             **_word_table("term_vocab", terms.vocab),
             "term_start": terms.doc_start, "term_ids": terms.doc_terms, "term_tf": terms.doc_tf,
             "term_len": terms.doc_len,
+            # the analysed terms' postings too (rebuilt first if rows were added): a cold bm25 recall sorts nothing
             **dict(zip(("term_post_rows", "term_post_tf", "term_post_start"), terms.postings(), strict=True)),
         }
         header: dict[str, Any] = {
@@ -92,35 +101,46 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "repos": sorted(index.repos, key=index.repos.__getitem__),
             "kinds": sorted(index.kinds, key=index.kinds.__getitem__), "term_key": terms.key, "arrays": {},
         }
-        chunks, offset = [], 0
+        offset = 0
         for name, array in arrays.items():
-            data = np.ascontiguousarray(array)
-            header["arrays"][name] = [data.dtype.str, list(data.shape), offset]
-            padding = -data.nbytes % _ALIGN
-            chunks.append(data.tobytes() + b"\0" * padding)
-            offset += data.nbytes + padding
-    head = json.dumps(header).encode("utf-8")
-    head += b" " * (-(len(head) + _PREFIX.size) % _ALIGN)
-    data_crc = 0
-    for chunk in chunks:
-        data_crc = zlib.crc32(chunk, data_crc)
-    prefix = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp_name = tempfile.mkstemp(prefix=".index-", suffix=SUFFIX, dir=path.parent)
+            arrays[name] = data = np.ascontiguousarray(array).reshape(-1)
+            header["arrays"][name] = [data.dtype.str, list(np.shape(array)), offset]
+            offset += data.nbytes + (-data.nbytes % _ALIGN)
+        head = json.dumps(header).encode("utf-8")
+        head += b" " * (-(len(head) + _PREFIX.size) % _ALIGN)
         try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(prefix + head)
-                for chunk in chunks:
-                    stream.write(chunk)
-            os.replace(temp_name, path)
+            return _write(path, head, arrays.values())
         except OSError:
-            Path(temp_name).unlink(missing_ok=True)
-            raise
-        path.with_suffix(".npz").unlink(missing_ok=True)  # the previous format's file, if any
-        return True
+            return False
+
+
+def _write(path: Path, head: bytes, arrays: Iterable[np.ndarray]) -> bool:
+    """Write the file from the arrays themselves (no copy of the data in memory), then rename it into place
+    and stamp it as checked; the data CRC goes into the prefix once the data is written."""
+    import tempfile  # only writers pay for it
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=".index-", suffix=SUFFIX, dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), 0) + head)
+            data_crc = 0
+            for data in arrays:
+                for part in (data.data.cast("B"), memoryview(b"\0" * (-data.nbytes % _ALIGN))):
+                    data_crc = zlib.crc32(part, data_crc)
+                    stream.write(part)
+            stream.seek(0)
+            stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc))
+            written = os.fstat(stream.fileno()).st_ino
+        os.replace(temp_name, path)
     except OSError:
-        return False
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+    final = path.stat()
+    if final.st_ino == written:  # not yet replaced by another writer's file
+        _stamp(path, final, data_crc)
+    path.with_suffix(".npz").unlink(missing_ok=True)  # the previous format's file, if any
+    return True
 
 
 def load(path: Path, db_uuid: str) -> MemoryIndex | None:
@@ -129,6 +149,7 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
     A damaged snapshot is deleted and reported once (a warning on the ``mneme_tui`` logger)."""
     try:
         with path.open("rb") as stream:
+            identity = os.fstat(stream.fileno())
             mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
     except FileNotFoundError:
         return None
@@ -136,7 +157,11 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
         _discard(path, f"cannot be read ({exc})")
         return None
     try:
-        header, arrays = _read(mapped)
+        header, arrays, data_start, data_crc = _read(mapped)
+        if not _is_checked(path, identity, data_crc):
+            if _file_crc(path, data_start) != data_crc:
+                raise DamagedSnapshot("has damaged data")
+            _stamp(path, identity, data_crc)
         if header["db_uuid"] != db_uuid:
             return None  # another database once lived at this path: the next save replaces it
         index = MemoryIndex()
@@ -152,8 +177,9 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
     return None
 
 
-def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The header and the arrays (views of the copy-on-write map), after checking both checksums."""
+def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray], int, int]:
+    """The header, the arrays (views of the copy-on-write map), where the data starts and its CRC, after
+    checking the header's checksum and that every array lies inside the file (not the data's checksum)."""
     if len(mapped) < _PREFIX.size:
         raise DamagedSnapshot("is truncated")
     magic, version, head_length, head_crc, data_crc = _PREFIX.unpack_from(mapped)
@@ -177,9 +203,56 @@ def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         if data_start + offset + count * kind.itemsize > len(mapped):
             raise DamagedSnapshot("is truncated")
         arrays[name] = np.frombuffer(mapped, dtype=kind, count=count, offset=data_start + offset).reshape(shape)
-    if zlib.crc32(memoryview(mapped)[data_start:]) != data_crc:
-        raise DamagedSnapshot("has damaged data")
-    return header, arrays
+    return header, arrays, data_start, data_crc
+
+
+def _file_crc(path: Path, start: int) -> int:
+    """CRC-32 of the file from ``start``, read in chunks (through the map, every page would stay resident)."""
+    crc = 0
+    with path.open("rb", buffering=0) as stream:
+        stream.seek(start)
+        buffer = bytearray(_CRC_CHUNK)
+        while count := stream.readinto(buffer):
+            crc = zlib.crc32(memoryview(buffer)[:count], crc)
+    return crc
+
+
+def _checked_path(path: Path) -> Path:
+    return path.with_suffix(CHECKED_SUFFIX)
+
+
+def _identity(stat: os.stat_result, data_crc: int) -> str:
+    return f"{stat.st_ino} {stat.st_size} {stat.st_mtime_ns} {stat.st_ctime_ns} {data_crc}"
+
+
+def _is_checked(path: Path, stat: os.stat_result, data_crc: int) -> bool:
+    """True when the stamp says this very file (same identity and data CRC) was fully checked in a clock
+    tick after its last change, so any later change would show in its identity."""
+    stamp = _checked_path(path)
+    try:
+        return stamp.read_text(encoding="ascii") == _identity(stat, data_crc) and (
+            stat.st_ctime_ns < stamp.stat().st_mtime_ns
+        )
+    except (OSError, ValueError):
+        return False
+
+
+def _stamp(path: Path, stat: os.stat_result, data_crc: int) -> None:
+    """Record that the file with this identity was fully checked (nothing when the folder is read-only).
+
+    A stamp from the clock tick of the file's last change does not count, so it is rewritten (for up to
+    ~20 ms) until the clock has moved on; failing that, the next load checks the data and stamps it."""
+    stamp = _checked_path(path)
+    temp = stamp.with_name(f".{stamp.name}.{os.getpid()}")
+    try:
+        for _ in range(_STAMP_TRIES):
+            temp.write_text(_identity(stat, data_crc), encoding="ascii")
+            os.replace(temp, stamp)
+            if stamp.stat().st_mtime_ns > stat.st_ctime_ns:
+                return
+            time.sleep(0.001)
+    except OSError:
+        temp.unlink(missing_ok=True)
 
 
 def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndarray]) -> MemoryIndex:
@@ -222,6 +295,7 @@ def _discard(path: Path, reason: str) -> None:
     log.warning("mneme: warning: the index cache %s %s; rebuilding it from the database", path, reason)
     with contextlib.suppress(OSError):  # a read-only cache folder: the snapshot is simply not used
         path.unlink(missing_ok=True)
+        _checked_path(path).unlink(missing_ok=True)
 
 
 class SnapshotVocab(defaultdict):
@@ -229,9 +303,10 @@ class SnapshotVocab(defaultdict):
 
     Loading a million-word vocabulary into a dict costs more than the rest of a cold recall, which
     looks up a handful of words. So a word is found by binary search in the snapshot's sorted word
-    list (and remembered); the whole dict is built only when it is needed: the first new word, a
-    listing, or many look-ups (catching up on rows written since). With ``new_ids`` a new word gets
-    the next id, as the index's ``defaultdict`` vocabulary does; without, it is a KeyError.
+    list (and remembered); the whole dict is built only when it is needed: a listing, or many look-ups
+    (catching up on rows written since). A new word gets the next id without it (``setdefault`` with
+    ``len(vocab)``, or with ``new_ids`` a plain look-up, as the index's ``defaultdict`` vocabulary
+    does); without ``new_ids`` a look-up of a new word is a KeyError.
     """
 
     LOOKUPS_BEFORE_FILLING = 4_096
@@ -243,6 +318,7 @@ class SnapshotVocab(defaultdict):
         self._new_ids = new_ids
         self._lookups = 0
         self._filled = False
+        self._added = 0  # new words given ids before the dict was filled
 
     def _word(self, word_id: int) -> bytes:
         return self._blob[self._starts[word_id] : self._starts[word_id + 1] - 1].tobytes()
@@ -283,8 +359,15 @@ class SnapshotVocab(defaultdict):
             return found
         if not self._new_ids:
             raise KeyError(word)
-        self._fill()
-        return dict.setdefault(self, word, dict.__len__(self))
+        return self._add(word)
+
+    def _add(self, word: str) -> int:
+        """Give a word the snapshot does not have the next id (filling the dict is not needed for that)."""
+        word_id = len(self)
+        dict.__setitem__(self, word, word_id)
+        if not self._filled:
+            self._added += 1
+        return word_id
 
     def __contains__(self, word: object) -> bool:
         if dict.__contains__(self, word):
@@ -292,13 +375,15 @@ class SnapshotVocab(defaultdict):
         return not self._filled and isinstance(word, str) and self._known(word) is not None
 
     def __len__(self) -> int:
-        return dict.__len__(self) if self._filled else self._count
+        return dict.__len__(self) if self._filled else self._count + self._added
 
     def setdefault(self, word: str, default: int) -> int:  # type: ignore[override]
+        """The word's id; a new word gets ``default``, which must be the next id (``len(vocab)``)."""
         if word in self:
             return self[word]
-        self._fill()
-        return dict.setdefault(self, word, default)
+        if default != len(self):
+            raise ValueError(f"a new word's id must be the next one ({len(self)}), not {default}")
+        return self._add(word)
 
     def get(self, word: str, default: Any = None) -> Any:
         return self[word] if word in self else default  # noqa: SIM401 (dict.get would skip the snapshot)

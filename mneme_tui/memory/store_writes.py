@@ -9,6 +9,7 @@ Every audit and provenance row records who wrote it: the store's ``actor`` (``co
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -202,16 +203,26 @@ class StoreWrites:
                   created_at=created_at, status=status, access_count=access_count, provenance=provenance)]
         )[0]
 
-    def mint_many(self, items: Sequence[dict]) -> list[Memory]:
-        """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields,
-        ``provenance`` included."""
-        rows = [self._validated_row(item) for item in items]
-        ids = self._insert(rows)
-        return [memory_from_row((memory_id, *row[:-1]), row.provenance) for memory_id, row in zip(ids, rows)]
+    MINT_BATCH = 10_000
+    """Items ``mint_many`` validates and inserts at a time."""
 
-    def mint_ids(self, items: Sequence[dict]) -> list[int]:
+    def mint_many(self, items: Iterable[dict]) -> list[Memory]:
+        """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields,
+        ``provenance`` included. They are validated, embedded and inserted ``MINT_BATCH`` at a time, so a
+        generator of a million items is never held whole."""
+        return [memory_from_row((memory_id, *row[:-1]), row.provenance)
+                for ids, rows in self._mint_batches(items) for memory_id, row in zip(ids, rows)]
+
+    def mint_ids(self, items: Iterable[dict]) -> list[int]:
         """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
-        return self._insert([self._validated_row(item) for item in items])
+        return [memory_id for ids, _ in self._mint_batches(items) for memory_id in ids]
+
+    def _mint_batches(self, items: Iterable[dict]) -> Iterator[tuple[list[int], list[_NewRow]]]:
+        """Validate and insert ``items`` a batch at a time in one write transaction: (new ids, rows) per batch."""
+        pending = iter(items)
+        with self.write_transaction():
+            while batch := [self._validated_row(item) for item in itertools.islice(pending, self.MINT_BATCH)]:
+                yield self._insert(batch), batch
 
     def _insert(self, rows: list[_NewRow]) -> list[int]:
         """Insert validated rows and their provenance in one write transaction; their new ids, in order."""

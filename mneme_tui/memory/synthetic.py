@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 from mneme_tui.memory.records import BENCH, Provenance
@@ -59,12 +60,12 @@ QUERIES = (
 )
 
 
-def generate(count: int, *, seed: int = 7, now: datetime) -> list[dict]:
-    """``count`` memory dicts (``Store.mint_many`` fields) across repos, kinds, ages and access counts."""
+def generate(count: int, *, seed: int = 7, now: datetime) -> Iterator[dict]:
+    """``count`` memory dicts (``Store.mint_many`` fields) across repos, kinds, ages and access counts, made
+    one at a time (a million of them at once would take about a gigabyte)."""
     rng = random.Random(seed)
     kinds = [kind for kind, _ in KIND_WEIGHTS]
     weights = [weight for _, weight in KIND_WEIGHTS]
-    items = []
     for number in range(count):
         kind = rng.choices(kinds, weights)[0]
         repo = "global" if kind == "axiom" and rng.random() < 0.6 else rng.choice(REPOS)
@@ -73,18 +74,15 @@ def generate(count: int, *, seed: int = 7, now: datetime) -> list[dict]:
             component=rng.choice(COMPONENTS), path=path, symptom=rng.choice(SYMPTOMS),
             fix=rng.choice(FIXES), gate=rng.choice(GATES),
         )
-        items.append(
-            {
-                "content": f"{content} (ref {number})",
-                "kind": kind,
-                "topic": rng.choice(
-                    ("Architecture", "Verification", "Operations", f"pattern:{path.rsplit('/', 1)[0]}")
-                ),
-                "repo_id": repo,
-                "task_id": f"INT-{rng.randint(100, 999)}",
-                "created_at": now - timedelta(days=rng.uniform(0, 400)),
-                "access_count": rng.choice((0, 0, 0, 1, 2, 3, 5, 12)),
-                "provenance": PROVENANCE,
-            }
-        )
-    return items
+        yield {
+            "content": f"{content} (ref {number})",
+            "kind": kind,
+            "topic": rng.choice(
+                ("Architecture", "Verification", "Operations", f"pattern:{path.rsplit('/', 1)[0]}")
+            ),
+            "repo_id": repo,
+            "task_id": f"INT-{rng.randint(100, 999)}",
+            "created_at": now - timedelta(days=rng.uniform(0, 400)),
+            "access_count": rng.choice((0, 0, 0, 1, 2, 3, 5, 12)),
+            "provenance": PROVENANCE,
+        }

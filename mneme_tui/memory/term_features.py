@@ -44,8 +44,12 @@ class _WordCodes(dict):
     def trim(self) -> None:
         """Forget everything once the memo is large (only between batches: codes point into ``multi``)."""
         if len(self) >= MEMO_LIMIT:
-            self.clear()
-            self.multi.clear()
+            self.forget()
+
+    def forget(self) -> None:
+        """Forget every memoised word (between batches)."""
+        self.clear()
+        self.multi.clear()
 
     def term_ids(self, words: list[str]) -> list[int]:
         """The term ids of ``words``, in order (for short texts such as topics)."""

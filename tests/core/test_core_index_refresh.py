@@ -4,6 +4,7 @@ by the first Store's next recall."""
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
 import warnings
 
@@ -304,13 +305,63 @@ def test_snapshot_loads_as_a_copy_on_write_map(tmp_path):
     cold = Store(path)
     cold._load_snapshot()
     assert cold.index._postings_built_for == cold.index.size and not cold.index._postings_stale
-    terms = cold.index.terms
-    assert terms._built_for == terms.size == cold.index.size and not terms._stale  # bm25 postings too
+    assert cold.index.terms._built_for == cold.index.size and not cold.index.terms._stale  # bm25's postings too
     Store(path).dismiss([5])
     Store(path).update_content(6, content="zebra crossing")
     assert _ids(cold.recall("zebra crossing", repo="nomos", cross_repo=True))[0] == 6
     assert 5 not in _ids(cold.recall("bulk row 5", repo="nomos", cross_repo=True, limit=50))
     assert snapshot.read_bytes() == before
+
+
+def _later_tick(path) -> None:
+    """Wait until the file system's clock has moved past ``path``'s last change (timestamps are coarse)."""
+    import time
+
+    changed = path.stat().st_ctime_ns
+    probe = path.with_name("tick-probe")
+    while True:
+        probe.write_bytes(b"")
+        if probe.stat().st_mtime_ns > changed:
+            probe.unlink()
+            return
+        time.sleep(0.001)
+
+
+def test_a_fully_checked_snapshot_is_trusted_until_it_changes(tmp_path):
+    """The data checksum pass runs until a check in a later clock tick than the file's last change leaves
+    a stamp; any change to the file after that (even with its size and mtime put back) voids the stamp."""
+    path = tmp_path / "big.db"
+    expected = _answers(_big_store(path))
+    snapshot = index_snapshot.snapshot_path(path)
+    _later_tick(snapshot)
+    assert _answers(Store(path)) == expected  # a load that checks everything and stamps the file
+    identity = snapshot.stat()
+    data_crc = index_snapshot._PREFIX.unpack_from(snapshot.read_bytes())[4]
+    assert index_snapshot._is_checked(snapshot, identity, data_crc)
+    assert not index_snapshot._is_checked(snapshot, identity, data_crc + 1)
+
+    data = bytearray(snapshot.read_bytes())
+    data[-4000:-3900] = b"\xff" * 100
+    with snapshot.open("r+b") as stream:  # same inode, same size
+        stream.write(data)
+    os.utime(snapshot, ns=(identity.st_atime_ns, identity.st_mtime_ns))  # and the old mtime
+    assert not index_snapshot._is_checked(snapshot, snapshot.stat(), data_crc)
+    assert index_snapshot.load(snapshot, Store(path)._db_uuid()) is None  # detected, deleted
+    assert not snapshot.exists()
+
+
+def test_a_stamp_from_the_clock_tick_of_the_change_is_not_trusted(tmp_path):
+    path = tmp_path / "big.db"
+    _big_store(path)
+    snapshot = index_snapshot.snapshot_path(path)
+    identity = snapshot.stat()
+    data_crc = index_snapshot._PREFIX.unpack_from(snapshot.read_bytes())[4]
+    index_snapshot._stamp(snapshot, identity, data_crc)
+    stamp = snapshot.with_suffix(index_snapshot.CHECKED_SUFFIX)
+    os.utime(stamp, ns=(identity.st_ctime_ns, identity.st_ctime_ns))
+    assert not index_snapshot._is_checked(snapshot, identity, data_crc)
+    os.utime(stamp, ns=(identity.st_ctime_ns + 1, identity.st_ctime_ns + 1))
+    assert index_snapshot._is_checked(snapshot, identity, data_crc)
 
 
 def test_cli_reports_a_damaged_snapshot_in_one_line(tmp_path):
@@ -347,14 +398,20 @@ def test_snapshot_vocabulary_answers_like_the_dict_it_stands_for():
         assert word in vocab and vocab[word] == word_id
     assert "alph" not in vocab and "zzz" not in vocab and 7 not in vocab
     assert not vocab._filled  # look-ups alone never build the dict
-    assert vocab["brand-new"] == len(WORDS) and vocab._filled  # a new word gets the next id
-    assert dict(vocab) == {**dict(zip(WORDS, range(len(WORDS)))), "brand-new": len(WORDS)}
+    assert vocab["brand-new"] == len(WORDS) and not vocab._filled  # a new word gets the next id, no dict built
+    assert vocab["newer"] == len(WORDS) + 1 and len(vocab) == len(WORDS) + 2 and vocab["brand-new"] == len(WORDS)
+    assert "newer" in vocab and vocab["mu"] == 7 and not vocab._filled
+    assert dict(vocab) == {**dict(zip(WORDS, range(len(WORDS)))), "brand-new": len(WORDS), "newer": len(WORDS) + 1}
+    assert len(vocab) == len(WORDS) + 2 and vocab["newest"] == len(WORDS) + 2  # filled: ids go on
 
     terms = _vocab(WORDS, new_ids=False)
     with pytest.raises(KeyError):
         terms["missing"]
     assert terms.get("missing") is None and terms.get("mu") == 7 and not terms._filled
     assert terms.setdefault("mu", 99) == 7 and terms.setdefault("new", len(terms)) == len(WORDS)
+    assert not terms._filled
+    with pytest.raises(ValueError):
+        terms.setdefault("other", 0)  # only the next id keeps ids unique
     assert terms == {**dict(zip(WORDS, range(len(WORDS)))), "new": len(WORDS)}
     assert sorted(_vocab(WORDS, new_ids=False), key=_vocab(WORDS, new_ids=False).__getitem__) == WORDS
     assert len(_vocab([], new_ids=True)) == 0 and "x" not in _vocab([], new_ids=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -70,8 +70,9 @@ def index_rows(db: peewee.Database, after_id: int | None = None, after_seq: int 
     ``after_id`` plus those the update trigger logged after revision ``after_seq``."""
     if after_id is None:
         return db.execute_sql(_SELECT_INDEX + " ORDER BY id").fetchall()
-    return db.execute_sql(
-        _SELECT_INDEX + " WHERE id > ? OR id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
+    return db.execute_sql(  # a UNION, not an OR: each half uses an index instead of scanning every row
+        _SELECT_INDEX + " WHERE id > ? UNION " + _SELECT_INDEX
+        + " WHERE id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
         (after_id, after_seq),
     ).fetchall()
 
@@ -96,6 +97,21 @@ def index_load(db: peewee.Database) -> tuple[list[tuple], np.ndarray | None]:
     if not np.array_equal(ids, np.fromiter((row[0] for row in rows), np.int64, len(rows))):
         return index_rows(db), None
     return rows, vectors
+
+
+LOAD_BATCH = 25_000
+"""Rows a cold index load reads and indexes at a time (a million rows as Python objects at once take gigabytes)."""
+
+
+def index_load_batches(db: peewee.Database) -> Iterator[tuple[list[tuple], np.ndarray | None]]:
+    """``index_load`` a batch at a time, in id order: on SQLite ``LOAD_BATCH`` rows per batch from one select
+    (one read transaction, so the batches are one consistent view); on PostgreSQL one batch."""
+    if dialect_of(db).NAME == "postgresql":
+        yield index_load(db)
+        return
+    cursor = db.execute_sql(_SELECT_INDEX + " ORDER BY id")
+    while rows := cursor.fetchmany(LOAD_BATCH):
+        yield rows, None
 
 
 def naive_rows(db: peewee.Database) -> list[tuple]:
