@@ -186,7 +186,7 @@ def _agent_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
         checks.append(_check("MCP recall round trip p50 at 100k (ms)", figures["mcp_recall"]["p50_ms"],
                              "<=", TARGETS["mcp_recall_p50_ms_at_100k"]))
     else:
-        peak = max(figures["cold_recall_peak_rss_mb"].values())  # the bench process also holds the generator's data
+        peak = max(figures["cold_recall_peak_rss_mb"].values())  # a process serving the store (the bench holds two)
         checks.append(_check("peak RSS of a cold `mneme recall` at 1M (MB)", peak, "<=", TARGETS["peak_rss_mb_at_1m"]))
     return checks
 
