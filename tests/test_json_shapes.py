@@ -7,11 +7,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mneme_tui.cli import main as cli_main
 
+DATASET = Path(__file__).parent / "data" / "recall_eval.json"
 AGENT = "engineering-infrastructure-devops-specialist-with-a-long-name"
 SUMMARY = "Parallel worktree fixes across the core, the content pipeline and the release scripts, all green"
 
@@ -41,7 +43,9 @@ def test_piped_tables_keep_each_record_on_one_line(tmp_path: Path) -> None:
 
 MEMORY = {"access_count", "content", "created_at", "id", "kind", "provenance", "repo_id", "status", "superseded_by",
           "task_id", "topic"}
-#: Each command's ``--json`` top-level keys (for a list: its first element's); changing one breaks agents.
+RECORDED = {"action", "existing_id", "file", "prune", "record", "warnings"}
+#: Each command's ``--json`` top-level keys (for a list: its first element's); changing one breaks agents. The
+#: README's "JSON output" table documents the same sets.
 SHAPES: list[tuple[list[str], set[str]]] = [
     (["save", "peewee keeps one connection per thread"], MEMORY),
     (["recall", "connection"], MEMORY | {"components", "profile", "reasons", "score"}),
@@ -50,19 +54,54 @@ SHAPES: list[tuple[list[str], set[str]]] = [
     (["supersede", "1", "peewee: one connection per thread"], {"memory", "superseded"}),
     (["dismiss", "2"], {"dismissed", "unchanged"}),
     (["restore", "2"], {"restored", "unchanged"}),
+    (["task", "sync", "report1.json"], {"dry_run", "duplicates", "learnings", "notes", "reason", "repo", "task_id",
+                                        "verified", "written"}),
+    (["task", "sync", "report2.json"], {"dry_run", "duplicates", "learnings", "notes", "reason", "repo", "task_id",
+                                        "verified", "written"}),
+    (["task", "candidates"], {"access_count", "accessed_by", "gate", "memory", "reason", "recurrence", "related_ids",
+                              "rule", "rule_text", "scope", "structural", "tasks"}),
     (["handshake"], {"cooled", "cooling_days", "generated_at", "graduation_candidates", "imported", "learned_pitfalls",
                      "modified_files", "omitted", "read_only", "reinforced", "repo", "scoped", "task_id",
                      "verified_patterns"}),
+    (["legion", "record", "outcome", "--dir", "memory", "--agent", "a", "--outcome", "success", "--summary", "s",
+      "--branch", "main"], RECORDED),
+    (["legion", "record", "pattern", "--dir", "memory", "--pattern", "p", "--branch", "main"], RECORDED),
+    (["legion", "record", "error", "--dir", "memory", "--error-signature", "E", "--fix", "f", "--branch", "main"],
+     RECORDED),
+    (["legion", "record", "preference", "--dir", "memory", "--decision-point", "manual-edit", "--context", "c",
+      "--signal", "corrective", "--branch", "main"], RECORDED),
     (["legion", "briefing", "--dir", "memory"],
      {"agent_scores", "agent_signals", "archetype_scores", "claude_memory", "files", "latest_preference", "note",
-      "preference_notes", "preference_signals", "prune_threshold", "recent_outcomes", "top_agents", "total_records", "warnings",
-      "weekly_success"}),
+      "preference_notes", "preference_signals", "prune_threshold", "recent_outcomes", "top_agents", "total_records",
+      "warnings", "weekly_success"}),
     (["legion", "recall", "outcomes", "--dir", "memory"], {"note", "records", "total_records", "warnings"}),
     (["legion", "recall", "patterns", "--dir", "memory"], {"records", "total_records", "warnings"}),
     (["legion", "recall", "errors", "--dir", "memory"], {"records", "total_records", "warnings"}),
     (["legion", "recall", "preferences", "--dir", "memory"],
      {"notes", "preference_boost", "records", "total_records", "warnings"}),
+    (["legion", "agents", "--dir", "memory"], {"agents", "archetypes"}),
+    (["legion", "sync", "--dir", "memory"], {"exports", "files", "memory_dir", "message", "project", "synced", "totals",
+                                             "warnings"}),
+    (["legion", "prune", "--dir", "memory"], {"applied", "as_of", "candidates", "current_phase", "kept", "message",
+                                              "prune_age_days", "total_records", "warnings"}),
+    (["legion", "compact", "03-api"], {"compacted_chars", "file_paths", "missing_added", "original_chars",
+                                       "original_summaries", "path", "phase", "ratio", "requirements_satisfied",
+                                       "warnings"}),
+    (["db", "info"], {"backend", "database", "memories", "schema_version", "tables"}),
+    (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "source", "verified"}),
+    (["eval", str(DATASET)], {"description", "held_out_from", "memories", "questions", "results"}),
+    (["eval", str(DATASET), "--ablation"], {"ablation", "description", "held_out_from", "memories", "questions",
+                                            "results"}),
 ]
+
+
+def report(task_id: str) -> dict[str, Any]:
+    """A verified task report: the Cognitive Complexity gate of ``src/store.py`` failed, then passed."""
+    gate = {"name": "Cognitive Complexity", "file": "src/store.py"}
+    return {"task_id": task_id, "repo": "acme", "modified_files": ["src/store.py"],
+            "walkthrough": "Split Store.save so each function stays small.",
+            "runs": [{"gates": [{**gate, "passed": False, "message": "over"}]},
+                     {"gates": [{**gate, "passed": True, "message": "ok"}]}]}
 
 
 def test_json_shapes_are_stable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -70,13 +109,18 @@ def test_json_shapes_are_stable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MNEME_NOW", "2026-11-30T12:00:00Z")
     monkeypatch.setenv("MNEME_REPO", "acme")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "store.py").write_text("class Store:\n    def save(self):\n        return 1\n")
+    for n in (1, 2):  # two tasks failing the same gate on the same file: a graduation candidate
+        (tmp_path / f"report{n}.json").write_text(json.dumps(report(f"INT-{n}")))
+    (tmp_path / "03-api").mkdir()
+    (tmp_path / "03-api" / "03-01-SUMMARY.md").write_text("---\nrequirements: [REQ-01]\n---\n# Plan 01 Summary\n")
     db = str(tmp_path / "mneme.db")
-    assert cli_main(["legion", "record", "outcome", "--dir", "memory", "--agent", "a", "--outcome", "success",
-                     "--summary", "s", "--branch", "main", "--db", db]) == 0
     for argv, keys in SHAPES:
         capsys.readouterr()
         assert cli_main([*argv, "--json", "--db", db]) == 0, argv
         document = json.loads(capsys.readouterr().out)
         if isinstance(document, list):
+            assert document, argv
             document = document[0]
         assert set(document) == keys, argv
