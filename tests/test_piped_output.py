@@ -68,6 +68,8 @@ def project(tmp_path: Path) -> Path:
           "--agent", AGENT)
     mneme(tmp_path, "legion", "record", "preference", *legion, "--decision-point", "manual-edit", "--context", "ctx",
           "--signal", "corrective", "--agent", AGENT, "--user-choice", f"choice {LONG}")
+    (tmp_path / "03-api").mkdir()
+    (tmp_path / "03-api" / "03-01-SUMMARY.md").write_text(f"---\nrequirements: [REQ-01]\n---\n# Summary\n{LONG}\n")
     return tmp_path
 
 
@@ -80,6 +82,12 @@ def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -
     assert on_one_line(mneme(project, "task", "sync", "report2.json", "--dry-run"), "Would sync task INT-2 (repo acme)")
     assert on_one_line(mneme(project, "db", "info"), "database", str(project / "mneme.db"))
     assert on_one_line(mneme(project, "eval", str(DATASET)), "profile:bm25", "overall")
+    assert on_one_line(mneme(project, "eval", str(DATASET), "--ablation"), "no stop words")
+    assert on_one_line(mneme(project, "db", "copy", "mneme.db", "copy.db"), "Copied 5 memories from mneme.db to copy.db")
+    assert on_one_line(mneme(project, "save", f"again {LONG}", "--topic", f"topic {LONG}"), f"topic {LONG}")
+    assert on_one_line(mneme(project, "supersede", "1", f"newer {LONG}"), "memory 1 is now superseded")
+    assert on_one_line(mneme(project, "dismiss", "1"), "1")
+    assert on_one_line(mneme(project, "restore", "1"), "1")
 
     folder = ["--dir", "memory"]
     briefing = mneme(project, "legion", "briefing", *folder)
@@ -91,6 +99,9 @@ def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -
     assert on_one_line(mneme(project, "legion", "recall", "errors", "KeyError", *folder), f"KeyError {LONG}")
     assert on_one_line(mneme(project, "legion", "recall", "preferences", *folder), AGENT, f"choice {LONG}")
     assert on_one_line(mneme(project, "legion", "sync", *folder), "OUTCOMES.md: 4 records")
+    assert on_one_line(mneme(project, "legion", "record", "pattern", *folder, "--pattern", LONG, "--branch", "main"),
+                       "in PATTERNS.md")
+    assert on_one_line(mneme(project, "legion", "compact", str(project / "03-api")), "03-COMPACTED.md")
 
 
 def test_no_color_on_a_terminal(project: Path) -> None:
