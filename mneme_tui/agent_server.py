@@ -4,7 +4,8 @@ Built on the official ``mcp`` SDK (``MCPServer``). One ``Store`` lives as long a
 index stays warm; every recall refreshes it from the database's revision table first, so writes by other
 processes (an agent saving, a person dismissing in the TUI) are seen by the next answer. Each tool
 returns the same JSON document the matching CLI command prints with ``--json``; a ``MnemeError`` becomes
-a tool error whose text starts with its code word (``ERR_NOT_FOUND: no memory with id 9``).
+a tool error whose text is the CLI's one-line error after the SDK's prefix (``Error executing tool show:
+ERR_NOT_FOUND: no memory with id 99``).
 stdout belongs to the protocol: the SDK's stdio transport takes it over, and logs go to stderr.
 """
 
@@ -65,7 +66,7 @@ def dumps(document: Any) -> str:
 
 def _answer(work: Callable[[], Any], **arguments: Any) -> str:
     """Check the tool's ``arguments`` are valid text (JSON can carry lone surrogates), then run its body; a
-    MnemeError becomes a one-line tool error that starts with its code word."""
+    MnemeError becomes a one-line tool error: its code word and message, as the CLI prints them."""
     try:
         for name, value in arguments.items():
             check_document(value, name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ SHAPES: list[tuple[list[str], set[str]]] = [
     (["supersede", "1", "peewee: one connection per thread"], {"memory", "superseded"}),
     (["dismiss", "2"], {"dismissed", "unchanged"}),
     (["restore", "2"], {"restored", "unchanged"}),
+    (["edit", "2"], {"memory", "superseded"}),  # EDITOR=true: nothing changed
     (["task", "sync", "report1.json"], {"dry_run", "duplicates", "learnings", "notes", "reason", "repo", "task_id",
                                         "verified", "written"}),
     (["task", "sync", "report2.json"], {"dry_run", "duplicates", "learnings", "notes", "reason", "repo", "task_id",
@@ -79,6 +81,8 @@ def test_json_shapes_are_stable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MNEME_NOW", "2026-11-30T12:00:00Z")
     monkeypatch.setenv("MNEME_REPO", "acme")
+    monkeypatch.setenv("EDITOR", "true")
+    monkeypatch.delenv("VISUAL", raising=False)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "store.py").write_text("class Store:\n    def save(self):\n        return 1\n")
     for n in (1, 2):  # two tasks failing the same gate on the same file: a graduation candidate
@@ -94,3 +98,42 @@ def test_json_shapes_are_stable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
             assert document, argv
             document = document[0]
         assert set(document) == keys, argv
+
+
+def commands() -> list[str]:
+    """Every command of the parser, as typed (``legion record outcome``)."""
+    import argparse
+
+    from mneme_tui.cli import build_parser
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> list[str]:
+        subs = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+        if not subs:
+            assert "--json" in {o for a in parser._actions for o in a.option_strings} or path == ["mcp"], path
+            return [" ".join(path)]
+        return [name for child, sub in subs[0].choices.items() for name in walk(sub, [*path, child])]
+
+    return walk(build_parser(), [])
+
+
+def row_commands(cell: str) -> set[str]:
+    """The commands a README table cell names: `legion recall patterns` / `errors` names two."""
+    named: list[str] = []
+    for piece in re.findall(r"`([^`]+)`", cell):
+        named.append(piece if " " in piece or not named or " " not in named[-1]
+                     else f"{named[-1].rsplit(' ', 1)[0]} {piece}")
+    return set(named)
+
+
+def test_every_data_command_has_json_a_checked_shape_and_a_readme_row() -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## JSON output"):readme.index("## Use it from your agent")]
+    documented = {name for line in table.splitlines() if line.startswith("| `")
+                  for name in row_commands(line.split("|")[1])}
+    checked = {" ".join(word for word in argv if not word.startswith("-")) for argv, _ in SHAPES}
+    for command in commands():
+        if command in ("mcp", "bench"):  # mcp serves these documents; bench's row and shape are checked elsewhere
+            continue
+        assert any(shape == command or shape.startswith(f"{command} ") for shape in checked), command
+        kinds = {f"{command} {kind}" for kind in ("outcomes", "patterns", "errors", "preferences")}
+        assert command in documented or kinds <= documented, command
