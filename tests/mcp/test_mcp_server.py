@@ -266,6 +266,9 @@ async def test_handshake_and_task_sync(workspace: Path, capsys: pytest.CaptureFi
         assert preview == cli_json(capsys, workspace, "task", "sync", "report.json", "--dry-run")
         synced = await call(session, "task_sync", report=report)
         assert synced["verified"] is True and synced["learnings"]
+        capsys.readouterr()  # the same sync by the CLI into an empty twin database writes the same
+        assert cli_main(["task", "sync", "report.json", "--json", "--db", str(workspace / "twin.db")]) == 0
+        assert synced == json.loads(capsys.readouterr().out)
         refused = await call(session, "task_sync", report={**report, "task_id": "INT-2", "runs": report["runs"][:1]})
         assert refused["verified"] is False and refused["written"] == 0
         assert "ERR_VALIDATION_FAILED" in await error(session, "task_sync", report={"task_id": "INT-3"})
@@ -273,7 +276,10 @@ async def test_handshake_and_task_sync(workspace: Path, capsys: pytest.CaptureFi
         oriented = await call(session, "handshake", modified=["src/store.py"])
         assert oriented == cli_json(capsys, workspace, "handshake", "--modified", "src/store.py")
         assert oriented["learned_pitfalls"] and oriented["verified_patterns"]
-        await call(session, "handshake", task_id="INT-4", limit=1)
+        with_task = await call(session, "handshake", task_id="INT-4", limit=1)
+        assert with_task["reinforced"]  # the CLI's same call then reinforces nothing more: INT-4 already read them
+        assert with_task == {**cli_json(capsys, workspace, "handshake", "--task", "INT-4", "-n", "1"),
+                             "reinforced": with_task["reinforced"]}
         assert "ERR_VALIDATION_FAILED" in await error(session, "handshake", modified=["/elsewhere/x.py"])
 
 
