@@ -4,7 +4,8 @@ Built on the official ``mcp`` SDK (``MCPServer``). One ``Store`` lives as long a
 index stays warm; every recall refreshes it from the database's revision table first, so writes by other
 processes (an agent saving, a person dismissing in the TUI) are seen by the next answer. Each tool
 returns the same JSON document the matching CLI command prints with ``--json``; a ``MnemeError`` becomes
-a tool error whose text starts with its code word (``ERR_NOT_FOUND: no memory with id 9``).
+a tool error whose text is the CLI's one-line error after the SDK's prefix (``Error executing tool show:
+ERR_NOT_FOUND: no memory with id 99``).
 stdout belongs to the protocol: the SDK's stdio transport takes it over, and logs go to stderr.
 """
 
@@ -33,7 +34,7 @@ from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report_text
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
-from mneme_tui.memory.records import MCP, StatusChange
+from mneme_tui.memory.records import MCP
 from mneme_tui.memory.store import Store
 from mneme_tui.validation import check_document, check_text
 
@@ -65,7 +66,7 @@ def dumps(document: Any) -> str:
 
 def _answer(work: Callable[[], Any], **arguments: Any) -> str:
     """Check the tool's ``arguments`` are valid text (JSON can carry lone surrogates), then run its body; a
-    MnemeError becomes a one-line tool error that starts with its code word."""
+    MnemeError becomes a one-line tool error: its code word and message, as the CLI prints them."""
     try:
         for name, value in arguments.items():
             check_document(value, name)
@@ -78,11 +79,6 @@ def client_name(context: Context) -> str:
     """The client's name from its MCP initialize request ("" when it gave none): a memory's provenance detail."""
     params = context.session.client_params
     return check_text(params.client_info.name, "client name") if params is not None else ""
-
-
-def _status_change(key: str, ids: list[int], change: StatusChange) -> dict[str, list[int]]:
-    """``{key: changed ids, "unchanged": the other ids}``, as ``mneme dismiss/restore --json`` print."""
-    return {key: change.ids, "unchanged": [i for i in dict.fromkeys(ids) if i not in change.ids]}
 
 
 def _legion_kind(kind: str, filters: RecallFilters) -> str:
@@ -192,7 +188,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
     def dismiss(ids: Annotated[list[int], Field(min_length=1, description="ids of the memories to tombstone")]) -> str:
         """Tombstone memories that are wrong or obsolete (audited; nothing is deleted). Every id is checked
         first: one unknown id changes nothing. Returns {"dismissed": [...], "unchanged": [...]}."""
-        return _answer(lambda: _status_change("dismissed", ids, store.dismiss(ids)))
+        return _answer(lambda: store.dismiss(ids).to_json("dismissed", ids))
 
     @server.tool(structured_output=False)
     def restore(
@@ -201,7 +197,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
         """Bring tombstoned or superseded memories back to active (audited); already active ones are left as
         they are. Every id is checked first. Returns {"restored": [...], "unchanged": [...]} (`mneme restore
         --json`)."""
-        return _answer(lambda: _status_change("restored", ids, store.restore(ids)))
+        return _answer(lambda: store.restore(ids).to_json("restored", ids))
 
     @server.tool(structured_output=False)
     def supersede(

@@ -34,17 +34,18 @@ class Parser(argparse.ArgumentParser):
 
     deferred: Callable[[argparse.ArgumentParser], None] | None = None
 
-    def _add_deferred(self) -> None:
+    def complete(self) -> None:
+        """Add the deferred arguments now (also for code that walks the parser, such as the JSON-shape test)."""
         add, self.deferred = self.deferred, None
         if add is not None:
             add(self)
 
     def format_usage(self) -> str:
-        self._add_deferred()
+        self.complete()
         return super().format_usage()
 
     def format_help(self) -> str:
-        self._add_deferred()
+        self.complete()
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:
@@ -55,7 +56,7 @@ class Parser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         """Remember the innermost (sub)command that left arguments unrecognised, so the error names it."""
-        self._add_deferred()
+        self.complete()
         parsed, extras = super().parse_known_args(args, namespace)
         if extras and not hasattr(parsed, _EXTRAS_PROG):
             setattr(parsed, _EXTRAS_PROG, self.prog)

@@ -81,10 +81,10 @@ def print_status_change(
 ) -> None:
     """What a status change did: as JSON ``{key: [changed ids], "unchanged": [ids]}``, else the ``done`` and
     ``unchanged`` lines (``{ids}`` in them replaced by the ids), each only when it has ids."""
-    left = [i for i in dict.fromkeys(ids) if i not in change.ids]
     if as_json:
-        print_json({key: change.ids, "unchanged": left})
+        print_json(change.to_json(key, ids))
         return
+    left = change.unchanged(ids)
     for template, shown in ((done, change.ids), (unchanged, left)):
         if shown:
             print(template.format(ids=", ".join(map(str, shown))))

@@ -164,6 +164,15 @@ class StatusChange:
     def ids(self) -> list[int]:
         return [memory_id for memory_id, _ in self.changed]
 
+    def unchanged(self, requested: list[int]) -> list[int]:
+        """The ``requested`` ids that did not move, each once, in order."""
+        return [i for i in dict.fromkeys(requested) if i not in self.ids]
+
+    def to_json(self, key: str, requested: list[int]) -> dict[str, list[int]]:
+        """``{key: changed ids, "unchanged": the other requested ids}``: what ``mneme dismiss/restore --json``
+        print and the MCP tools return."""
+        return {key: self.ids, "unchanged": self.unchanged(requested)}
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryDetail:

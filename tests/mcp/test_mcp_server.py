@@ -184,6 +184,57 @@ async def test_errors_are_tool_errors_with_the_cli_code(workspace: Path, capsys:
     assert "ERR_VALIDATION_FAILED" in capsys.readouterr().err
 
 
+def cli_error(capsys: pytest.CaptureFixture[str], work: Path, *argv: str) -> str:
+    """The one-line error ``mneme ARGV`` prints (exit 1), without its ``mneme: `` prefix."""
+    capsys.readouterr()
+    assert cli_main([*argv, "--db", str(db(work))]) == 1, argv
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("mneme: ") and captured.err.count("\n") == 1
+    return captured.err.removeprefix("mneme: ").rstrip("\n")
+
+
+async def test_errors_carry_the_cli_message(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = {"task_id": "INT-1", "repo": REPO, "modified_files": ["src/store.py"], "walkthrough": "Split it.",
+              "runs": [{"gates": [{"name": "Cognitive Complexity", "passed": True, "message": "ok",
+                                   "file": "src/store.py"}]}]}
+    async with server(workspace) as session:
+        saved = await call(session, "save", content="peewee keeps one connection per thread")
+        pattern = (await call(session, "task_sync", report=report))["learnings"][0]["memory_id"]
+        for tool, arguments, argv in (
+            ("show", {"memory_id": 99}, ["show", "99"]),
+            ("dismiss", {"ids": [99, saved["id"]]}, ["dismiss", "99", str(saved["id"])]),
+            ("restore", {"ids": [99]}, ["restore", "99"]),
+            ("supersede", {"memory_id": 99, "content": "x"}, ["supersede", "99", "x"]),
+            ("supersede", {"memory_id": saved["id"], "content": "x", "kind": "pitfall"},
+             ["supersede", str(saved["id"]), "x", "--kind", "pitfall"]),
+            ("save", {"content": "x", "kind": "pitfall"}, ["save", "x", "--kind", "pitfall"]),
+            ("save", {"content": "x", "kind": "nonsense"}, ["save", "x", "--kind", "nonsense"]),
+            ("recall", {"query": "x", "kind": "nonsense"}, ["recall", "x", "--kind", "nonsense"]),
+            ("recall", {"query": "x", "profile": "nonsense"}, ["recall", "x", "--profile", "nonsense"]),
+            ("list", {"status": "nonsense"}, ["list", "--status", "nonsense"]),
+        ):
+            expected = f"Error executing tool {tool}: {cli_error(capsys, workspace, *argv)}"  # the SDK's prefix
+            assert await error(session, tool, **arguments) == expected, (tool, arguments)
+        # a statutory memory: the CLI's message names `mneme dismiss ID`, the tool's says "dismiss it instead"
+        statutory = await error(session, "supersede", memory_id=pattern, content="x")
+        assert f"ERR_VALIDATION_FAILED: memory {pattern} is a pattern" in statutory and "dismiss it" in statutory
+        assert "ERR_VALIDATION_FAILED" in await error(session, "task_sync", report={"task_id": "INT-3"})
+        assert "ERR_VALIDATION_FAILED" in await error(session, "legion_record_outcome", agent="a", outcome="success",
+                                                      summary="x", importance=9, branch="main")
+    assert not legion_dir(workspace).exists()
+
+
+async def test_a_missing_legion_folder_answers_like_the_cli(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = str(legion_dir(workspace))
+    async with server(workspace) as session:
+        assert await call(session, "legion_briefing") == cli_json(capsys, workspace, "legion", "briefing", "--dir", folder)
+        for kind in ("outcomes", "patterns", "errors", "preferences"):
+            recalled = await call(session, "legion_recall", kind=kind)
+            assert recalled == cli_json(capsys, workspace, "legion", "recall", kind, "--dir", folder), kind
+            assert recalled["records"] == [] and recalled["total_records"] == 0
+    assert not legion_dir(workspace).exists()  # a read creates nothing
+
+
 async def test_sees_writes_by_other_processes(workspace: Path) -> None:
     def mneme(*argv: str) -> dict[str, Any]:
         done = subprocess.run([sys.executable, "-m", "mneme_tui", *argv, "--db", str(db(workspace)), "--json"],
@@ -215,6 +266,9 @@ async def test_handshake_and_task_sync(workspace: Path, capsys: pytest.CaptureFi
         assert preview == cli_json(capsys, workspace, "task", "sync", "report.json", "--dry-run")
         synced = await call(session, "task_sync", report=report)
         assert synced["verified"] is True and synced["learnings"]
+        capsys.readouterr()  # the same sync by the CLI into an empty twin database writes the same
+        assert cli_main(["task", "sync", "report.json", "--json", "--db", str(workspace / "twin.db")]) == 0
+        assert synced == json.loads(capsys.readouterr().out)
         refused = await call(session, "task_sync", report={**report, "task_id": "INT-2", "runs": report["runs"][:1]})
         assert refused["verified"] is False and refused["written"] == 0
         assert "ERR_VALIDATION_FAILED" in await error(session, "task_sync", report={"task_id": "INT-3"})
@@ -222,7 +276,10 @@ async def test_handshake_and_task_sync(workspace: Path, capsys: pytest.CaptureFi
         oriented = await call(session, "handshake", modified=["src/store.py"])
         assert oriented == cli_json(capsys, workspace, "handshake", "--modified", "src/store.py")
         assert oriented["learned_pitfalls"] and oriented["verified_patterns"]
-        await call(session, "handshake", task_id="INT-4", limit=1)
+        with_task = await call(session, "handshake", task_id="INT-4", limit=1)
+        assert with_task["reinforced"]  # the CLI's same call then reinforces nothing more: INT-4 already read them
+        assert with_task == {**cli_json(capsys, workspace, "handshake", "--task", "INT-4", "-n", "1"),
+                             "reinforced": with_task["reinforced"]}
         assert "ERR_VALIDATION_FAILED" in await error(session, "handshake", modified=["/elsewhere/x.py"])
 
 
@@ -273,18 +330,81 @@ async def test_legion_tools(workspace: Path, capsys: pytest.CaptureFixture[str])
         assert (legion_dir(workspace) / name).is_file(), name
 
 
+def rpc(process: subprocess.Popen[bytes], message: dict[str, Any]) -> dict[str, Any] | None:
+    """Send one JSON-RPC message; for a request, read stdout up to its answer (every line must be a protocol
+    message: nothing else may reach stdout)."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps(message).encode() + b"\n")
+    process.stdin.flush()
+    while "id" in message:
+        answer = json.loads(process.stdout.readline())
+        assert answer["jsonrpc"] == "2.0"
+        if answer.get("id") == message["id"]:
+            return answer
+    return None
+
+
+def processes_naming(text: str) -> list[int]:
+    """Ids of the running processes whose command line contains ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # it ended meanwhile
+            continue
+    return found
+
+
+async def test_record_tools_answer_like_the_cli(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each record tool writes to the server's Legion folder what ``mneme legion record … --json`` writes to a
+    second folder with the same arguments: the same document but for the file's folder, the same file text."""
+    twin = workspace / "twin"
+    async with server(workspace) as session:
+        for tool, arguments, argv in (
+            ("legion_record_outcome", {"agent": "agent-a", "outcome": "partial", "summary": "half the parser",
+                                       "review_cycles": 2, "tags": ["parser"]},
+             ["outcome", "--agent", "agent-a", "--outcome", "partial", "--summary", "half the parser",
+              "--review-cycles", "2", "--tags", "parser"]),
+            ("legion_record_pattern", {"pattern": "parse in two passes", "context": "the parser", "source": "O-001"},
+             ["pattern", "--pattern", "parse in two passes", "--context", "the parser", "--source", "O-001"]),
+            ("legion_record_error", {"error_signature": "KeyError: 'id'", "fix": "check the key", "resolved": False},
+             ["error", "--error-signature", "KeyError: 'id'", "--fix", "check the key", "--unresolved"]),
+            ("legion_record_preference", {"decision_point": "manual-edit", "context": "which parser",
+                                          "signal": "corrective", "user_choice": "a real parser"},
+             ["preference", "--decision-point", "manual-edit", "--context", "which parser", "--signal", "corrective",
+              "--user-choice", "a real parser"]),
+        ):
+            recorded = await call(session, tool, **arguments, branch="main")
+            expected = cli_json(capsys, workspace, "legion", "record", *argv, "--branch", "main", "--dir", str(twin))
+            assert recorded == {**expected, "file": expected["file"].replace(str(twin), str(legion_dir(workspace)))}
+    for name in ("OUTCOMES.md", "PATTERNS.md", "ERRORS.md", "PREFERENCES.md"):
+        assert (legion_dir(workspace) / name).read_text() == (twin / name).read_text(), name
+
+
 def test_exits_when_the_client_closes_stdin(workspace: Path) -> None:
+    """Only protocol on stdout, even when a damaged Legion file makes the briefing warn (the warning is in the
+    result, as in the CLI's JSON); closing stdin ends the server with status 0 and leaves no process behind."""
+    folder = legion_dir(workspace)
+    folder.mkdir(parents=True)
+    (folder / "OUTCOMES.md").write_bytes(b"# Outcomes\n\xff\xfe not UTF-8\n")
     process = subprocess.Popen(
-        [sys.executable, "-m", "mneme_tui", "mcp", "--db", str(db(workspace))],
+        [sys.executable, "-m", "mneme_tui", "mcp", "--db", str(db(workspace)), "--legion-dir", str(folder)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
-    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
-    out, err = process.communicate(json.dumps(request).encode() + b"\n", timeout=60)
+    started = rpc(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}})
+    assert started is not None and started["result"]["serverInfo"]["name"] == "mneme"
+    rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    answer = rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                           "params": {"name": "legion_briefing", "arguments": {}}})
+    assert answer is not None and not answer["result"]["isError"]
+    briefing = json.loads(answer["result"]["content"][0]["text"])
+    assert any("OUTCOMES.md could not be parsed" in warning for warning in briefing["warnings"])
+    out, err = process.communicate(b"", timeout=60)  # closes stdin
     assert process.returncode == 0, err
-    lines = out.decode().splitlines()
-    assert len(lines) == 1 and json.loads(lines[0])["id"] == 1  # stdout holds protocol messages only
-    assert b"Traceback" not in err
+    assert out == b"" and b"Traceback" not in err
+    assert processes_naming(str(db(workspace))) == []
 
 
 async def test_lone_surrogates_in_arguments_are_refused(workspace: Path) -> None:

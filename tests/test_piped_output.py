@@ -1,0 +1,128 @@
+"""Plain output piped to another program (an agent's shell, a hook): every record's full text on one line,
+whatever ``COLUMNS`` says, no ANSI codes, no trailing spaces; ``NO_COLOR`` turns colour off on a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATASET = Path(__file__).parent / "data" / "recall_eval.json"
+NOW = "2026-11-30T12:00:00Z"
+AGENT = "engineering-infrastructure-devops-specialist-with-a-long-name"
+#: 300 characters of one-line text, far past any terminal width.
+LONG = " ".join(f"word{n:03d}" for n in range(38))[:300]
+WALKTHROUGH = "Split Store.save into small functions; " + " ".join(f"step{n:03d}" for n in range(40))
+SOURCE = "src/a_rather_long_package_name/and_a_rather_long_module_name.py"
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def mneme(work: Path, *argv: str, now: str = NOW) -> str:
+    """``mneme ARGV`` in a fresh process with stdout piped and a narrow ``COLUMNS``: its stdout, checked clean."""
+    env = {**os.environ, "MNEME_NOW": now, "MNEME_REPO": "acme", "COLUMNS": "40", "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    done = subprocess.run([sys.executable, "-m", "mneme_tui", *argv, "--db", str(work / "mneme.db")],
+                          capture_output=True, text=True, check=True, cwd=work, env=env)
+    out = done.stdout
+    assert out and not ANSI.search(out) and "\x1b" not in out, argv
+    assert all(line == line.rstrip() for line in out.splitlines()), argv
+    return out
+
+
+def on_one_line(out: str, *parts: str) -> bool:
+    """Some line of ``out`` holds every one of ``parts`` whole."""
+    return any(all(part in line for part in parts) for line in out.splitlines())
+
+
+def report(task_id: str) -> str:
+    gate = {"name": "Cognitive Complexity", "file": SOURCE}
+    return json.dumps({"task_id": task_id, "repo": "acme", "modified_files": [SOURCE], "walkthrough": WALKTHROUGH,
+                       "runs": [{"gates": [{**gate, "passed": False, "message": "over"}]},
+                                {"gates": [{**gate, "passed": True, "message": "ok"}]}]})
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A store with a long memory and two verified tasks, and a Legion folder with long agent names and texts."""
+    (tmp_path / SOURCE).parent.mkdir(parents=True)
+    (tmp_path / SOURCE).write_text("def save():\n    return 1\n")
+    mneme(tmp_path, "save", LONG)
+    for n in (1, 2):
+        (tmp_path / f"report{n}.json").write_text(report(f"INT-{n}"))
+        mneme(tmp_path, "task", "sync", f"report{n}.json")
+    legion = ["--dir", "memory", "--branch", "main"]
+    for month in (1, 2):  # old, low-importance outcomes: prune candidates
+        mneme(tmp_path, "legion", "record", "outcome", *legion, "--agent", f"{AGENT}-old", "--outcome", "success",
+              "--summary", f"{month} {LONG}", "--importance", "1", now=f"2026-0{month}-01T12:00:00Z")
+    for outcome in ("success", "failed"):  # two recent outcomes: an agent score
+        mneme(tmp_path, "legion", "record", "outcome", *legion, "--agent", AGENT, "--outcome", outcome,
+              "--summary", f"{outcome} {LONG}")
+    mneme(tmp_path, "legion", "record", "pattern", *legion, "--pattern", f"pattern {LONG}", "--context", "ctx")
+    mneme(tmp_path, "legion", "record", "error", *legion, "--error-signature", f"KeyError {LONG}", "--fix", "fix",
+          "--agent", AGENT)
+    mneme(tmp_path, "legion", "record", "preference", *legion, "--decision-point", "manual-edit", "--context", "ctx",
+          "--signal", "corrective", "--agent", AGENT, "--user-choice", f"choice {LONG}")
+    (tmp_path / "03-api").mkdir()
+    (tmp_path / "03-api" / "03-01-SUMMARY.md").write_text(f"---\nrequirements: [REQ-01]\n---\n# Summary\n{LONG}\n")
+    return tmp_path
+
+
+def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -> None:
+    assert on_one_line(mneme(project, "recall", "word001"), "reflection", LONG)
+    assert on_one_line(mneme(project, "list"), "active", LONG)
+    assert on_one_line(mneme(project, "show", "1"), LONG)
+    assert on_one_line(mneme(project, "handshake"), WALKTHROUGH)
+    assert on_one_line(mneme(project, "task", "candidates"), "recurs in 2 tasks (INT-1, INT-2)")
+    assert on_one_line(mneme(project, "task", "sync", "report2.json", "--dry-run"), "Would sync task INT-2 (repo acme)")
+    assert on_one_line(mneme(project, "db", "info"), "database", str(project / "mneme.db"))
+    assert on_one_line(mneme(project, "eval", str(DATASET)), "profile:bm25", "overall")
+    assert on_one_line(mneme(project, "eval", str(DATASET), "--ablation"), "no stop words")
+    assert on_one_line(mneme(project, "db", "copy", "mneme.db", "copy.db"), "Copied 5 memories from mneme.db to copy.db")
+    assert on_one_line(mneme(project, "save", f"again {LONG}", "--topic", f"topic {LONG}"), f"topic {LONG}")
+    assert on_one_line(mneme(project, "supersede", "1", f"newer {LONG}"), "memory 1 is now superseded")
+    assert on_one_line(mneme(project, "dismiss", "1"), "1")
+    assert on_one_line(mneme(project, "restore", "1"), "1")
+
+    folder = ["--dir", "memory"]
+    briefing = mneme(project, "legion", "briefing", *folder)
+    assert on_one_line(briefing, "2026-11-30", AGENT, f"failed {LONG}")
+    assert on_one_line(mneme(project, "legion", "agents", *folder), AGENT, "50%")
+    assert on_one_line(mneme(project, "legion", "prune", *folder), "2026-01-01", f"{AGENT}-old", f"1 {LONG}")
+    assert on_one_line(mneme(project, "legion", "recall", *folder), "2026-11-30", AGENT, f"success {LONG}")
+    assert on_one_line(mneme(project, "legion", "recall", "patterns", *folder), f"pattern {LONG}")
+    assert on_one_line(mneme(project, "legion", "recall", "errors", "KeyError", *folder), f"KeyError {LONG}")
+    assert on_one_line(mneme(project, "legion", "recall", "preferences", *folder), AGENT, f"choice {LONG}")
+    assert on_one_line(mneme(project, "legion", "sync", *folder), "OUTCOMES.md: 4 records")
+    assert on_one_line(mneme(project, "legion", "record", "pattern", *folder, "--pattern", LONG, "--branch", "main"),
+                       "in PATTERNS.md")
+    assert on_one_line(mneme(project, "legion", "compact", str(project / "03-api")), "03-COMPACTED.md")
+
+
+def test_no_color_on_a_terminal(project: Path) -> None:
+    """On a terminal tables may be bold, but with ``NO_COLOR`` set there is no colour code at all."""
+    main, child = pty.openpty()
+    env = {**os.environ, "MNEME_NOW": NOW, "COLUMNS": "200", "TERM": "xterm-256color", "NO_COLOR": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "mneme_tui", "legion", "briefing", "--dir", "memory",
+                                "--db", str(project / "mneme.db")], stdout=child, stderr=child, cwd=project, env=env)
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main)
+    assert process.wait() == 0
+    text = out.decode()
+    assert AGENT in text
+    codes = [code for match in re.finditer(r"\x1b\[([0-9;]*)m", text) for code in match.group(1).split(";") if code]
+    assert not [code for code in codes if code.startswith(("3", "4", "9", "10"))], codes
