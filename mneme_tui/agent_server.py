@@ -34,7 +34,7 @@ from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report_text
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
-from mneme_tui.memory.records import MCP
+from mneme_tui.memory.records import MCP, supersession_json
 from mneme_tui.memory.store import Store
 from mneme_tui.validation import check_document, check_text
 
@@ -61,7 +61,7 @@ class ServerContext:
 
 def dumps(document: Any) -> str:
     """The tool result text: the JSON the CLI's ``--json`` prints."""
-    return json.dumps(document, ensure_ascii=False, indent=2)
+    return display.json_document(document)
 
 
 def _answer(work: Callable[[], Any], **arguments: Any) -> str:
@@ -214,9 +214,9 @@ def build_server(ctx: ServerContext) -> MCPServer:
         given); the old one becomes superseded by it. Nothing is overwritten. Only active advisory memories:
         dismiss a pitfall or pattern instead. Returns {"superseded": old id, "memory": the new memory}
         (`mneme supersede --json`)."""
-        return _answer(lambda: {"superseded": memory_id, "memory": store.supersede(
+        return _answer(lambda: supersession_json(memory_id, store.supersede(
             memory_id, content, topic=topic, kind=kind, source=MCP,
-            detail=client_name(context) if context is not None else "").to_json()},
+            detail=client_name(context) if context is not None else "")),
             content=content, topic=topic, kind=kind)
 
     @server.tool(structured_output=False)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
+from typing import Any
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -32,3 +34,8 @@ def age(created_at: datetime, now: datetime) -> str:
         if seconds >= size * (2 if unit in "yw" else 1):
             return f"{int(seconds // size)}{unit}"
     return f"{int(seconds)}s"
+
+
+def json_document(document: Any) -> str:
+    """A JSON document as ``--json`` prints it and the MCP tools return it: indented, unicode kept as is."""
+    return json.dumps(document, ensure_ascii=False, indent=2)

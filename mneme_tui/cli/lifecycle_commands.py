@@ -11,7 +11,7 @@ from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
-from mneme_tui.memory.records import Memory, MemoryDetail, actor_label, iso
+from mneme_tui.memory.records import Memory, MemoryDetail, actor_label, iso, supersession_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -127,7 +127,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     edited = edit_text(memory.content, f"memory-{memory.id}.md")
     if edited == memory.content:
         if args.json:
-            output.print_json({"superseded": None, "memory": memory.to_json()})
+            output.print_json(supersession_json(None, memory))
         else:
             print(f"Nothing changed: memory {memory_id} is as it was")
         return 0
@@ -157,7 +157,7 @@ def _check_editable(memory: Memory) -> None:
 
 def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory) -> None:
     if args.json:
-        output.print_json({"superseded": old_id, "memory": new.to_json()})
+        output.print_json(supersession_json(old_id, new))
     else:
         print(
             f"Saved memory {new.id} ({new.kind}, topic {output.literal(new.topic)}, repo "

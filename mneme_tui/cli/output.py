@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
 
 def print_json(document: Any) -> None:
     """One JSON document on stdout (unicode kept as is)."""
-    sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(display.json_document(document) + "\n")
 
 
 def fail(exc: MnemeError) -> int:

@@ -104,6 +104,12 @@ class Memory:
         return ""
 
 
+def supersession_json(old_id: int | None, memory: Memory) -> dict[str, Any]:
+    """``supersede``'s and ``edit``'s document (CLI ``--json`` and MCP): the old id (None: nothing changed)
+    and the memory now in force."""
+    return {"superseded": old_id, "memory": memory.to_json()}
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredMemory:
     """A recall result: the memory, its score, the score's factors and why it is in the list."""
