@@ -37,3 +37,24 @@ def test_synthetic_memories_are_made_one_at_a_time(store):
     made = generate(25, now=config.now())
     assert next(made)["content"].endswith("(ref 0)")  # a generator, not a list
     assert len(store.mint_many(made)) == 24
+
+
+def test_a_cold_load_in_batches_gives_the_index_of_one_read(store, db_target, monkeypatch):
+    """Both backends read a cold load a batch at a time (PostgreSQL: each batch with its slice of the one
+    binary COPY of the embeddings, all in one read-only snapshot); the index is the same as one whole read."""
+    from mneme_tui.memory.persistence import memories
+    from mneme_tui.memory.store import Store
+
+    store.mint_many(_items(23))
+    store.dismiss([4])
+    whole = Store(db_target)
+    whole.refresh_index()
+    monkeypatch.setattr(memories, "LOAD_BATCH", 5)
+    batched = Store(db_target)
+    batched.refresh_index()
+    for name in ("ids", "vectors", "repo_codes", "kind_codes", "status_codes", "created_days", "access"):
+        assert (getattr(batched.index, name) == getattr(whole.index, name)).all(), name
+    assert [r.memory.id for r in batched.recall("batched row 7", repo="nomos", cross_repo=True, limit=23)] == \
+        [r.memory.id for r in whole.recall("batched row 7", repo="nomos", cross_repo=True, limit=23)]
+    for opened in (whole, batched):
+        opened.close()

@@ -69,6 +69,23 @@ def connect(url: str) -> PostgresDatabase:
 
 
 @contextmanager
+def read_snapshot(db: peewee.Database) -> Iterator[None]:
+    """A read-only transaction whose statements all see one snapshot of the database (REPEATABLE READ)."""
+    with db.atomic():
+        db.execute_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
+def batches(db: peewee.Database, sql: str, size: int) -> Iterator[list[tuple]]:
+    """The rows of ``sql`` (no parameters), ``size`` at a time from a server-side cursor; inside a transaction
+    (``DECLARE``/``FETCH``: peewee runs psycopg2 in autocommit mode, where its named cursors are refused)."""
+    db.execute_sql(f"DECLARE mneme_batches NO SCROLL CURSOR FOR {sql}")  # closed by the transaction's end too
+    while rows := db.execute_sql(f"FETCH FORWARD {int(size)} FROM mneme_batches").fetchall():
+        yield rows
+    db.execute_sql("CLOSE mneme_batches")
+
+
+@contextmanager
 def write_transaction(db: peewee.Database) -> Iterator[None]:
     """A transaction that queues behind every other writer (``pg_advisory_xact_lock``) before it writes."""
     with db.atomic():

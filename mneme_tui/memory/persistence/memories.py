@@ -10,6 +10,7 @@ import numpy as np
 import peewee
 
 from mneme_tui import config
+from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.memory.kinds import ACTIVE
 from mneme_tui.memory.persistence import dialect
 from mneme_tui.memory.persistence.database import dialect_of
@@ -104,14 +105,31 @@ LOAD_BATCH = 25_000
 
 
 def index_load_batches(db: peewee.Database) -> Iterator[tuple[list[tuple], np.ndarray | None]]:
-    """``index_load`` a batch at a time, in id order: on SQLite ``LOAD_BATCH`` rows per batch from one select
-    (one read transaction, so the batches are one consistent view); on PostgreSQL one batch."""
+    """``index_load`` a batch at a time, in id order, ``LOAD_BATCH`` rows per batch from one select (one read
+    transaction, so the batches are one consistent view). On PostgreSQL the embeddings come first, by one
+    binary COPY in the same read-only snapshot, and each batch carries its slice of that matrix."""
     if dialect_of(db).NAME == "postgresql":
-        yield index_load(db)
+        yield from _postgres_load_batches(db)
         return
     cursor = db.execute_sql(_SELECT_INDEX + " ORDER BY id")
     while rows := cursor.fetchmany(LOAD_BATCH):
         yield rows, None
+
+
+def _postgres_load_batches(db: peewee.Database) -> Iterator[tuple[list[tuple], np.ndarray | None]]:
+    if db.in_transaction():  # a snapshot can only be chosen at a transaction's start: one checked batch
+        yield index_load(db)
+        return
+    pg = dialect_of(db)
+    with pg.read_snapshot(db):
+        ids, vectors = decode_id_embeddings(copy_binary(db.cursor(), _COPY_EMBEDDINGS))
+        start = 0
+        for rows in pg.batches(db, _SELECT_INDEX_TEXT + " ORDER BY id", LOAD_BATCH):
+            end = start + len(rows)
+            if not np.array_equal(ids[start:end], np.fromiter((row[0] for row in rows), np.int64, len(rows))):
+                raise MnemeError(ERR_DATABASE, "the memories table changed inside one read snapshot")
+            yield rows, vectors[start:end]
+            start = end
 
 
 def naive_rows(db: peewee.Database) -> list[tuple]:
