@@ -134,7 +134,7 @@ class StoreWrites:
         with self.sqlite_errors(), self.dialect.write_transaction(self.db):
             yield
 
-    def _in_transaction(self, write: Callable[[], T]) -> T:
+    def run_transaction(self, write: Callable[[], T]) -> T:
         """``write()`` in one write transaction. An outermost one that PostgreSQL aborts as a serialization
         failure or deadlock is run again whole; nested in a caller's transaction, it joins that one (whose
         failure its owner sees)."""
@@ -243,7 +243,7 @@ class StoreWrites:
             )
             return ids
 
-        return self._in_transaction(write)
+        return self.run_transaction(write)
 
     def _validated_row(self, item: dict) -> _NewRow:
         get = item.get
@@ -298,7 +298,7 @@ class StoreWrites:
                     undone.append((memory_id, current))
             return StatusChange(tuple(undone))
 
-        return self._in_transaction(write)
+        return self.run_transaction(write)
 
     def set_status(
         self,
@@ -339,7 +339,7 @@ class StoreWrites:
                 changed.append((memory_id, previous))
             return StatusChange(tuple(changed))
 
-        return self._in_transaction(write)
+        return self.run_transaction(write)
 
     def mark_superseded(self, old_id: int, new_id: int, reason: str = "superseded") -> StatusChange:
         """Mark ``old_id`` superseded by ``new_id`` (both must exist; ``old_id`` must be active)."""
@@ -386,7 +386,7 @@ class StoreWrites:
             self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
             return new
 
-        return self._in_transaction(write)
+        return self.run_transaction(write)
 
     def _change_status(
         self, memory_id: int, previous: str, status: str, reason: str, superseded_by: int | None = None
@@ -408,7 +408,7 @@ class StoreWrites:
             fields["topic"] = topic.strip() or "General"
         if task_id is not None:
             fields["task_id"] = task_id
-        self._in_transaction(lambda: self.memories.update(memory_id, **fields))
+        self.run_transaction(lambda: self.memories.update(memory_id, **fields))
         return self.get(memory_id)
 
     def reinforce(self, task_id: str, memory_ids: Iterable[int]) -> list[int]:
@@ -425,4 +425,4 @@ class StoreWrites:
                     counted.append(memory_id)
             return counted
 
-        return self._in_transaction(write)
+        return self.run_transaction(write)

@@ -17,7 +17,7 @@ from typing import Any
 from mneme_tui import config
 from mneme_tui.memory.learning.distill import PatternLearning, PitfallLearning, SyncPlan, distill
 from mneme_tui.memory.learning.report import TaskReport
-from mneme_tui.memory.records import TASK_SYNC, Provenance
+from mneme_tui.memory.records import TASK_SYNC, Memory, Provenance
 from mneme_tui.memory.store import Store
 
 
@@ -90,7 +90,8 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
     if not plan.verified:
         raise ValueError("only a verified plan can be committed")
     report = plan.report
-    with store.write_transaction():
+
+    def write() -> tuple[dict[Any, int], dict[int, Memory], tuple[int, ...]]:
         done = store.task_sync_ledger.entries(report.repo, report.task_id)
         fresh_pitfalls = [p for p in plan.pitfalls if _pitfall_key(p) not in done]
         fresh_pattern = plan.pattern if plan.pattern and _pattern_key(plan.pattern) not in done else None
@@ -107,6 +108,10 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
             [(report.repo, report.task_id, *_key(learning), memory.id, now)
              for learning, memory in zip(learnings, minted)]
         )
+        return done, by_learning, superseded
+
+    # one transaction, run again whole if PostgreSQL aborts it as a serialization failure or deadlock
+    done, by_learning, superseded = store.run_transaction(write)
     outcome = []
     for learning in _learnings(plan):
         memory = by_learning.get(id(learning))

@@ -247,9 +247,11 @@ def undo_supersede(old_id: int, new_id: int) -> Callable[[Store], StatusChange]:
     """The store write that undoes an edit: the old memory active again, the new one dismissed."""
 
     def write(store: Store) -> StatusChange:
-        with store.write_transaction():
+        def both() -> StatusChange:
             restored = store.restore([old_id], reason=UNDO_REASON)
             dismissed = store.dismiss([new_id], reason=UNDO_REASON)
-        return StatusChange(restored.changed + dismissed.changed)
+            return StatusChange(restored.changed + dismissed.changed)
+
+        return store.run_transaction(both)
 
     return write
