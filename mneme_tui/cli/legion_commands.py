@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.validation import is_folder, user_path
 
 if TYPE_CHECKING:  # the Legion API is imported by the handlers that use it: `mneme recall` never loads it
@@ -87,6 +86,8 @@ def _add_actions(legion: argparse.ArgumentParser) -> None:
 
 
 def _record_parsers(kinds: argparse._SubParsersAction) -> None:
+    from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+
     outcome = arguments.add_command(kinds, "outcome", "append an outcome to OUTCOMES.md")
     outcome.add_argument("--agent", required=True, help="agent id")
     outcome.add_argument("--outcome", required=True, choices=OUTCOMES_VALUES)

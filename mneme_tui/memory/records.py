@@ -172,7 +172,8 @@ class StatusChange:
 
     def unchanged(self, requested: list[int]) -> list[int]:
         """The ``requested`` ids that did not move, each once, in order."""
-        return [i for i in dict.fromkeys(requested) if i not in self.ids]
+        moved = set(self.ids)
+        return [i for i in dict.fromkeys(requested) if i not in moved]
 
     def to_json(self, key: str, requested: list[int]) -> dict[str, list[int]]:
         """``{key: changed ids, "unchanged": the other requested ids}``: what ``mneme dismiss/restore --json``
