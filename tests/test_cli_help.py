@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from mneme_tui.cli import main
+from mneme_tui.cli import arguments, build_parser, main
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -38,3 +41,38 @@ def test_help_names_no_internal_references(capsys: pytest.CaptureFixture[str], a
 def test_recall_help_names_the_default_profile(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = _run(capsys, "recall", "--help")
     assert "or bm25)" in " ".join(out.split())
+
+
+def _every_parser(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    if isinstance(parser, arguments.Parser):
+        parser.complete()
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from _every_parser(child, (*path, name))
+
+
+def test_no_parser_accepts_an_option_prefix() -> None:
+    """Spec Law 6 (zero aliases): every parser refuses abbreviations, and every option is spelled in full."""
+    found = list(_every_parser(build_parser()))
+    assert len(found) > 20
+    for path, parser in found:
+        assert parser.allow_abbrev is False, path
+        assert isinstance(parser, arguments.Parser), path
+
+
+@pytest.mark.parametrize("argv", [
+    ("recall", "x", "--lim", "3"), ("recall", "x", "--cross"), ("list", "--js"), ("list", "--stat", "all"),
+    ("--d", "x.db", "list"), ("db", "copy", "a.db", "b.db", "--mer"),
+])
+def test_an_option_prefix_is_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert ": error: " in err and err.count("\n") == 1
+    assert not list(tmp_path.iterdir())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mneme_tui import config, display
 from mneme_tui.cli import output
@@ -27,12 +27,17 @@ if TYPE_CHECKING:
 
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line on stderr (control characters in the user's
-    arguments shown as ``\\x1b``, never echoed raw) and exit status 2.
+    arguments shown as ``\\x1b``, never echoed raw) and exit status 2. Options are never abbreviated.
 
     ``deferred``, when set, adds the parser's arguments on its first use (parsing or help): a command group
     whose options need its own modules (``legion``) then costs the other commands nothing."""
 
     deferred: Callable[[argparse.ArgumentParser], None] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Spec Law 6 (zero aliases): an option is only ever its full name, never a prefix of it (``--lim``)."""
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def complete(self) -> None:
         """Add the deferred arguments now (also for code that walks the parser, such as the JSON-shape test)."""
