@@ -13,8 +13,8 @@ import socket
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from mneme_tui.database_urls import redacted_url
 from mneme_tui.errors import ERR_CONFIG, ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.validation import check_text, decode_utf8, read_file, user_path
 
@@ -68,17 +68,6 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 def is_database_url(target: object) -> bool:
     """True when ``target`` is a PostgreSQL URL rather than a file path."""
     return isinstance(target, str) and target.strip().lower().startswith(URL_SCHEMES)
-
-
-def redacted_url(url: str) -> str:
-    """``url`` with any password removed (from the user part and a ``password=`` parameter)."""
-    split = urlsplit(url)
-    netloc = split.netloc
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}@{host}"
-    query = "&".join(part for part in split.query.split("&") if part and not part.lower().startswith("password="))
-    return f"{split.scheme}://{netloc}{split.path}" + (f"?{query}" if query else "")
 
 
 def describe_target(target: DbTarget) -> str:

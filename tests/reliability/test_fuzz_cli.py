@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))  # cli_harness, in any import mode
@@ -144,3 +144,70 @@ def test_standard_input_bytes(seeded: Path, data: bytes, argv: list[str]) -> Non
     assert_no_traceback(result, before, database_state())
     if result.code == 0 and argv[0] == "save":
         assert data.decode("utf-8-sig").strip()
+
+
+SECRET = "wS3cr3t"
+PASSWORD_PIECES = [SECRET, "@", ":", "/", "?", "#", "%40", "%", "[", "]", "p", "ss", "&", "=", "x"]
+passwords = st.lists(st.sampled_from(PASSWORD_PIECES), max_size=5).flatmap(
+    lambda pieces: st.permutations([*pieces, SECRET]).map("".join))
+hosts = st.sampled_from(["127.0.0.1:1", "127.0.0.1:abc", "127.0.0.1:99999", "[::1", "[::1]:1", "127.0.0.1:1,"])
+queries = st.sampled_from(["", "?sslmode=bogus", f"?password={SECRET}", f"?sslmode=disable&password={SECRET}x",
+                           "?connect_timeout=1"])
+database_urls = st.builds(lambda user, password, host, db, query: f"postgresql://{user}:{password}@{host}/{db}{query}",
+                          st.sampled_from(["alice", "a:b", ""]), passwords, hosts, st.sampled_from(["db", "d@b", ""]),
+                          queries)
+
+
+def _commands_taking_db() -> list[list[str]]:
+    """Every command with a ``--db`` option, its required positionals filled with ``1``."""
+    from mneme_tui.cli import arguments as cli_arguments
+    from mneme_tui.cli import build_parser
+
+    found: list[list[str]] = []
+
+    def walk(parser, path: list[str]) -> None:
+        if isinstance(parser, cli_arguments.Parser):
+            parser.complete()
+        children = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+        if path and not children and any("--db" in a.option_strings for a in parser._actions):
+            positionals = [a for a in parser._actions if not a.option_strings and a.nargs not in ("?", "*")]
+            found.append([*path, *["1"] * len(positionals)])
+        for action in children:
+            for name, child in action.choices.items():
+                walk(child, [*path, name])
+
+    walk(build_parser(), [])
+    return [argv for argv in found if argv[0] != "mcp"]  # mcp serves stdio: tests/mcp drives it
+
+
+DB_COMMANDS = _commands_taking_db()
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, database=None, phases=[Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(url=database_urls, command=st.sampled_from(DB_COMMANDS), where=st.sampled_from(["--db", "MNEME_DB", "copy"]))
+def test_no_command_prints_a_password(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, command: list[str], where: str
+) -> None:
+    """Whatever the URL's shape (an unencoded ``@``, ``:`` or ``/`` in the password, a bad port, an unclosed
+    IPv6 bracket, a ``password=`` parameter), no command that takes ``--db`` prints any part of the password."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MNEME_DB", raising=False)
+    if where == "MNEME_DB":
+        monkeypatch.setenv("MNEME_DB", url)
+        argv = command
+    elif where == "copy":
+        argv = ["db", "copy", url, str(tmp_path / "b.db")] if len(url) % 2 else ["db", "copy", "missing.db", url]
+    else:
+        argv = [*command, "--db", url]
+    result = run(argv)
+    shown = result.out + result.err
+    assert result.code in (0, 1, 2), (argv, shown)
+    assert "Traceback" not in shown
+    assert SECRET not in shown, (argv, shown)
+
+
+def test_the_issue_url_hides_its_password() -> None:
+    result = run(["db", "info", "--db", f"postgresql://alice:p@ss:{SECRET}@127.0.0.1:1/db"])
+    err = result.assert_one_error_line(1, "ERR_DATABASE", "postgresql://alice@127.0.0.1:1/db")
+    assert SECRET not in err and "ss:" not in err

@@ -18,7 +18,7 @@ import psycopg2  # type: ignore[import-untyped]
 import psycopg2.extensions  # type: ignore[import-untyped]
 import psycopg2.extras  # type: ignore[import-untyped]
 
-from mneme_tui.config import redacted_url
+from mneme_tui.database_urls import ambiguous_user_part, redacted_url, scrub
 from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.memory.persistence.dialect import insert_sql, placeholders
 
@@ -56,11 +56,16 @@ class PostgresDatabase(peewee.PostgresqlDatabase):
 
 
 def connect(url: str) -> PostgresDatabase:
-    """A peewee database for ``url`` (credentials from the URL, ``PG*`` variables or ``~/.pgpass``)."""
+    """A peewee database for ``url`` (credentials from the URL, ``PG*`` variables or ``~/.pgpass``). A URL
+    whose user part libpq would read differently from what we show (an unencoded ``@`` or ``/`` in the
+    password) is refused before libpq sees it: its errors would quote pieces of the password."""
+    if ambiguous_user_part(url):
+        raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL (an '@' or '/' in the "
+                                       f"password or database name must be percent-encoded: %40, %2F)")
     try:
         params = psycopg2.extensions.parse_dsn(url)
     except psycopg2.ProgrammingError as exc:
-        reason = _first_line(exc)
+        reason = scrub(_first_line(exc), url)
         raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL ({reason})") from None
     extra: dict[str, Any] = {}
     if "options" not in params:
@@ -199,9 +204,10 @@ def timestamp_order(field: peewee.Field) -> Any:
 
 
 def database_error(target: Any, exc: BaseException) -> MnemeError:
-    """A one-line ERR_DATABASE for a failure on the database at URL ``target`` (never its password)."""
+    """A one-line ERR_DATABASE for a failure on the database at URL ``target`` (never its password: the
+    driver's message is scrubbed of it too, as libpq quotes pieces of a URL it cannot read)."""
     where = redacted_url(str(target))
-    text = _first_line(exc)
+    text = scrub(_first_line(exc), str(target))
     if _pgcode(exc) in RETRYABLE:
         return MnemeError(ERR_DATABASE, f"{where} is busy: other writers' transactions kept conflicting with "
                                         f"this one ({text})")
