@@ -152,11 +152,13 @@ def _int_at_least(raw: str, minimum: int, complaint: str) -> int:
     return value
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    """The Store for ``--db`` / ``MNEME_DB`` / the default path."""
+def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
+    """The Store for ``--db`` / ``MNEME_DB`` / the default path. A SQLite store that does not exist is created
+    only by the commands that pass ``create`` (those that save); any other command refuses it with one
+    ERR_DATABASE line and creates nothing (a mistyped ``--db`` path makes no new database or folder)."""
     from mneme_tui.memory.store import Store
 
-    return Store(config.resolve_db_path(getattr(args, "db", None)))
+    return Store(config.resolve_db_path(getattr(args, "db", None)), create=create)
 
 
 _SHOWN_ID_CHARS = 40

@@ -44,13 +44,17 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_copy(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.persistence import store_copy
     from mneme_tui.memory.store import Store
 
     source_target = config.resolve_db_path(args.source)
     if isinstance(source_target, Path) and not source_target.is_file():
         raise MnemeError(ERR_DATABASE, f"{source_target} is not a database file: nothing to copy")
+    destination_target = config.resolve_db_path(args.destination)
+    if isinstance(source_target, Path) and isinstance(destination_target, Path):
+        store_copy.refuse_same_file(source_target, destination_target)
     source = Store(source_target)
-    destination = Store(config.resolve_db_path(args.destination))
+    destination = Store(destination_target)
     result = source.copy_into(destination, merge=args.merge)
     shown = {"source": str(source.path), "destination": str(destination.path)}
     if args.json:

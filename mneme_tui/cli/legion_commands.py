@@ -189,7 +189,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     legion = _legion(args)
     project = config.resolve_repo(args.project, start=legion.project_root)
     if legion.memory_dir.is_dir():
-        report = sync(arguments.open_store(args), legion, project)
+        report = sync(arguments.open_store(args, create=True), legion, project)
     else:  # nothing to do: do not even create the database
         report = SyncReport(project, str(legion.memory_dir),
                             message=f"No Legion memory folder at {legion.memory_dir}; nothing to sync.")

@@ -30,7 +30,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     root = _root(args)  # the same --root check and default as `mneme task sync` and `mneme handshake`
     serve(ServerContext(
-        store=arguments.open_store(args),
+        store=arguments.open_store(args, create=True),
         repo=config.resolve_repo(args.project, start=root),
         profile=arguments.resolve_profile(args),
         root=root,

@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_save(args: argparse.Namespace) -> int:
     content = arguments.read_content(args.content)
-    store = arguments.open_store(args)
+    store = arguments.open_store(args, create=True)
     memory = store.save(
         content,
         kind=args.kind,

@@ -92,7 +92,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         else:
             print(f"mneme: not synced: {output.literal(plan.reason)}", file=sys.stderr)
         return 1
-    store = arguments.open_store(args)
+    store = arguments.open_store(args, create=True)
     result = preview(store, plan) if args.dry_run else commit(store, plan)
     if args.json:
         output.print_json(result.to_json())
@@ -152,7 +152,7 @@ def cmd_handshake(args: argparse.Namespace) -> int:
     modified = [relative_to_root(str(user_path(path, "--modified")), _root(args)) for path in args.modified]
     if args.task is not None and not args.task.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, "--task cannot be empty")
-    store = arguments.open_store(args)
+    store = arguments.open_store(args, create=True)  # the session-start hook's first run makes the store
     view = orientation(store, repo, args.task.strip() if args.task else None, modified, limit=args.limit)
     if args.json:
         output.print_json(view.to_json())

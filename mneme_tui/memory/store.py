@@ -36,8 +36,8 @@ class Store(StoreWrites):
     """Memories in one database: save, recall, list, dismiss, restore, supersede, audit and per-task
     reinforcement."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        super().__init__(path)
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        super().__init__(path, create=create)
         self._snapshot_seq = -1
 
     # ---------------------------------------------------------------------- reads

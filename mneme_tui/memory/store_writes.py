@@ -95,9 +95,10 @@ def _checked_provenance(kind: str, provenance: Any) -> Provenance:
 class StoreWrites:
     """The database connection, its repositories and every write of the Store."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        """The store at ``path``; a SQLite file that does not exist is created only if ``create``."""
         target: config.DbTarget = str(path) if config.is_database_url(path) else Path(path)
-        self.db = open_database(target)
+        self.db = open_database(target, create=create)
         self.path: config.DbTarget = config.describe_target(target) if isinstance(target, str) else target
         """Where the store lives, safe to show: a file path, or a PostgreSQL URL without its password (the open
         database keeps the full URL to connect with)."""

@@ -88,7 +88,15 @@ def test_list_json_is_array_of_memories(cli):
     assert [m["id"] for m in listing] == [3, 2, 1]  # same created_at: newest id first
 
 
+def _existing_store() -> None:
+    """Create the CLI's store (a read command on a store that does not exist is an error)."""
+    from mneme_tui.memory.store import Store
+
+    Store(os.environ["MNEME_DB"]).close()
+
+
 def test_list_empty_json_is_empty_array(cli):
+    _existing_store()
     result = cli("list", "--json")
     assert (result.code, result.json()) == (0, [])
 
@@ -536,6 +544,7 @@ def test_recall_unknown_profile_rejected(cli):
 
 
 def test_list_unknown_status_rejected(cli):
+    _existing_store()
     cli("list", "--status", "deleted").assert_one_error_line(1, "ERR_VALIDATION_FAILED", "deleted")
 
 

@@ -123,3 +123,64 @@ def test_many_processes_upgrade_one_old_database_at_once(tmp_path: Path):
     for round_number in range(2):
         assert _repos_and_schema(tmp_path / f"fresh-{round_number}.db") == (
             "wal", SCHEMA_VERSION, sorted(old_repos + [f"p{n}" for n in range(6)]))
+
+
+def test_another_applications_memories_table_is_refused_unchanged(tmp_path: Path):
+    path = tmp_path / "app.db"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE memories (id INTEGER PRIMARY KEY, note TEXT)")
+    connection.execute("INSERT INTO memories VALUES (1, 'my own notes')")
+    connection.commit()
+    connection.close()
+    _refused(path, "not a mneme database", "topic")
+    connection = sqlite3.connect(path)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    connection.close()
+
+
+def test_a_schema_version_without_tables_is_refused_unchanged(tmp_path: Path):
+    path = tmp_path / "versioned.db"
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA user_version = 3")
+    connection.close()
+    _refused(path, "not a mneme database", "schema version 3")
+
+
+@pytest.mark.parametrize("command", [["list"], ["recall", "x"], ["show", "1"], ["dismiss", "1"], ["db", "info"],
+                                     ["task", "candidates"], ["edit", "1"]])
+def test_a_read_command_on_a_missing_store_creates_nothing(tmp_path: Path, capsys, command: list[str]):
+    from mneme_tui.cli import main
+
+    missing = tmp_path / "no" / "such" / "x.db"
+    assert main(["--db", str(missing), *command]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ERR_DATABASE" in err and "no database at" in err
+    assert not (tmp_path / "no").exists()
+    assert main(["--db", str(missing), "save", "a write command still makes a new store"]) == 0
+    assert missing.is_file()
+
+
+def _copy_cli(capsys, *argv: str) -> tuple[int, str]:
+    from mneme_tui.cli import main
+
+    code = main(["db", "copy", *argv])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spelling", ["same", "relative", "symlink", "hard link", "dot-dot"])
+def test_a_copy_onto_itself_is_refused(tmp_path: Path, capsys, monkeypatch, spelling: str):
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "a.db"
+    store = Store(source)
+    store.save("one memory, not two")
+    (tmp_path / "sub").mkdir()
+    destination = {"same": str(source), "relative": "a.db", "dot-dot": "sub/../a.db"}.get(spelling, "other.db")
+    if spelling == "symlink":
+        (tmp_path / "other.db").symlink_to(source)
+    elif spelling == "hard link":
+        (tmp_path / "other.db").hardlink_to(source)
+    code, err = _copy_cli(capsys, str(source), destination, "--merge")
+    assert code == 1 and "ERR_VALIDATION_FAILED" in err and "same database" in err and err.count("\n") == 1
+    assert Store(source).count() == 1
+    assert _copy_cli(capsys, str(source), "b.db", "--merge")[0] == 0  # a real second store is still fine
+    assert Store(tmp_path / "b.db").count() == 1

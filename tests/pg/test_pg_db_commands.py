@@ -80,3 +80,11 @@ def test_copy_from_a_missing_file_creates_nothing(pg_database, tmp_path: Path, c
     code, out, err = _cli(capsys, "db", "copy", str(missing), pg_database.url)
     assert (code, out) == (1, "") and "ERR_DATABASE" in err and "nothing to copy" in err
     assert not missing.exists()
+
+
+def test_copy_onto_the_same_postgresql_store_is_refused(pg_database, capsys):
+    Store(pg_database.url).save("one memory, not two")
+    other_spelling = pg_database.url + "&application_name=mneme-copy"
+    code, out, err = _cli(capsys, "db", "copy", pg_database.url, other_spelling, "--merge")
+    assert (code, out) == (1, "") and "ERR_VALIDATION_FAILED" in err and "same database" in err
+    assert Store(pg_database.url).count() == 1

@@ -18,6 +18,7 @@ from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.memory.persistence import dialect as dialect_sqlite
 from mneme_tui.memory.persistence import dialect_pg
 from mneme_tui.memory.persistence.migrations import SCHEMA_VERSION, pending, script_at
+from mneme_tui.memory.persistence.schema import MEMORY_COLUMNS
 
 DATABASE_ERRORS = dialect_sqlite.DATABASE_ERRORS + dialect_pg.DATABASE_ERRORS
 """What a failing statement raises on either backend."""
@@ -28,17 +29,18 @@ def dialect_of(db: peewee.Database) -> ModuleType:
     return dialect_pg if isinstance(db, dialect_pg.PostgresDatabase) else dialect_sqlite
 
 
-def open_database(target: config.DbTarget) -> peewee.Database:
-    """Open the database at ``target`` with an up-to-date schema: a SQLite file (created as needed, 0600, in
-    WAL mode) or a PostgreSQL database named by a ``postgresql://`` URL (which must exist).
+def open_database(target: config.DbTarget, *, create: bool = True) -> peewee.Database:
+    """Open the database at ``target`` with an up-to-date schema: a SQLite file (created with its folders if
+    ``create``, 0600, in WAL mode) or a PostgreSQL database named by a ``postgresql://`` URL (which must exist).
 
     Raises ERR_DATABASE with one readable line for a path that cannot be created, a file that is not a
     mneme database (nothing in it is changed), a server that cannot be reached or a database written by a
-    newer mneme. A URL's password never appears in the message.
+    newer mneme, and (without ``create``) a file that does not exist: nothing is created then. A URL's
+    password never appears in the message.
     """
     if isinstance(target, str) and config.is_database_url(target):
         return _open_postgres(target)
-    return _open_sqlite(Path(target))
+    return _open_sqlite(Path(target), create)
 
 
 def _open_postgres(url: str) -> peewee.Database:
@@ -57,9 +59,13 @@ def _open_postgres(url: str) -> peewee.Database:
     return db
 
 
-def _open_sqlite(path: Path) -> peewee.Database:
+def _open_sqlite(path: Path, create: bool) -> peewee.Database:
     dialect = dialect_sqlite
-    _create_file(path)
+    if create:
+        _create_file(path)
+    elif not path.is_file():
+        raise MnemeError(ERR_DATABASE, f"no database at {path} (nothing created: a command that saves, such as "
+                                       f"`mneme save`, creates it)")
     db = dialect.connect(path)
     try:
         db.connect(reuse_if_open=True)
@@ -77,12 +83,20 @@ def _open_sqlite(path: Path) -> peewee.Database:
 
 
 def _checked_version(db: peewee.Database, path: Path | str) -> int:
-    """The database's schema version, after refusing a foreign or newer database (read-only)."""
+    """The database's schema version, after refusing a foreign or newer database (read-only): tables but
+    none called ``memories``, or a ``memories`` table without the spec's columns (another application's)."""
     dialect = dialect_of(db)
     version = dialect.schema_version(db)
     tables = dialect.table_names(db)
     if tables and "memories" not in tables:
         raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (it has tables, but no memories table)")
+    if version and not tables:
+        raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (schema version {version}, but no tables)")
+    columns = set(dialect.column_names(db, "memories")) if tables else set(MEMORY_COLUMNS)
+    missing = [column for column in MEMORY_COLUMNS if column not in columns]
+    if missing:
+        raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (its memories table lacks the "
+                                       f"spec's columns {', '.join(missing)})")
     if version > SCHEMA_VERSION:
         raise MnemeError(ERR_DATABASE, f"{path} was written by a newer mneme (schema {version} > {SCHEMA_VERSION})")
     return version

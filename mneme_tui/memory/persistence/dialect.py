@@ -4,6 +4,7 @@ catalogue queries and error mapping. A second backend (PostgreSQL) is one more m
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -77,6 +78,19 @@ def schema_version(db: peewee.Database) -> int:
 def table_names(db: peewee.Database) -> set[str]:
     """The names of the database's tables (read only)."""
     return {row[0] for row in db.execute_sql("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+
+
+def column_names(db: peewee.Database, table: str) -> list[str]:
+    """The names of ``table``'s columns (read only)."""
+    return [row[1] for row in db.execute_sql(f"PRAGMA table_info({table})").fetchall()]
+
+
+def database_identity(db: peewee.Database) -> tuple[object, ...]:
+    """What tells this database file from any other, whatever path reaches it (a symlink, a relative path, a
+    hard link): its device and inode."""
+    path = db.execute_sql("PRAGMA database_list").fetchone()[2]
+    status = os.stat(path)
+    return NAME, status.st_dev, status.st_ino
 
 
 def enable_wal(db: peewee.Database) -> None:

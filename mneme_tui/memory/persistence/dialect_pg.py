@@ -145,6 +145,21 @@ def table_names(db: peewee.Database) -> set[str]:
         "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()}
 
 
+def column_names(db: peewee.Database, table: str) -> list[str]:
+    """The names of ``table``'s columns in the current schema (read only)."""
+    return [row[0] for row in db.execute_sql(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name = ?", (table,)).fetchall()]
+
+
+def database_identity(db: peewee.Database) -> tuple[object, ...]:
+    """What tells this store from any other, whatever URL reaches it (another host name, address or user): its
+    ``db_uuid``, database and schema."""
+    row = db.execute_sql("SELECT (SELECT value FROM mneme_meta WHERE key = 'db_uuid'), current_database(), "
+                         "current_schema()").fetchone()
+    return NAME, *row
+
+
 def enable_wal(db: peewee.Database) -> None:
     """Nothing to do: PostgreSQL always logs ahead."""
 

@@ -9,9 +9,11 @@ destination, then checked: the destination must hold every source memory's conte
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import peewee
@@ -66,12 +68,31 @@ def content_hashes(db: peewee.Database) -> Counter[str]:
     return hashes
 
 
+def _same_database() -> MnemeError:
+    return MnemeError(ERR_VALIDATION_FAILED, "the source and the destination are the same database: nothing copied")
+
+
+def refuse_same_file(source: Path, destination: Path) -> None:
+    """ERR_VALIDATION_FAILED when ``destination`` is the file ``source`` by another path (a symlink, a relative
+    path, a hard link). Checked before the destination is opened: SQLite opening one file under two names keeps
+    two write-ahead logs, which it cannot do safely."""
+    try:
+        same = os.path.samefile(source, destination)
+    except OSError:  # the destination does not exist yet (or cannot be looked at: opening it reports that)
+        return
+    if same:
+        raise _same_database()
+
+
 def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: bool) -> CopyResult:
     """Copy every memory of ``source`` with its side tables into ``destination`` (module doc).
 
-    A destination that already has memories is refused (ERR_VALIDATION_FAILED) unless ``merge``; a copy
+    A copy onto the source itself (the same file or PostgreSQL store by any path or URL) is refused
+    (ERR_VALIDATION_FAILED), and so is a destination that already has memories unless ``merge``; a copy
     whose check fails is rolled back (ERR_DATABASE) and leaves the destination as it was.
     """
+    if dialect_of(source).database_identity(source) == dialect_of(destination).database_identity(destination):
+        raise _same_database()
     dialect = dialect_of(destination)
     before = table_counts(destination)
     if before["memories"] and not merge:
