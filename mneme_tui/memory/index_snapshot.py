@@ -31,6 +31,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import mmap
 import os
 import struct
@@ -39,6 +40,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import numpy as np
@@ -143,23 +145,44 @@ def _write(path: Path, head: bytes, arrays: Iterable[np.ndarray]) -> bool:
     return True
 
 
+_MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)
+"""What reading a header of the right checksum but the wrong shape raises (``"arrays": []``, a huge shape)."""
+
+
 def load(path: Path, db_uuid: str) -> MemoryIndex | None:
     """The index stored at ``path`` for this database, or None when there is no usable snapshot.
 
-    A damaged snapshot is deleted and reported once (a warning on the ``mneme_tui`` logger)."""
+    Only a regular file is read (opened without blocking: a FIFO or device at the path never hangs a recall),
+    and the checks read the very file that was opened. A damaged snapshot, or anything else at the path, is
+    deleted and reported once (a warning on the ``mneme_tui`` logger)."""
     try:
-        with path.open("rb") as stream:
-            identity = os.fstat(stream.fileno())
-            mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_COPY)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:  # unreadable, or an empty file (which cannot be mapped)
+    except OSError as exc:  # unreadable
+        _discard(path, f"cannot be read ({exc})")
+        return None
+    try:
+        return _load_open(path, descriptor, db_uuid)
+    finally:
+        os.close(descriptor)
+
+
+def _load_open(path: Path, descriptor: int, db_uuid: str) -> MemoryIndex | None:
+    """``load`` on the file open as ``descriptor``."""
+    identity = os.fstat(descriptor)
+    if not S_ISREG(identity.st_mode):
+        _discard(path, "is not a regular file")
+        return None
+    try:
+        mapped = mmap.mmap(descriptor, 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError) as exc:  # an empty file cannot be mapped
         _discard(path, f"cannot be read ({exc})")
         return None
     try:
         header, arrays, data_start, data_crc = _read(mapped)
         if not _is_checked(path, identity, data_crc):
-            if _file_crc(path, data_start) != data_crc:
+            if _file_crc(descriptor, data_start) != data_crc:
                 raise DamagedSnapshot("has damaged data")
             _stamp(path, identity, data_crc)
         if header["db_uuid"] != db_uuid:
@@ -172,8 +195,8 @@ def load(path: Path, db_uuid: str) -> MemoryIndex | None:
         return None
     except DamagedSnapshot as exc:
         _discard(path, str(exc))
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        _discard(path, f"has a malformed header ({type(exc).__name__}: {exc})")
+    except _MALFORMED as exc:
+        _discard(path, f"has a malformed header ({type(exc).__name__}: {str(exc)[:200]})")
     return None
 
 
@@ -196,24 +219,27 @@ def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray], int
     if zlib.crc32(head) != head_crc:
         raise DamagedSnapshot("has a damaged header")
     header = json.loads(head)
+    if not isinstance(header, dict) or not isinstance(header.get("arrays"), dict):
+        raise DamagedSnapshot("has a malformed header (no table of arrays)")
     arrays = {}
     for name, (dtype, shape, offset) in header["arrays"].items():
         kind = np.dtype(dtype)
-        count = int(np.prod(shape, dtype=np.int64))
+        if not all(isinstance(n, int) and n >= 0 for n in [*shape, offset]) or kind.hasobject:
+            raise DamagedSnapshot(f"has a malformed header (array {str(name)[:40]!r})")
+        count = math.prod(shape)
         if data_start + offset + count * kind.itemsize > len(mapped):
             raise DamagedSnapshot("is truncated")
         arrays[name] = np.frombuffer(mapped, dtype=kind, count=count, offset=data_start + offset).reshape(shape)
     return header, arrays, data_start, data_crc
 
 
-def _file_crc(path: Path, start: int) -> int:
-    """CRC-32 of the file from ``start``, read in chunks (through the map, every page would stay resident)."""
-    crc = 0
-    with path.open("rb", buffering=0) as stream:
-        stream.seek(start)
-        buffer = bytearray(_CRC_CHUNK)
-        while count := stream.readinto(buffer):
-            crc = zlib.crc32(memoryview(buffer)[:count], crc)
+def _file_crc(descriptor: int, start: int) -> int:
+    """CRC-32 of the open file from ``start``, read in chunks (through the map, every page would stay
+    resident)."""
+    crc, position = 0, start
+    while chunk := os.pread(descriptor, _CRC_CHUNK, position):
+        crc = zlib.crc32(chunk, crc)
+        position += len(chunk)
     return crc
 
 

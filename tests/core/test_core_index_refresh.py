@@ -3,10 +3,12 @@ by the first Store's next recall."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sqlite3
 import warnings
+import zlib
 
 import pytest
 from provenances import SYNCED
@@ -246,6 +248,26 @@ def _prefix(version: int) -> bytes:
     return index_snapshot._PREFIX.pack(index_snapshot.MAGIC, version, 0, 0, 0)
 
 
+def _crafted_header(change):
+    """Damage that keeps both checksums valid: the header JSON changed by ``change``, padded to its old length."""
+
+    def craft(data: bytes) -> bytes:
+        magic, version, length, _, data_crc = index_snapshot._PREFIX.unpack_from(data)
+        start = index_snapshot._PREFIX.size
+        header = json.loads(data[start : start + length])
+        head = json.dumps(change(header), separators=(",", ":")).encode()
+        assert len(head) <= length
+        head += b" " * (length - len(head))
+        prefix = index_snapshot._PREFIX.pack(magic, version, length, zlib.crc32(head), data_crc)
+        return prefix + head + data[start + length :]
+
+    return craft
+
+
+def _with(**values):
+    return lambda header: {**header, **values}
+
+
 DAMAGE = {
     "truncated": lambda data: data[: len(data) // 2],
     "truncated in the header": lambda data: data[:40],
@@ -254,6 +276,15 @@ DAMAGE = {
     "garbage header": lambda data: data[:30] + b"}{" + data[32:],
     "not a snapshot": lambda data: b"PK\x03\x04 an old zip file" + data[20:],
     "another format version": lambda data: _prefix(index_snapshot.FORMAT_VERSION + 1) + data[index_snapshot._PREFIX.size :],
+    "arrays a list": _crafted_header(_with(arrays=[])),
+    "header a list": _crafted_header(lambda header: []),
+    "negative shape": _crafted_header(_with(arrays={"ids": ["<i8", [-1], 0]})),
+    "huge shape": _crafted_header(_with(arrays={"ids": ["<i8", [10**30], 0]})),
+    "object dtype": _crafted_header(_with(arrays={"ids": ["|O", [1], 0]})),
+    "shape a number": _crafted_header(_with(arrays={"ids": ["<i8", 7, 0]})),
+    "size not a number": _crafted_header(_with(size="many")),
+    "repos a number": _crafted_header(_with(repos=5)),
+    "nested 600 deep": _crafted_header(lambda header: json.loads("[" * 600 + "]" * 600)),
 }
 
 
@@ -365,8 +396,6 @@ def test_a_stamp_from_the_clock_tick_of_the_change_is_not_trusted(tmp_path):
 
 
 def test_cli_reports_a_damaged_snapshot_in_one_line(tmp_path):
-    import json
-    import os
     import subprocess
     import sys
 
@@ -422,3 +451,24 @@ def test_snapshot_vocabulary_fills_itself_after_many_lookups(monkeypatch):
     vocab = _vocab(WORDS, new_ids=False)
     assert [vocab[w] for w in WORDS[:3]] == [0, 1, 2] and not vocab._filled
     assert vocab[WORDS[5]] == 5 and vocab._filled and len(vocab) == len(WORDS)
+
+
+@pytest.mark.parametrize("intruder", ["fifo", "directory"])
+def test_something_other_than_a_file_at_the_snapshot_path_is_replaced(tmp_path, intruder):
+    """A FIFO (which would block an open for reading forever) or a folder at the snapshot path: a recall
+    answers, says so in one line and writes a real snapshot in place of a FIFO."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "big.db"
+    _big_store(path)
+    snapshot = index_snapshot.snapshot_path(path)
+    command = [sys.executable, "-m", "mneme_tui", "recall", "bulk row 17", "-p", "nomos", "--db", str(path), "--json"]
+    good = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), check=True, timeout=120)
+    snapshot.unlink()
+    os.mkfifo(snapshot) if intruder == "fifo" else snapshot.mkdir()
+    odd = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), check=True, timeout=120)
+    assert json.loads(odd.stdout) == json.loads(good.stdout)
+    assert odd.stderr.count("\n") == 1 and "not a regular file" in odd.stderr and "Traceback" not in odd.stderr
+    if intruder == "fifo":
+        assert snapshot.is_file()
