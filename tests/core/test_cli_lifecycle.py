@@ -4,8 +4,12 @@ memory text shown literally. ``edit`` runs real editor scripts."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import stat
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -272,6 +276,66 @@ def test_edit_a_shell_script_editor(run, store, tmp_path, monkeypatch):
     monkeypatch.setenv("EDITOR", str(script))
     assert run("edit", str(memory.id)).code == 0
     assert store.get(store.get(memory.id).superseded_by).content == "line\nadded by sh"
+
+
+@pytest.mark.parametrize("left", ["a folder", "a fifo"])
+def test_an_editor_that_leaves_no_file_changes_nothing_and_leaves_nothing(run, store, tmp_path, monkeypatch, left):
+    """A folder or a FIFO in place of the file: one ERR_IO line (a FIFO never hangs the read), nothing
+    changed, and the temp folder is gone."""
+    memory = store.save("secret-ish text")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    make = "os.mkdir(path)" if left == "a folder" else "os.mkfifo(path)"
+    _editor(tmp_path, monkeypatch, f"import os\nos.unlink(path)\n{make}")
+    run("edit", str(memory.id)).assert_one_error_line(1, "ERR_IO", "something other than a file", "nothing changed")
+    assert store.count(status="all") == 1 and _history(store, memory.id) == []
+    assert list(temp.iterdir()) == []
+
+
+def test_an_immutable_file_left_by_the_editor_is_one_error_line(run, store, tmp_path, monkeypatch):
+    memory = store.save("text")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    probe = temp / "probe"
+    probe.write_text("x")
+    if subprocess.run(["chattr", "+i", str(probe)], capture_output=True, check=False).returncode != 0:
+        pytest.skip("chattr +i is not available here (needs root and a file system that has it)")
+    subprocess.run(["chattr", "-i", str(probe)], check=True)
+    probe.unlink()
+    _editor(tmp_path, monkeypatch, "import subprocess\nopen(path, 'w').write('edited')\n"
+                                   "subprocess.run(['chattr', '+i', path], check=True)")
+    try:
+        run("edit", str(memory.id)).assert_one_error_line(1, "ERR_IO", "cannot remove", "by hand")
+        assert store.count(status="all") == 1
+    finally:
+        for leftover in temp.rglob("*"):
+            subprocess.run(["chattr", "-i", str(leftover)], check=False)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
+def test_a_signal_during_the_edit_leaves_no_text_behind(db, store, tmp_path, monkeypatch, signum):
+    """``mneme edit`` killed by SIGHUP (the terminal closed) or SIGTERM while the editor runs: the temp
+    folder with the memory's text is removed, the editor is stopped and the process ends by the signal."""
+    memory = store.save("the text that must not stay in /tmp")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    started = tmp_path / "started"
+    script = _editor(tmp_path, monkeypatch, f"import time\nopen({str(started)!r}, 'w').write(path)\ntime.sleep(60)")
+    env = {**os.environ, "TMPDIR": str(temp), "MNEME_DB": str(db), "EDITOR": f"{sys.executable} {script}"}
+    process = subprocess.Popen([sys.executable, "-m", "mneme_tui", "edit", str(memory.id)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(600):
+        if started.exists() and started.read_text():
+            break
+        time.sleep(0.05)
+    assert Path(started.read_text()).is_file()
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == -signum, err
+    assert list(temp.iterdir()) == [] and b"Traceback" not in err
+    assert store.count(status="all") == 1
 
 
 def test_edit_refuses_statutory_and_inactive_memories_before_opening_the_editor(run, store, tmp_path, monkeypatch):
