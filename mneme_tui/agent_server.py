@@ -23,7 +23,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from mneme_tui import __version__, display
+from mneme_tui import __version__, display, mcp_transport
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.briefing_report import briefing_report
@@ -104,7 +104,7 @@ AgentId = Annotated[str, Field(description="the agent id")]
 def serve(ctx: ServerContext) -> None:
     """Serve over stdio until the client closes stdin; the index loads in the background meanwhile."""
     threading.Thread(target=_warm, args=(ctx.store,), name="mneme-index", daemon=True).start()
-    build_server(ctx).run("stdio")
+    mcp_transport.run(build_server(ctx))  # the SDK's stdio protocol with bounded, always-answered messages
 
 
 def _warm(store: Store) -> None:

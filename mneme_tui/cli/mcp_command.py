@@ -7,9 +7,14 @@ runs, so other commands never pay for the ``mcp`` SDK.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, cast
 
 from mneme_tui import config
 from mneme_tui.cli import arguments
+from mneme_tui.errors import MnemeError
+
+if TYPE_CHECKING:
+    from mneme_tui.memory.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,10 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from mneme_tui.agent_server import ServerContext, serve
     from mneme_tui.cli.task_commands import _root
+    from mneme_tui.mcp_transport import UnopenedStore
 
     root = _root(args)  # the same --root check and default as `mneme task sync` and `mneme handshake`
+    try:
+        store = arguments.open_store(args, create=True)
+    except MnemeError as exc:  # start anyway: each call answers why (and the index warm-up says it on stderr)
+        store = cast("Store", UnopenedStore(exc))
     serve(ServerContext(
-        store=arguments.open_store(args, create=True),
+        store=store,
         repo=config.resolve_repo(args.project, start=root),
         profile=arguments.resolve_profile(args),
         root=root,

@@ -1,0 +1,146 @@
+"""``mneme mcp`` under garbage and failure (issue 20): every request gets an answer or a JSON-RPC error, a
+message's size is bounded, the server stays up, and a store that cannot be opened is each call's answer.
+
+The bad messages are written as raw bytes to the real server process (the SDK's client only sends valid
+ones); the start-up failure is driven by the SDK's own client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import Implementation
+
+from mneme_tui.mcp_transport import MAX_MESSAGE_BYTES
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
+
+
+def _call(request_id: int, tool: str, arguments: str) -> bytes:
+    return (f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":"{tool}",'
+            f'"arguments":{arguments}}}}}').encode()
+
+
+def _start(tmp_path: Path, stdin: Any = subprocess.PIPE) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "mneme_tui", "mcp", "--db", str(tmp_path / "mneme.db")],
+                            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+
+
+def _send(process: subprocess.Popen[bytes], line: bytes) -> None:
+    assert process.stdin is not None
+    process.stdin.write(line + b"\n")
+    process.stdin.flush()
+
+
+def _answer(process: subprocess.Popen[bytes]) -> dict[str, Any]:
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line, "the server closed stdout"
+    return json.loads(line)
+
+
+BAD_REQUESTS = {  # the line, the answer's id, error code and a word of its message
+    "lone surrogate": (_call(11, "save", '{"content": "bad \\ud800 text"}'), 11, -32600, "lone surrogate"),
+    "5,000-digit integer": (_call(12, "recall", '{"query": "x", "limit": ' + "9" * 5000 + "}"), 12, -32600, "number"),
+    "nesting 300 deep": (_call(13, "recall", '{"query": ' + "[" * 300 + "]" * 300 + "}"), 13, -32600, "recursion"),
+    "a batch": (b"[1, 2]", None, -32600, ""),
+}
+
+
+def test_every_bad_request_is_answered_and_the_server_stays_up(tmp_path: Path) -> None:
+    process = _start(tmp_path)
+    try:
+        _send(process, json.dumps(INITIALIZE).encode())
+        assert _answer(process)["result"]["serverInfo"]["name"] == "mneme"
+        _send(process, b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        _send(process, b'{"jsonrpc":"2.0","method":"notifications/x", "params": {"a": "\\ud800"}}')  # no answer
+        for name, (line, request_id, code, needle) in BAD_REQUESTS.items():
+            _send(process, line)
+            answer = _answer(process)
+            assert (answer["id"], answer["error"]["code"]) == (request_id, code), (name, answer)
+            assert needle in answer["error"]["message"], (name, answer)
+        _send(process, b'{"jsonrpc":"2.0","id":20,"method":"tools/call",')
+        malformed = _answer(process)
+        assert (malformed["id"], malformed["error"]["code"]) == (None, -32700)
+        _send(process, b"\xff\xfe not UTF-8")
+        assert _answer(process)["error"]["code"] == -32700
+        _send(process, _call(21, "save", '{"content": "the server is still up"}'))
+        saved = _answer(process)
+        assert saved["id"] == 21 and not saved["result"]["isError"]
+    finally:
+        out, err = process.communicate(b"", timeout=60)
+    assert process.returncode == 0 and out == b"" and b"Traceback" not in err
+
+
+def test_an_oversized_message_is_refused_with_its_id(tmp_path: Path) -> None:
+    """A message over MAX_MESSAGE_BYTES is refused as soon as it passes the limit (its id read from its start),
+    its rest skipped without being kept; the next request is served."""
+    process = _start(tmp_path)
+    try:
+        _send(process, json.dumps(INITIALIZE).encode())
+        _answer(process)
+        _send(process, _call(5, "save", '{"content": "' + "x" * (MAX_MESSAGE_BYTES + 10) + '"}'))
+        refused = _answer(process)
+        assert refused["id"] == 5 and refused["error"]["code"] == -32600
+        assert f"{MAX_MESSAGE_BYTES:,} bytes" in refused["error"]["message"]
+        _send(process, _call(6, "list", "{}"))
+        assert _answer(process)["id"] == 6
+    finally:
+        process.communicate(b"", timeout=60)
+    assert process.returncode == 0
+
+
+def _resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def test_endless_input_without_a_newline_stays_bounded(tmp_path: Path) -> None:
+    """``mneme mcp < /dev/zero``: one refusal, then the bytes are read and dropped; memory stays flat, no
+    traceback (the SDK's transport grew to gigabytes and died with a MemoryError)."""
+    with open("/dev/zero", "rb") as zeros:
+        process = _start(tmp_path, stdin=zeros)
+    try:
+        peak = 0.0
+        for _ in range(100):  # ten seconds: start-up, the refusal, then gigabytes read and dropped
+            time.sleep(0.1)
+            peak = max(peak, _resident_mb(process.pid))
+        assert process.poll() is None, "the server died"
+        assert peak < 2 * MAX_MESSAGE_BYTES / 2**20 + 150, f"{peak:.0f} MB resident"
+    finally:
+        process.kill()
+        out, err = process.communicate(timeout=60)
+    assert b"Traceback" not in err and b"MemoryError" not in err
+    refusals = [json.loads(line) for line in out.splitlines()]
+    assert refusals and all(answer["error"]["code"] == -32600 for answer in refusals)
+
+
+@pytest.mark.parametrize("db", ["/proc/x.db", "/proc/no/such/x.db"])
+async def test_a_store_that_cannot_be_opened_is_the_answer_to_every_call(tmp_path: Path, db: str) -> None:
+    """The server starts anyway; each tool call is a tool error with the one-line ERR_DATABASE reason."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mneme_tui", "mcp"],
+                                   env={**os.environ, "MNEME_DB": db}, cwd=tmp_path)
+    with (tmp_path / "server.err").open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
+            read, write, client_info=Implementation(name="test", version="1")
+        ) as session:
+            await session.initialize()
+            for tool, arguments in (("save", {"content": "x"}), ("recall", {"query": "x"}), ("list", {})):
+                result = await session.call_tool(tool, arguments)
+                assert result.is_error, (tool, result.content)
+                text = result.content[0].text
+                assert "ERR_DATABASE" in text and db in text and "\n" not in text and "Traceback" not in text
+    err = (tmp_path / "server.err").read_text()
+    assert "ERR_DATABASE" in err and "Traceback" not in err
