@@ -8,7 +8,6 @@ module adds listing, counting, history and recall. All SQL lives in ``persistenc
 from __future__ import annotations
 
 import builtins
-import os
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -36,8 +35,8 @@ class Store(StoreWrites):
     """Memories in one database: save, recall, list, dismiss, restore, supersede, audit and per-task
     reinforcement."""
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
-        super().__init__(path, create=create)
+    def _start_index(self) -> None:
+        super()._start_index()
         self._snapshot_seq = -1
 
     # ---------------------------------------------------------------------- reads

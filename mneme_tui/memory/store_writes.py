@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mneme_tui import config
-from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.errors import ERR_DATABASE, ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.index import MemoryIndex
 from mneme_tui.memory.persistence.database import DATABASE_ERRORS, dialect_of, open_database
@@ -98,10 +99,16 @@ class StoreWrites:
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         """The store at ``path``; a SQLite file that does not exist is created only if ``create``."""
         target: config.DbTarget = str(path) if config.is_database_url(path) else Path(path)
-        self.db = open_database(target, create=create)
+        self._target, self._create = target, create
         self.path: config.DbTarget = config.describe_target(target) if isinstance(target, str) else target
         """Where the store lives, safe to show: a file path, or a PostgreSQL URL without its password (the open
         database keeps the full URL to connect with)."""
+        self.db = open_database(target, create=create)
+        self._file = self._file_identity()
+        """The SQLite file this store works on (device, inode): a path naming another one is noticed."""
+        self._connected_to = threading.local()
+        """The file this thread's connection was opened on (peewee keeps one connection per thread)."""
+        self._connected_to.file = self._file
         self.dialect = dialect_of(self.db)
         self.tables = bind_tables(self.db)
         self.memories = MemoryTable(self.db, self.tables)
@@ -110,6 +117,10 @@ class StoreWrites:
         self.legion_records = LegionRecords(self.db)
         self.task_sync_ledger = TaskSyncLedger(self.db)
         self.provenance_log = ProvenanceLog(self.db)
+        self._start_index()
+
+    def _start_index(self) -> None:
+        """A cold index (at the start, and when the store's file was replaced: it held another database)."""
         self.index = MemoryIndex()
 
     # ------------------------------------------------------------------ plumbing
@@ -119,11 +130,43 @@ class StoreWrites:
         so a bad setting fails a write, never a read)."""
         return config.resolve_actor()
 
+    def _file_identity(self) -> tuple[int, int] | None:
+        """The SQLite file's device and inode as the path names it now (None: no file, or PostgreSQL)."""
+        if not isinstance(self._target, Path):
+            return None
+        try:
+            status = os.stat(self._target)
+        except OSError:
+            return None
+        return status.st_dev, status.st_ino
+
+    def _replaced(self) -> bool:
+        """True when the path no longer names the file this store opened (deleted, or another file put there)."""
+        return isinstance(self._target, Path) and self._file_identity() != self._file
+
+    def _check_open(self) -> None:
+        """Before an outermost use: follow a SQLite file that was replaced or removed under this long-lived
+        store (a connection would go on reading and writing the old, unlinked file), and reconnect to a
+        PostgreSQL server that closed the connection (a restart)."""
+        if self.db.transaction_depth():
+            return
+        if isinstance(self._target, Path):
+            if self._replaced():  # checked like a new open (refused if foreign; created if missing and allowed)
+                open_database(self._target, create=self._create).close()
+                self._file = self._file_identity()
+                self._start_index()
+            if getattr(self._connected_to, "file", None) != self._file:
+                self.close()  # this thread reconnects to the file the path names now at its next statement
+                self._connected_to.file = self._file
+        self.dialect.ensure_connected(self.db)
+
     @contextmanager
     def sqlite_errors(self) -> Iterator[None]:
         """Turn database failures inside the block into one-line ERR_DATABASE errors (the driver's error is
-        kept as the cause: ``dialect_pg.retry_transaction`` reads its code)."""
+        kept as the cause: ``dialect_pg.retry_transaction`` reads its code). An outermost use first makes sure
+        the database is still the one at the store's path and connected (``_check_open``)."""
         try:
+            self._check_open()
             yield
         except DATABASE_ERRORS as exc:
             raise self.dialect.database_error(self.path, exc) from exc
@@ -131,9 +174,14 @@ class StoreWrites:
     @contextmanager
     def write_transaction(self) -> Iterator[None]:
         """One write transaction (all or nothing) that takes the write lock at once; database failures
-        become ERR_DATABASE. Nested use joins the outer transaction."""
+        become ERR_DATABASE. Nested use joins the outer transaction. An outermost one that committed to a file
+        replaced or removed meanwhile is ERR_DATABASE: a write is never acknowledged when it went nowhere."""
+        outermost = not self.db.transaction_depth()
         with self.sqlite_errors(), self.dialect.write_transaction(self.db):
             yield
+        if outermost and self._replaced():
+            raise MnemeError(ERR_DATABASE, f"{self.path} was replaced or removed while this write ran: it went to "
+                                           f"the old file; run it again")
 
     def run_transaction(self, write: Callable[[], T]) -> T:
         """``write()`` in one write transaction. An outermost one that PostgreSQL aborts as a serialization

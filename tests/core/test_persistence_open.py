@@ -184,3 +184,29 @@ def test_a_copy_onto_itself_is_refused(tmp_path: Path, capsys, monkeypatch, spel
     assert Store(source).count() == 1
     assert _copy_cli(capsys, str(source), "b.db", "--merge")[0] == 0  # a real second store is still fine
     assert Store(tmp_path / "b.db").count() == 1
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def test_a_long_lived_store_follows_its_file_when_it_is_deleted_or_replaced(tmp_path: Path):
+    """The TUI and the MCP server hold one Store for hours: a write after ``X.db*`` was deleted, or another
+    store's file was put at the path, lands in the file the path names now, never in the unlinked one."""
+    path = tmp_path / "X.db"
+    store = Store(path)
+    store.save("first")
+    _remove_database(path)
+    memory = store.save("after the deletion")
+    assert Store(path).get(memory.id).content == "after the deletion"
+    other = tmp_path / "other.db"
+    another = Store(other)
+    another.save("another store")
+    another.close()  # the last connection: its write-ahead log is folded into the file
+    _remove_database(path)
+    other.replace(path)
+    assert [m.content for m in store.list()] == ["another store"]
+    memory = store.save("into the replacement")
+    assert Store(path).get(memory.id).content == "into the replacement"
+    assert [r.memory.content for r in store.recall("replacement", repo="global", cross_repo=True)] == ["into the replacement"]

@@ -144,3 +144,46 @@ async def test_a_store_that_cannot_be_opened_is_the_answer_to_every_call(tmp_pat
                 assert "ERR_DATABASE" in text and db in text and "\n" not in text and "Traceback" not in text
     err = (tmp_path / "server.err").read_text()
     assert "ERR_DATABASE" in err and "Traceback" not in err
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+async def test_acknowledged_saves_exist_after_the_database_is_deleted_or_replaced(tmp_path: Path) -> None:
+    """Delete ``X.db*`` under the live server, then save 20 times: every id it acknowledges is in the database
+    at ``X.db`` with its text. Put another store's file in its place: the next saves land in that one."""
+    from mneme_tui.memory.store import Store
+
+    path = tmp_path / "X.db"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mneme_tui", "mcp", "--db", str(path)],
+                                   env=dict(os.environ), cwd=tmp_path)
+    with (tmp_path / "server.err").open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
+            read, write, client_info=Implementation(name="test", version="1")
+        ) as session:
+            await session.initialize()
+
+            async def save(content: str) -> int:
+                result = await session.call_tool("save", {"content": content})
+                assert not result.is_error, result.content
+                return json.loads(result.content[0].text)["id"]
+
+            await save("before the deletion")
+            _remove_database(path)
+            saved = {await save(f"after the deletion {n}"): f"after the deletion {n}" for n in range(20)}
+            on_disk = Store(path)
+            assert {memory_id: on_disk.get(memory_id).content for memory_id in saved} == saved
+
+            other = tmp_path / "other.db"
+            another = Store(other)
+            another.save("the other store's own memory")
+            another.close()  # the last connection: its write-ahead log is folded into the file
+            _remove_database(path)
+            os.replace(other, path)
+            replaced_id = await save("into the file put in its place")
+            assert Store(path).get(replaced_id).content == "into the file put in its place"
+            assert Store(path).count() == 2
+            recalled = await session.call_tool("recall", {"query": "the other store's own memory", "all_repos": True})
+            assert "the other store's own memory" in recalled.content[0].text

@@ -80,6 +80,10 @@ def table_names(db: peewee.Database) -> set[str]:
     return {row[0] for row in db.execute_sql("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
 
 
+def ensure_connected(db: peewee.Database) -> None:
+    """Nothing to do: a SQLite connection cannot be closed by a server."""
+
+
 def column_names(db: peewee.Database, table: str) -> list[str]:
     """The names of ``table``'s columns (read only)."""
     return [row[1] for row in db.execute_sql(f"PRAGMA table_info({table})").fetchall()]

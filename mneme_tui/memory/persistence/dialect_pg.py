@@ -8,6 +8,7 @@ commit in the order they were assigned (the index's ``MAX(id)`` / ``MAX(seq)`` w
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -143,6 +144,34 @@ def table_names(db: peewee.Database) -> set[str]:
     """The names of the tables in the current schema (read only)."""
     return {row[0] for row in db.execute_sql(
         "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()}
+
+
+IDLE_PROBE_S = 1.0
+"""A connection unused for this long is probed (``SELECT 1``) before its next use: a server restart meanwhile
+closed it, and the probe, not the caller's statement, is what then fails."""
+_last_use = threading.local()
+
+
+def ensure_connected(db: peewee.Database) -> None:
+    """Before an outermost use of this thread's connection: when it was idle for ``IDLE_PROBE_S`` (or is known
+    closed), probe it and, if the server closed it, drop it, so the next statement connects anew. Nothing had
+    run on the dropped connection, so whatever the caller runs next is its first attempt."""
+    now = time.monotonic()
+    if db.is_closed():
+        return
+    connection = db.connection()
+    fresh = getattr(_last_use, "connection", None) == id(connection) and now - _last_use.at < IDLE_PROBE_S
+    _last_use.at, _last_use.connection = now, id(connection)
+    if fresh and not connection.closed:
+        return
+    try:
+        if not connection.closed:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+            return
+    except psycopg2.Error:
+        pass
+    db.close()
 
 
 def column_names(db: peewee.Database, table: str) -> list[str]:
