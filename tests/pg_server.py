@@ -128,6 +128,16 @@ class PgServer:
         finally:
             connection.close()
 
+    def restart(self) -> None:
+        """Restart the server (``pg_ctl restart -m fast``): every open connection is closed by the server."""
+        _run(os.geteuid() == 0, self.root, [str(self.bin_dir / "pg_ctl"), "restart", "-D", str(self.data_dir),
+                                            "-l", str(self.log_file), "-m", "fast", "-w", "-t", str(STOP_TIMEOUT_S)])
+
+    def terminate_connections(self, database: str) -> None:
+        """Close every other connection to ``database`` from the server's side, as a restart does."""
+        self._admin(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}' "
+                    "AND pid <> pg_backend_pid()")
+
     def stop(self) -> None:
         """Stop the server and delete its folder (through the watchdog); a second call does nothing."""
         if self.watchdog.stdin is not None and not self.watchdog.stdin.closed:

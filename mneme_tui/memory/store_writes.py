@@ -194,7 +194,7 @@ class StoreWrites:
 
         if self.db.transaction_depth():
             return attempt()
-        return self.dialect.retry_transaction(attempt)
+        return self.dialect.retry_transaction(attempt, self.db)
 
     def close(self) -> None:
         """Close this thread's connection."""
@@ -246,11 +246,11 @@ class StoreWrites:
         access_count: int = 0,
     ) -> Memory:
         """Internal write path for any kind, saying where the memory came from: statutory kinds only from
-        task sync, imported kinds only from the Legion import (demo and bench data excepted)."""
-        return self.mint_many(
-            [dict(content=content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
-                  created_at=created_at, status=status, access_count=access_count, provenance=provenance)]
-        )[0]
+        task sync, imported kinds only from the Legion import (demo and bench data excepted). One whole
+        transaction, so PostgreSQL may run it again (``run_transaction``)."""
+        item = dict(content=content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
+                    created_at=created_at, status=status, access_count=access_count, provenance=provenance)
+        return self.run_transaction(lambda: self.mint_many([item])[0])
 
     MINT_BATCH = 10_000
     """Items ``mint_many`` validates and inserts at a time."""

@@ -187,3 +187,26 @@ async def test_acknowledged_saves_exist_after_the_database_is_deleted_or_replace
             assert Store(path).count() == 2
             recalled = await session.call_tool("recall", {"query": "the other store's own memory", "all_repos": True})
             assert "the other store's own memory" in recalled.content[0].text
+
+
+async def test_the_server_reconnects_after_postgresql_restarts(tmp_path: Path, pg_server, pg_database) -> None:
+    """Restart PostgreSQL under a live ``mneme mcp``: the next calls, reads and writes, are answered on a new
+    connection (before, every call failed with "connection already closed" until the MCP process restarted)."""
+    from mneme_tui.memory.persistence.dialect_pg import IDLE_PROBE_S
+    from mneme_tui.memory.store import Store
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mneme_tui", "mcp", "--db", pg_database.url],
+                                   env=dict(os.environ), cwd=tmp_path)
+    with (tmp_path / "server.err").open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
+            read, write, client_info=Implementation(name="test", version="1")
+        ) as session:
+            await session.initialize()
+            assert not (await session.call_tool("save", {"content": "before the restart"})).is_error
+            pg_server.restart()
+            time.sleep(IDLE_PROBE_S)  # the server's connection is now idle long enough to be checked first
+            for tool, arguments in (("list", {}), ("recall", {"query": "restart", "all_repos": True}),
+                                    ("save", {"content": "after the restart"})):
+                result = await session.call_tool(tool, arguments)
+                assert not result.is_error, (tool, result.content)
+    assert [m.content for m in Store(pg_database.url).list(order="id")] == ["before the restart", "after the restart"]

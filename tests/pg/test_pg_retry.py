@@ -146,3 +146,18 @@ def test_a_transaction_that_keeps_conflicting_is_busy_after_the_last_attempt(pg_
     assert len(attempts) == 1  # only conflicts are worth a rerun
     assert store.save("the connection is fine afterwards").id == 1
     store.close()
+
+
+def test_a_write_whose_connection_the_server_closed_runs_again_on_a_new_one(pg_server: PgServer,
+                                                                           pg_database: PgDatabase):
+    """The server closes the connection (as a restart does) just before a write, inside the idle window in
+    which the store does not probe it: the write fails before its COMMIT, so it provably did not commit, and
+    runs again on a new connection; the memory is there once."""
+    store = Store(pg_database.url)
+    store.save("before")
+    pg_server.terminate_connections(pg_database.name)
+    saved = store.save("after the server closed the connection")
+    assert [m.content for m in Store(pg_database.url).list(order="id")] == [
+        "before", "after the server closed the connection"]
+    assert saved.id == 2
+    store.close()

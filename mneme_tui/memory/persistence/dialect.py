@@ -64,7 +64,7 @@ def retry_busy(action: Callable[[], T], timeout_s: float = BUSY_TIMEOUT_MS / 100
         pause = min(pause * 2, 0.1)
 
 
-def retry_transaction(action: Callable[[], T]) -> T:
+def retry_transaction(action: Callable[[], T], db: peewee.Database | None = None) -> T:
     """Run ``action``, one whole write transaction. Nothing to rerun on SQLite: ``BEGIN IMMEDIATE`` queues
     writers on the busy timeout, so a transaction never fails a serialization check or deadlocks."""
     return action()

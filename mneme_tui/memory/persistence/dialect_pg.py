@@ -95,9 +95,31 @@ def batches(db: peewee.Database, sql: str, size: int) -> Iterator[list[tuple]]:
 def write_transaction(db: peewee.Database) -> Iterator[None]:
     """A transaction that queues behind every other writer (``pg_advisory_xact_lock``) before it writes."""
     with db.atomic():
-        if db.transaction_depth() == 1:
+        outermost = db.transaction_depth() == 1
+        if outermost:
+            _commit.started = False
             db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
         yield
+        if outermost:
+            _commit.started = True  # from here on a lost connection leaves it unknown whether the write committed
+
+
+_commit = threading.local()
+"""Whether this thread's outermost write transaction reached its COMMIT (``retry_transaction`` reads it)."""
+CONNECTION_LOST = {"57P01", "57P02", "57P03", "08000", "08003", "08006"}
+"""The server shut the connection (administrator command, crash, restart) or it broke."""
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """True when ``exc`` (or what it was made of) says the connection to the server is gone."""
+    code = _pgcode(exc)
+    if code is not None:
+        return code in CONNECTION_LOST
+    while exc is not None:
+        if isinstance(exc, psycopg2.OperationalError | psycopg2.InterfaceError):
+            return True
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return False
 
 
 def _pgcode(exc: BaseException | None) -> str | None:
@@ -116,17 +138,27 @@ def is_busy(exc: BaseException) -> bool:
     return code in RETRYABLE or code == "55P03"
 
 
-def retry_transaction(action: Callable[[], T]) -> T:
+def retry_transaction(action: Callable[[], T], db: peewee.Database | None = None) -> T:
     """Run ``action``, one whole write transaction, and run it again when the server aborted it with a
     serialization failure or a deadlock (``RETRYABLE``, raised as it is or as the ERR_DATABASE made of it), up
     to ``TRANSACTION_ATTEMPTS`` times with a short growing pause; the last failure is raised (ERR_DATABASE
-    "… is busy"). Only an outermost transaction may be rerun: one nested in another was rolled back with it."""
+    "… is busy"). Only an outermost transaction may be rerun: one nested in another was rolled back with it.
+
+    With ``db``, a transaction whose connection was lost (a server restart) is run again on a new connection
+    too, but only when it provably did not commit: the loss came before its COMMIT was sent. A loss during the
+    COMMIT is raised, as nobody can tell whether the write happened."""
     attempt, pause = 1, RETRY_PAUSE_S
     while True:
+        _commit.started = False
         try:
             return action()
         except Exception as exc:
-            if _pgcode(exc) not in RETRYABLE or attempt >= TRANSACTION_ATTEMPTS:
+            lost = db is not None and _connection_lost(exc) and not _commit.started
+            if lost and db is not None:
+                db.close()  # the next statement connects anew
+            elif _pgcode(exc) not in RETRYABLE:
+                raise
+            if attempt >= TRANSACTION_ATTEMPTS:
                 raise
         time.sleep(pause * (0.5 + random.random()))
         attempt, pause = attempt + 1, pause * 2
