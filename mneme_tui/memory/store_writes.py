@@ -106,9 +106,11 @@ class StoreWrites:
         self.db = open_database(target, create=create)
         self._file = self._file_identity()
         """The SQLite file this store works on (device, inode): a path naming another one is noticed."""
-        self._connected_to = threading.local()
-        """The file this thread's connection was opened on (peewee keeps one connection per thread)."""
-        self._connected_to.file = self._file
+        self._generation = 0
+        """How often the path was found naming another file than before (0: never)."""
+        self._thread = threading.local()
+        """Per thread: how deep in ``sqlite_errors`` it is, and the generation its connection belongs to
+        (peewee keeps one connection per thread)."""
         self.dialect = dialect_of(self.db)
         self.tables = bind_tables(self.db)
         self.memories = MemoryTable(self.db, self.tables)
@@ -154,10 +156,11 @@ class StoreWrites:
             if self._replaced():  # checked like a new open (refused if foreign; created if missing and allowed)
                 open_database(self._target, create=self._create).close()
                 self._file = self._file_identity()
+                self._generation += 1
                 self._start_index()
-            if getattr(self._connected_to, "file", None) != self._file:
+            if getattr(self._thread, "generation", 0) != self._generation:
                 self.close()  # this thread reconnects to the file the path names now at its next statement
-                self._connected_to.file = self._file
+                self._thread.generation = self._generation
         self.dialect.ensure_connected(self.db)
 
     @contextmanager
@@ -165,11 +168,16 @@ class StoreWrites:
         """Turn database failures inside the block into one-line ERR_DATABASE errors (the driver's error is
         kept as the cause: ``dialect_pg.retry_transaction`` reads its code). An outermost use first makes sure
         the database is still the one at the store's path and connected (``_check_open``)."""
+        depth = getattr(self._thread, "depth", 0)
         try:
-            self._check_open()
+            if not depth:
+                self._check_open()
+            self._thread.depth = depth + 1
             yield
         except DATABASE_ERRORS as exc:
             raise self.dialect.database_error(self.path, exc) from exc
+        finally:
+            self._thread.depth = depth
 
     @contextmanager
     def write_transaction(self) -> Iterator[None]:
