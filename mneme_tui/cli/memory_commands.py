@@ -6,51 +6,20 @@ import argparse
 from typing import TYPE_CHECKING
 
 from mneme_tui import config
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
+from mneme_tui.memory.kinds import ALL_KINDS
+from mneme_tui.operations.memory import DISMISS, LIST, RECALL, SAVE, recall_json
 
 if TYPE_CHECKING:
     from mneme_tui.memory.records import Memory, ScoredMemory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    save = arguments.add_command(sub, "save", "save an advisory memory")
-    save.add_argument("content", metavar="CONTENT", help="the memory text (markdown); '-' reads standard input")
-    save.add_argument("--topic", default="General", help="topic category (default: General)")
-    save.add_argument(
-        "--kind", default="reflection", help=f"advisory kind: {', '.join(ADVISORY_KINDS)} (default: reflection)"
-    )
-    save.add_argument(
-        "-p", "--project", metavar="REPO", help="repository scope (default: the active repo; 'global' for everyone)"
-    )
-    save.add_argument("--task", metavar="ID", default="", help="linked task key, e.g. INT-734")
-    save.set_defaults(func=cmd_save)
-
-    recall = arguments.add_command(sub, "recall", "search memories, best match first")
-    recall.add_argument("query", metavar="QUERY")
-    recall.add_argument(
-        "-A", "--cross-repo", action="store_true", help="search every repository, without the locality boost"
-    )
-    recall.add_argument("-p", "--project", metavar="REPO", help="repository to search (default: the active repo)")
-    recall.add_argument("-n", "--limit", type=arguments.positive_int, default=5, help="result limit (default: 5)")
-    recall.add_argument("--kind", help=f"only this kind ({', '.join(ALL_KINDS)})")
-    arguments.add_profile_option(recall)
-    recall.set_defaults(func=cmd_recall)
-
-    listing = arguments.add_command(sub, "list", "list memories, active ones by default")
-    listing.add_argument("--status", default="active", help=f"{', '.join(STATUSES)} or all (default: active)")
-    listing.add_argument("-A", "--all", dest="all_repos", action="store_true", help="memories of every repository")
-    listing.add_argument(
-        "-p", "--project", metavar="REPO", help="repository to list (default: the active repo, plus global)"
-    )
-    listing.add_argument("-n", "--limit", type=arguments.positive_int, default=20, help="max results (default: 20)")
-    listing.add_argument("--kind", help="only this kind")
-    listing.set_defaults(func=cmd_list)
-
-    dismiss = arguments.add_command(sub, "dismiss", "tombstone memories; nothing is deleted")
-    dismiss.add_argument("ids", nargs="+", metavar="ID")
-    dismiss.set_defaults(func=cmd_dismiss)
+    declared.add_operation(sub, SAVE).set_defaults(func=cmd_save)
+    declared.add_operation(sub, RECALL).set_defaults(func=cmd_recall)
+    declared.add_operation(sub, LIST).set_defaults(func=cmd_list)
+    declared.add_operation(sub, DISMISS).set_defaults(func=cmd_dismiss)
 
 
 def cmd_save(args: argparse.Namespace) -> int:
@@ -85,7 +54,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         profile=arguments.resolve_profile(args),
     )
     if args.json:
-        output.print_json([result.to_json() for result in results])
+        output.print_json(recall_json(results))
     elif not results:
         print("No matching memories.")
     else:
@@ -114,7 +83,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dismiss(args: argparse.Namespace) -> int:
-    ids = arguments.memory_ids(args.ids, "dismissed")
+    ids = arguments.memory_ids(args.ids, DISMISS.past)
     change = arguments.open_store(args).dismiss(ids)
     output.print_status_change(
         args.json, ids, change, key="dismissed",

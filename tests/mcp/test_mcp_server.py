@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import Implementation
 
 from mneme_tui.cli import main as cli_main
@@ -102,23 +101,30 @@ async def test_lists_every_tool_with_a_described_schema(workspace: Path) -> None
             assert field.get("description"), (tool.name, name)
     recall = next(tool for tool in tools if tool.name == "recall")
     assert recall.input_schema["required"] == ["query"]
-    assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id"}
+    assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id",
+                                                      "detail"}
 
 
 async def test_memory_tools_answer_like_the_cli(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     async with server(workspace) as session:
-        saved = await call(session, "save", content="peewee keeps one connection per thread", topic="Architecture")
+        echo = await call(session, "save", content="peewee keeps one connection per thread", topic="Architecture")
         await call(session, "save", content="Never delete memories; tombstone them", kind="axiom", repo="global")
         other = await call(session, "save", content="a worker thread needs its own connection", repo="other")
-        assert saved == cli_json(capsys, workspace, "list", "-n", "3")[1]
-        assert saved["repo_id"] == REPO and saved["topic"] == "Architecture" and saved["kind"] == "reflection"
+        saved = cli_json(capsys, workspace, "list", "-n", "3")[1]
+        assert echo == {"id": saved["id"], "kind": "reflection", "repo_id": REPO, "topic": "Architecture",
+                        "echo": "peewee keeps one connection per thread", "chars": 38}
 
-        recalled = await call(session, "recall", query="connection in a worker thread")
+        recalled = await call(session, "recall", query="connection in a worker thread", detail=True)
         assert recalled == cli_json(capsys, workspace, "recall", "connection in a worker thread")
-        everywhere = await call(session, "recall", query="worker thread connection", all_repos=True, limit=2)
+        lean = await call(session, "recall", query="connection in a worker thread")
+        assert lean == [{"id": m["id"], "kind": m["kind"], "repo_id": m["repo_id"], "topic": m["topic"],
+                         "score": m["score"], "content": m["content"], "created_at": m["created_at"],
+                         "verified": m["provenance"]["verified"]} for m in recalled]
+        everywhere = await call(session, "recall", query="worker thread connection", all_repos=True, limit=2,
+                                detail=True)
         assert everywhere == cli_json(capsys, workspace, "recall", "worker thread connection", "-A", "-n", "2")
         assert other["id"] in [m["id"] for m in everywhere]
-        by_kind = await call(session, "recall", query="memories", kind="axiom", profile="bm25")
+        by_kind = await call(session, "recall", query="memories", kind="axiom", profile="bm25", detail=True)
         assert by_kind == cli_json(capsys, workspace, "recall", "memories", "--kind", "axiom", "--profile", "bm25")
 
         assert await call(session, "list") == cli_json(capsys, workspace, "list")
@@ -154,8 +160,8 @@ async def test_recall_with_a_task_reinforces_once(workspace: Path, capsys: pytes
     cli_json(capsys, workspace, "save", "retry the flaky socket test with a fresh port")
     async with server(workspace) as session:
         for _ in range(2):
-            found = await call(session, "recall", query="flaky socket test", task_id="INT-9")
-        plain = await call(session, "recall", query="flaky socket test")
+            found = await call(session, "recall", query="flaky socket test", task_id="INT-9", detail=True)
+        plain = await call(session, "recall", query="flaky socket test", detail=True)
         shown = await call(session, "show", memory_id=found[0]["id"])
     assert found[0]["access_count"] == 1 and plain[0]["access_count"] == 1
     assert shown == cli_json(capsys, workspace, "show", str(found[0]["id"]))
@@ -410,18 +416,20 @@ def test_exits_when_the_client_closes_stdin(workspace: Path) -> None:
 async def test_lone_surrogates_in_arguments_are_refused(workspace: Path) -> None:
     """A lone surrogate in a text argument (JSON can carry one; the SDK's stdio transport happens to drop such
     messages, so the tools are called in-process) is a tool error naming the argument; nothing is written."""
-    from mneme_tui.agent_server import ServerContext, build_server
+    from mneme_tui.errors import MnemeError
+    from mneme_tui.mcp.context import Call, ServerContext
+    from mneme_tui.mcp.tools import answer
     from mneme_tui.memory.store import Store
 
     store = Store(db(workspace))
-    mcp_server = build_server(ServerContext(store, REPO, "spec", workspace, legion_dir(workspace)))
+    context = Call(ServerContext(store, REPO, "spec", workspace, legion_dir(workspace)))
     for tool, arguments in (("save", {"content": "bad \udcff byte"}), ("save", {"content": "x", "topic": "\ud800"}),
                             ("recall", {"query": "\udcff"}), ("supersede", {"memory_id": 1, "content": "\udcff"}),
                             ("legion_recall", {"kind": "errors", "query": "\udcff"}),
                             ("task_sync", {"report": {"task_id": "\udcff"}}),
                             ("legion_record_pattern", {"pattern": "\udcff"})):
-        with pytest.raises(ToolError, match="ERR_VALIDATION_FAILED"):
-            await mcp_server.call_tool(tool, arguments)
+        with pytest.raises(MnemeError, match="ERR_VALIDATION_FAILED"):
+            answer(context, tool, arguments)
     assert store.list(status="all", repo_id=None) == []
     assert not legion_dir(workspace).exists()
 
