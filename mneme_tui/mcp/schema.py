@@ -67,6 +67,6 @@ def tool(operation: Operation) -> types.Tool:
         input_schema=input_schema(operation),
         annotations=types.ToolAnnotations(
             read_only_hint=effect.read_only, destructive_hint=effect.destructive,
-            idempotent_hint=effect.idempotent, open_world_hint=False,
+            idempotent_hint=effect.idempotent,
         ),
     )

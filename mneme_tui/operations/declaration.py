@@ -89,14 +89,16 @@ class Param:
         return surface in self.surfaces
 
     def cli_help(self) -> str:
-        """The CLI's help line: the help, then what the default is when the declaration says so."""
-        text = f"{self.help}; '-' reads standard input" if self.reads_stdin else self.help
+        """The CLI's help line: the help, the choices when argparse does not list them, what ``-`` and commas
+        do, then what the default is when the declaration says so."""
+        text = f"{self.help}: {', '.join(self.choices)}" if self.choices and self.checked_by != "parser" else self.help
+        text = f"{text}; '-' reads standard input" if self.reads_stdin else text
         text = f"{text} (comma-separated)" if self.comma_list else text
         return f"{text} (default: {self.default_note})" if self.default_note else text
 
     def mcp_help(self) -> str:
         """The MCP description: the CLI's help, worded for a value (a negated flag's help is what ``false``
-        means); a default the schema shows itself is not repeated."""
+        means); the choices (the schema's enum) and a default the schema shows itself are not repeated."""
         text = f"false: {self.help}" if self.negated_flag else self.help
         if self.default_note and self.default is None:
             return f"{text} (default: {self.default_note})"

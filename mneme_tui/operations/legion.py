@@ -59,7 +59,7 @@ LEGION_RECALL = Operation(
 )
 
 
-def _record(kind: str, file: str, summary: str, params: tuple[Param, ...], effect: Effect) -> Operation:
+def _record(kind: str, summary: str, params: tuple[Param, ...], effect: Effect) -> Operation:
     common = (
         replace(_TAGS, help="tags"),
         Param("branch", TEXT, "branch", flags=("--branch",), default_note="the current git branch"),
@@ -67,8 +67,6 @@ def _record(kind: str, file: str, summary: str, params: tuple[Param, ...], effec
     return Operation(
         tool=f"legion_record_{kind}", command=("legion", "record", kind), title=f"Record a Legion {kind}",
         summary=summary, effect=effect, params=(*params, *common),
-        details=f"Validated; nothing is half-written. Same document as `mneme legion record {kind} --json`; "
-                f"the file is {file}.",
     )
 
 
@@ -77,7 +75,7 @@ def _agent(default: str | None = None, note: str = "") -> Param:
                  required=default is None)
 
 
-LEGION_RECORD_OUTCOME = _record("outcome", "OUTCOMES.md", "append an outcome to OUTCOMES.md", effect=Effect.ADD,
+LEGION_RECORD_OUTCOME = _record("outcome", "append an outcome to OUTCOMES.md", effect=Effect.ADD,
                                 params=(
     _agent(),
     Param("outcome", TEXT, "how the task ended", flags=("--outcome",), choices=OUTCOMES_VALUES, required=True),
@@ -95,7 +93,7 @@ LEGION_RECORD_OUTCOME = _record("outcome", "OUTCOMES.md", "append an outcome to 
           default_note="from CATALOG.md", negatable=True),
 ))
 
-LEGION_RECORD_PATTERN = _record("pattern", "PATTERNS.md", "append a pattern to PATTERNS.md", effect=Effect.ADD,
+LEGION_RECORD_PATTERN = _record("pattern", "append a pattern to PATTERNS.md", effect=Effect.ADD,
                                 params=(
     Param("pattern", TEXT, "what worked", flags=("--pattern",), required=True),
     Param("context", TEXT, "where it worked", flags=("--context",), default=""),
@@ -103,7 +101,7 @@ LEGION_RECORD_PATTERN = _record("pattern", "PATTERNS.md", "append a pattern to P
     Param("source", TEXT, "source outcome id, e.g. O-012", flags=("--source",), default=""),
 ))
 
-LEGION_RECORD_ERROR = _record("error", "ERRORS.md", "record an error fix in ERRORS.md (known fixes are not duplicated)",
+LEGION_RECORD_ERROR = _record("error", "record an error fix in ERRORS.md (known fixes are not duplicated)",
                               effect=Effect.ADD_ONCE, params=(
     Param("error_signature", TEXT, "the error text", flags=("--error-signature",), required=True),
     Param("fix", TEXT, "the fix", flags=("--fix",), required=True),
@@ -112,7 +110,7 @@ LEGION_RECORD_ERROR = _record("error", "ERRORS.md", "record an error fix in ERRO
           negated_flag=True),
 ))
 
-LEGION_RECORD_PREFERENCE = _record("preference", "PREFERENCES.md", "append a preference signal to PREFERENCES.md",
+LEGION_RECORD_PREFERENCE = _record("preference", "append a preference signal to PREFERENCES.md",
                                    effect=Effect.ADD, params=(
     Param("decision_point", TEXT, "the decision point", flags=("--decision-point",), choices=DECISION_POINTS,
           required=True),

@@ -84,8 +84,8 @@ RECALL = Operation(
               default=False, dest="cross_repo"),
         _repo("repository to search", "the active repo"),
         _limit(5, "result limit"),
-        _kind(f"only this kind ({', '.join(ALL_KINDS)})", ALL_KINDS),
-        Param("profile", TEXT, "ranking profile: bm25 or spec", flags=("--profile",), choices=PROFILE_NAMES,
+        _kind("only this kind", ALL_KINDS),
+        Param("profile", TEXT, "ranking profile", flags=("--profile",), choices=PROFILE_NAMES,
               checked_by="operation", default_note="$MNEME_PROFILE, the config file's `profile`, or bm25"),
         Param("task_id", TEXT, "the task you work on: each memory returned is reinforced once for it",
               surfaces=frozenset({MCP})),
@@ -102,7 +102,7 @@ SAVE = Operation(
         Param("content", TEXT, "the memory text (markdown)", metavar="CONTENT", required=True,
               reads_stdin=True),
         Param("topic", TEXT, "topic category", flags=("--topic",), default="General", default_note="General"),
-        _kind(f"advisory kind: {', '.join(ADVISORY_KINDS)}", ADVISORY_KINDS, default="reflection",
+        _kind("advisory kind", ADVISORY_KINDS, default="reflection",
               note="reflection"),
         _repo("repository scope", "the active repo; 'global' for everyone"),
         Param("task_id", TEXT, "linked task key, e.g. INT-734", flags=("--task",), metavar="ID", default="",
@@ -114,7 +114,7 @@ LIST = Operation(
     tool="list", command=("list",), title="List memories", summary="list memories, active ones by default",
     effect=Effect.READ, to_json=memory_list_json, details="Newest first.",
     params=(
-        Param("status", TEXT, f"{', '.join(STATUSES)} or all", flags=("--status",), default="active",
+        Param("status", TEXT, "memories in this status", flags=("--status",), default="active",
               default_note="active", choices=(*STATUSES, "all"), checked_by="operation"),
         Param("all_repos", BOOL, "memories of every repository", flags=("-A", "--all"), default=False),
         _repo("repository to list", "the active repo, plus global"),
@@ -167,7 +167,7 @@ SUPERSEDE = Operation(
         _ID,
         Param("content", TEXT, "the new text", metavar="CONTENT", required=True, reads_stdin=True),
         Param("topic", TEXT, "the new memory's topic", flags=("--topic",), default_note="the old one's"),
-        _kind(f"the new memory's advisory kind: {', '.join(ADVISORY_KINDS)}", ADVISORY_KINDS, note="the old one's"),
+        _kind("the new memory's advisory kind", ADVISORY_KINDS, note="the old one's"),
     ),
 )
 
