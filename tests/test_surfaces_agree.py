@@ -44,10 +44,12 @@ def cli_action(operation: Operation, name: str) -> argparse.Action:
     return next(a for a in actions if a.dest == param.cli_dest)
 
 
-def plain(text: str) -> str:
-    """A help text without what only one surface says: the default, stdin, commas, a negation."""
+def plain(text: str, choices: list[str] | None = None) -> str:
+    """A help text without what only one surface says: the default, stdin, commas, a negation, the choices
+    (the schema's enum, listed in the CLI's help when argparse does not show them)."""
     text = re.sub(r" \(default: [^)]*\)$", "", text.removeprefix("false: "))
-    return text.removesuffix(" (comma-separated)").removesuffix("; '-' reads standard input")
+    text = text.removesuffix(" (comma-separated)").removesuffix("; '-' reads standard input")
+    return text.removesuffix(f": {', '.join(choices)}") if choices else text
 
 
 def test_every_operation_is_a_cli_command_and_an_mcp_tool() -> None:
@@ -65,7 +67,7 @@ def test_every_operation_is_a_cli_command_and_an_mcp_tool() -> None:
 def test_a_parameter_on_both_surfaces_agrees(operation: Operation, param: Any) -> None:
     action = cli_action(operation, param.name)
     field = input_schema(operation)["properties"][param.name]
-    assert plain(action.help or "") == plain(field["description"]) != ""
+    assert plain(action.help or "", field.get("enum")) == plain(field["description"]) != ""
     assert (param.name in input_schema(operation).get("required", [])) == (action.required or not action.option_strings)
     if action.choices is not None:
         assert list(action.choices) == field["enum"]
