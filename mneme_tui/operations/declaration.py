@@ -29,7 +29,8 @@ class Effect(Enum):
     CHANGE = (False, True, True)
     """Changes the status of what exists (audited and undoable, never deleted); repeating it changes nothing."""
     REPLACE = (False, True, False)
-    """Adds a new item and changes the status of an old one."""
+    """Adds a new item and may change or move old ones (a supersession; an outcome that sets off the project's
+    auto-prune, which moves old outcomes to ARCHIVE.md)."""
 
     @property
     def read_only(self) -> bool:

@@ -75,7 +75,7 @@ def _agent(default: str | None = None, note: str = "") -> Param:
                  required=default is None)
 
 
-LEGION_RECORD_OUTCOME = _record("outcome", "append an outcome to OUTCOMES.md", effect=Effect.ADD,
+LEGION_RECORD_OUTCOME = _record("outcome", "append an outcome to OUTCOMES.md", effect=Effect.REPLACE,
                                 params=(
     _agent(),
     Param("outcome", TEXT, "how the task ended", flags=("--outcome",), choices=OUTCOMES_VALUES, required=True),
