@@ -15,7 +15,7 @@ from mneme_tui.cli import arguments, build_parser
 from mneme_tui.cli import main as cli_main
 from mneme_tui.mcp.context import Call, ServerContext
 from mneme_tui.mcp.schema import input_schema
-from mneme_tui.mcp.tools import TOOLS, answer
+from mneme_tui.mcp.tools import OWN_WORK, TOOLS, answer
 from mneme_tui.memory import ranking
 from mneme_tui.memory.store import Store
 from mneme_tui.operations.catalog import all_operations
@@ -61,6 +61,14 @@ def test_every_operation_is_a_cli_command_and_an_mcp_tool() -> None:
         cli_dests = {a.dest for a in parser._actions} - {"help", "db", "json", "dir", "root"}
         assert cli_dests == {param.cli_dest for param in operation.params_on(CLI)}, operation.tool
         assert set(input_schema(operation)["properties"]) == {param.name for param in operation.params_on(MCP)}
+
+
+def test_one_function_does_the_work_of_both_surfaces_where_they_read_alike() -> None:
+    """An operation either has one shared ``run`` or, where the surfaces read differently (a report file or an
+    object; ``[KIND] [QUERY]`` words or two arguments), the server's own function for it: never both, never none."""
+    shared = {operation.tool for operation in OPERATIONS if operation.run is not None}
+    assert shared.isdisjoint(OWN_WORK) and shared | set(OWN_WORK) == set(TOOLS)
+    assert set(OWN_WORK) == {"handshake", "task_sync", "legion_briefing", "legion_recall"}
 
 
 @pytest.mark.parametrize("operation, param", BOTH_SURFACES, ids=lambda x: getattr(x, "tool", getattr(x, "name", "")))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config, display
@@ -94,7 +94,7 @@ def _record_parsers(kinds: argparse._SubParsersAction) -> None:
 
     for operation in (LEGION_RECORD_OUTCOME, LEGION_RECORD_PATTERN, LEGION_RECORD_ERROR, LEGION_RECORD_PREFERENCE):
         parser = declared.add_operation(kinds, operation, context=_dir_option)
-        parser.set_defaults(func=cmd_record)
+        parser.set_defaults(func=cmd_record, operation=operation)
 
 
 def _dir_option(parser: argparse.ArgumentParser) -> None:
@@ -264,25 +264,6 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- record
-def _record_call(legion: LegionMemory, args: argparse.Namespace) -> Callable[[], Any]:
-    kind, common = args.record_kind, {"tags": args.tags, "branch": args.branch}
-    if kind == "outcome":
-        return lambda: legion.record_outcome(
-            agent=args.agent, outcome=args.outcome, summary=args.summary, phase=args.phase, plan=args.plan,
-            task_type=args.task_type, importance=args.importance, review_escalated=args.review_escalated,
-            review_cycles=args.review_cycles, review_blockers=args.review_blockers, trivial=args.trivial,
-            cross_division=args.cross_division, **common)
-    if kind == "pattern":
-        return lambda: legion.record_pattern(pattern=args.pattern, context=args.context,
-                                             reuse_criteria=args.reuse_criteria, source=args.source, **common)
-    if kind == "error":
-        return lambda: legion.record_error(error_signature=args.error_signature, fix=args.fix, agent=args.agent,
-                                           resolved=args.resolved, **common)
-    return lambda: legion.record_preference(
-        decision_point=args.decision_point, context=args.context, proposed=args.proposed,
-        user_choice=args.user_choice, signal=args.signal, agent=args.agent, **common)
-
-
 def cmd_record(args: argparse.Namespace) -> int:
     from mneme_tui.legion.storage import LegionWriteError
 
@@ -290,7 +271,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     if args.branch is not None and not args.branch.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, "--branch cannot be empty")
     try:
-        result = _record_call(legion, args)()
+        result = declared.run(args.operation, args, session=declared.CliSession(args, lambda: legion))
     except LegionWriteError as exc:
         lines = exc.message.splitlines()
         print(f"mneme: {exc.code}: {output.literal(lines[0] if lines else '')}", file=sys.stderr)

@@ -27,10 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 # ------------------------------------------------------------------------------------ show
 def cmd_show(args: argparse.Namespace) -> int:
-    (memory_id,) = arguments.memory_ids([args.id], SHOW.past)
-    detail = arguments.open_store(args).detail(memory_id)
+    detail = declared.run(SHOW, args)
     if args.json:
-        output.print_json(detail.to_json())
+        output.print_json(SHOW.to_json(detail, {}))
     else:
         _print_detail(detail)
     return 0
@@ -82,7 +81,7 @@ def _reference(memory: Memory) -> str:
 # --------------------------------------------------------------------------------- restore
 def cmd_restore(args: argparse.Namespace) -> int:
     ids = arguments.memory_ids(args.ids, RESTORE.past)
-    change = arguments.open_store(args).restore(ids)
+    change = declared.run(RESTORE, args)
     output.print_status_change(
         args.json, ids, change, key="restored",
         done="Restored {ids} (active again; see `mneme show ID` for the history)", unchanged="Already active: {ids}",
@@ -92,12 +91,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- supersede, edit
 def cmd_supersede(args: argparse.Namespace) -> int:
-    (memory_id,) = arguments.memory_ids([args.id], SUPERSEDE.past)
-    content = arguments.read_content(args.content)
-    store = arguments.open_store(args)
-    _check_editable(store.get(memory_id))
-    new = store.supersede(memory_id, content, topic=args.topic, kind=args.kind)
-    _report_superseded(args, memory_id, new)
+    values = declared.values_of(SUPERSEDE, args)
+    session = declared.CliSession(args)
+    _check_editable(session.store().get(values["memory_id"]))
+    _report_superseded(args, values["memory_id"], declared.run(SUPERSEDE, args, session=session, given=values))
     return 0
 
 

@@ -7,9 +7,7 @@ from typing import TYPE_CHECKING
 
 from mneme_tui import config
 from mneme_tui.cli import arguments, declared, output
-from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.kinds import ALL_KINDS
-from mneme_tui.operations.memory import DISMISS, LIST, RECALL, SAVE, recall_json
+from mneme_tui.operations.memory import DISMISS, LIST, RECALL, SAVE
 
 if TYPE_CHECKING:
     from mneme_tui.memory.records import Memory, ScoredMemory
@@ -23,17 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_save(args: argparse.Namespace) -> int:
-    content = arguments.read_content(args.content)
-    store = arguments.open_store(args)
-    memory = store.save(
-        content,
-        kind=args.kind,
-        topic=args.topic,
-        repo_id=config.resolve_repo(args.project),
-        task_id=args.task,
-    )
+    memory = declared.run(SAVE, args)
     if args.json:
-        output.print_json(memory.to_json())
+        output.print_json(SAVE.to_json(memory, {}))
     else:
         print(
             f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)},"
@@ -43,18 +33,9 @@ def cmd_save(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    kind = _kind_filter(args.kind)
-    store = arguments.open_store(args)
-    results = store.recall(
-        args.query,
-        repo=config.resolve_repo(args.project),
-        cross_repo=args.cross_repo,
-        kind=kind,
-        limit=args.limit,
-        profile=arguments.resolve_profile(args),
-    )
+    results = declared.run(RECALL, args)
     if args.json:
-        output.print_json(recall_json(results))
+        output.print_json(RECALL.to_json(results, {}))
     elif not results:
         print("No matching memories.")
     else:
@@ -63,18 +44,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    kind = _kind_filter(args.kind)
-    store = arguments.open_store(args)
-    repo = None if args.all_repos else config.resolve_repo(args.project)
-    memories = store.list(
-        status=args.status,
-        repo_id=repo,
-        kind=kind,
-        limit=args.limit,
-        include_global=args.project is None,
-    )
+    memories = declared.run(LIST, args)
     if args.json:
-        output.print_json([memory.to_json() for memory in memories])
+        output.print_json(LIST.to_json(memories, {}))
     elif not memories:
         print(f"No {args.status if args.status != 'all' else ''} memories.".replace("  ", " "))
     else:
@@ -84,21 +56,13 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_dismiss(args: argparse.Namespace) -> int:
     ids = arguments.memory_ids(args.ids, DISMISS.past)
-    change = arguments.open_store(args).dismiss(ids)
+    change = declared.run(DISMISS, args)
     output.print_status_change(
         args.json, ids, change, key="dismissed",
         done="Dismissed {ids} (tombstoned; see `mneme list --status tombstoned`, bring back with `mneme restore ID`)",
         unchanged="Already tombstoned: {ids}",
     )
     return 0
-
-
-def _kind_filter(kind: str | None) -> str | None:
-    if kind is None:
-        return None
-    if kind not in ALL_KINDS:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"unknown kind {kind!r} (valid kinds: {', '.join(ALL_KINDS)})")
-    return kind
 
 
 def _print_list_table(memories: list[Memory]) -> None:

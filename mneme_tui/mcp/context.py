@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mneme_tui.legion.api import LegionMemory
+from mneme_tui.memory.records import MCP
 from mneme_tui.memory.store import Store
 
 
@@ -30,7 +31,28 @@ class ServerContext:
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call: the server's context and the client's name from its initialize request ("" if none)."""
+    """One tool call: the server's context and the client's name from its initialize request ("" if none).
+    It is the :class:`~mneme_tui.operations.session.Session` the declared operations run in."""
 
     ctx: ServerContext
     client: str = ""
+
+    @property
+    def source(self) -> str:
+        return MCP
+
+    @property
+    def detail(self) -> str:
+        return self.client
+
+    def store(self) -> Store:
+        return self.ctx.store
+
+    def repo(self, given: str | None) -> str:
+        return self.ctx.repo_of(given)
+
+    def profile(self, given: str | None) -> str:
+        return given or self.ctx.profile
+
+    def legion(self) -> LegionMemory:
+        return self.ctx.legion()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from mneme_tui.mcp.context import Call
@@ -18,12 +19,13 @@ def handshake(call: Call, repo: str | None, task_id: str | None, modified: list[
     task = task_id.strip() if task_id and task_id.strip() else None
     view = orientation(ctx.store, ctx.repo_of(repo), task, [relative_to_root(path, ctx.root) for path in modified],
                        limit=limit)
-    return HANDSHAKE.to_json(view)
+    return view.to_json()
 
 
 def task_sync(call: Call, report: dict[str, Any], dry_run: bool) -> Any:
     ctx = call.ctx
-    return TASK_SYNC.to_json(sync_task(ctx.store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run))
+    return sync_task(ctx.store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json()
 
 
-TOOLS = ((HANDSHAKE, handshake), (TASK_SYNC, task_sync))
+WORK: dict[str, Callable[..., Any]] = {HANDSHAKE.tool: handshake, TASK_SYNC.tool: task_sync}
+"""The tools whose CLI commands read otherwise (``--modified`` paths checked as the user's, a report file)."""

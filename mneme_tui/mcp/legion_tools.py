@@ -1,8 +1,9 @@
-"""The Legion tools: the briefing, recall of one record type and the four record tools
-(:mod:`mneme_tui.operations.legion`), on the server's Legion folder."""
+"""The Legion tools whose work is the server's own: the briefing and recall of one record type
+(:mod:`mneme_tui.operations.legion`; the record tools run their declared operation)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
@@ -13,7 +14,7 @@ from mneme_tui.operations import legion as ops
 
 
 def briefing(call: Call) -> Any:
-    return ops.LEGION_BRIEFING.to_json(briefing_report(call.ctx.legion()))
+    return briefing_report(call.ctx.legion()).to_json()
 
 
 def recall(call: Call, kind: str, query: str, limit: int | None, branch: str | None, **filters: Any) -> Any:
@@ -26,22 +27,5 @@ def recall(call: Call, kind: str, query: str, limit: int | None, branch: str | N
     return recall_kind(call.ctx.legion(), kind, chosen).document
 
 
-def record_outcome(call: Call, **fields: Any) -> Any:
-    return ops.LEGION_RECORD_OUTCOME.to_json(call.ctx.legion().record_outcome(**fields))
-
-
-def record_pattern(call: Call, **fields: Any) -> Any:
-    return ops.LEGION_RECORD_PATTERN.to_json(call.ctx.legion().record_pattern(**fields))
-
-
-def record_error(call: Call, **fields: Any) -> Any:
-    return ops.LEGION_RECORD_ERROR.to_json(call.ctx.legion().record_error(**fields))
-
-
-def record_preference(call: Call, **fields: Any) -> Any:
-    return ops.LEGION_RECORD_PREFERENCE.to_json(call.ctx.legion().record_preference(**fields))
-
-
-TOOLS = ((ops.LEGION_BRIEFING, briefing), (ops.LEGION_RECALL, recall), (ops.LEGION_RECORD_OUTCOME, record_outcome),
-         (ops.LEGION_RECORD_PATTERN, record_pattern), (ops.LEGION_RECORD_ERROR, record_error),
-         (ops.LEGION_RECORD_PREFERENCE, record_preference))
+WORK: dict[str, Callable[..., Any]] = {ops.LEGION_BRIEFING.tool: briefing, ops.LEGION_RECALL.tool: recall}
+"""The tools whose CLI commands read otherwise (``legion recall [KIND] [QUERY]`` as words)."""

@@ -73,7 +73,7 @@ def client_name(request: ServerRequestContext[Any]) -> str:
 
 def build_server(ctx: ServerContext) -> Server[Any]:
     """The MCP server with every declared tool, the ``handshake`` prompt and the memory resource on ``ctx``."""
-    listed = [tool(operation) for operation, _ in TOOLS.values()]
+    listed = [tool(operation) for operation in TOOLS.values()]
 
     async def list_tools(request: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)

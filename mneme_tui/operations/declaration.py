@@ -122,9 +122,15 @@ class Operation:
     effect: Effect
     details: str = ""
     past: str = ""
-    to_json: Callable[..., Any] = field(default=lambda value: value.to_json(), compare=False)
-    """The JSON result builder: the object the work returned → the document ``--json`` prints (by default the
-    object's own ``to_json()``)."""
+    run: Callable[..., Any] | None = field(default=None, compare=False)
+    """The work, shared by both surfaces: ``run(session, **values)`` → the result object (None: each surface
+    does the work itself, because the two differ in what they read, such as a report file or an object)."""
+    to_json: Callable[[Any, dict[str, Any]], Any] = field(default=lambda result, values: result.to_json(),
+                                                          compare=False)
+    """The JSON result builder: (the result object, the values) → the document ``--json`` prints and MCP
+    answers (by default the result's own ``to_json()``)."""
+    mcp_json: Callable[[Any, dict[str, Any]], Any] | None = field(default=None, compare=False)
+    """What MCP answers instead, when it is leaner than ``--json`` (``save``: the id and a short echo)."""
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``."""
@@ -133,6 +139,10 @@ class Operation:
     def params_on(self, surface: str) -> tuple[Param, ...]:
         """The parameters one surface has, in declaration order."""
         return tuple(param for param in self.params if param.on(surface))
+
+    def mcp_document(self, result: Any, values: dict[str, Any]) -> Any:
+        """The MCP tool's answer: ``mcp_json`` if the operation has one, else its ``--json`` document."""
+        return (self.mcp_json or self.to_json)(result, values)
 
     def description(self) -> str:
         """The MCP tool's description: the summary as a sentence, then the details."""

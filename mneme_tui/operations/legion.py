@@ -6,6 +6,7 @@ It names the Legion schemas, so the CLI imports it only when the ``legion`` grou
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from mneme_tui.legion.recall import KINDS, OUTCOMES
 from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
@@ -20,6 +21,10 @@ from mneme_tui.operations.declaration import (
     Operation,
     Param,
 )
+
+if TYPE_CHECKING:
+    from mneme_tui.legion.record_files import StoreResult
+    from mneme_tui.operations.session import Session
 
 LEGION_BRIEFING = Operation(
     tool="legion_briefing", command=("legion", "briefing"), title="Legion session briefing",
@@ -64,9 +69,12 @@ def _record(kind: str, summary: str, params: tuple[Param, ...], effect: Effect) 
         replace(_TAGS, help="tags"),
         Param("branch", TEXT, "branch", flags=("--branch",), default_note="the current git branch"),
     )
+    def run(session: Session, **fields: Any) -> StoreResult:
+        return getattr(session.legion(), f"record_{kind}")(**fields)
+
     return Operation(
         tool=f"legion_record_{kind}", command=("legion", "record", kind), title=f"Record a Legion {kind}",
-        summary=summary, effect=effect, params=(*params, *common),
+        summary=summary, effect=effect, params=(*params, *common), run=run,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
+from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES, validate_kind
 from mneme_tui.memory.records import supersession_json
 from mneme_tui.operations.declaration import (
     BOOL,
@@ -20,7 +20,8 @@ from mneme_tui.operations.declaration import (
 )
 
 if TYPE_CHECKING:
-    from mneme_tui.memory.records import Memory, ScoredMemory
+    from mneme_tui.memory.records import Memory, MemoryDetail, ScoredMemory, StatusChange
+    from mneme_tui.operations.session import Session
 
 PROFILE_NAMES: tuple[str, ...] = ("bm25", "spec")
 """The ranking profiles (``ranking.PROFILES``, which needs numpy; a test keeps the two equal)."""
@@ -72,9 +73,58 @@ def memory_list_json(memories: list[Memory]) -> list[dict[str, Any]]:
     return [memory.to_json() for memory in memories]
 
 
+def _kind_filter(kind: str | None) -> str | None:
+    return None if kind is None else validate_kind(kind, allow_statutory=True)
+
+
+def _task(task_id: str | None) -> str | None:
+    return task_id.strip() if task_id and task_id.strip() else None
+
+
+def run_recall(session: Session, query: str, all_repos: bool, repo: str | None, limit: int, kind: str | None,
+               profile: str | None, task_id: str | None = None, detail: bool = True) -> list[ScoredMemory]:
+    """The memories most relevant to ``query`` (``detail`` shapes only the JSON)."""
+    kind = _kind_filter(kind)  # checked before the store is opened
+    return session.store().recall(query, repo=session.repo(repo), cross_repo=all_repos, kind=kind, limit=limit,
+                                  profile=session.profile(profile), task_id=_task(task_id))
+
+
+def run_save(session: Session, content: str, topic: str, kind: str, repo: str | None, task_id: str) -> Memory:
+    """A new advisory memory, its provenance the session's."""
+    return session.store().save(content, kind=kind, topic=topic, repo_id=session.repo(repo), task_id=task_id,
+                                source=session.source, detail=session.detail)
+
+
+def run_list(session: Session, status: str, all_repos: bool, repo: str | None, limit: int,
+             kind: str | None) -> list[Memory]:
+    """Memories newest first: of ``repo`` exactly, or the active repo plus global, or every repo."""
+    kind = _kind_filter(kind)
+    return session.store().list(status=status, repo_id=None if all_repos else session.repo(repo), kind=kind,
+                                limit=limit, include_global=repo is None)
+
+
+def run_show(session: Session, memory_id: int) -> MemoryDetail:
+    return session.store().detail(memory_id)
+
+
+def run_dismiss(session: Session, ids: list[int]) -> StatusChange:
+    return session.store().dismiss(ids)
+
+
+def run_restore(session: Session, ids: list[int]) -> StatusChange:
+    return session.store().restore(ids)
+
+
+def run_supersede(session: Session, memory_id: int, content: str, topic: str | None, kind: str | None) -> Memory:
+    """The new memory that supersedes ``memory_id``."""
+    return session.store().supersede(memory_id, content, topic=topic, kind=kind, source=session.source,
+                                     detail=session.detail)
+
+
 RECALL = Operation(
     tool="recall", command=("recall",), title="Recall memories", summary="search memories, best match first",
-    effect=Effect.READ, to_json=recall_json,
+    effect=Effect.READ, run=run_recall,
+    to_json=lambda results, values: recall_json(results, values.get("detail", True)),
     details="The memories most relevant to `query` by the hybrid ranking, each with its score. `detail` adds "
             "every field, the score components and the reasons (as `mneme recall --json`).",
     params=(
@@ -96,6 +146,7 @@ RECALL = Operation(
 
 SAVE = Operation(
     tool="save", command=("save",), title="Save a memory", summary="save an advisory memory", effect=Effect.ADD,
+    run=run_save, mcp_json=lambda memory, values: save_echo(memory),
     details="One self-contained lesson, decision or fact. Pitfalls, patterns and other statutory kinds are "
             "minted only by `task_sync` of a verified report. Returns the new id and the start of the text.",
     params=(
@@ -112,7 +163,8 @@ SAVE = Operation(
 
 LIST = Operation(
     tool="list", command=("list",), title="List memories", summary="list memories, active ones by default",
-    effect=Effect.READ, to_json=memory_list_json, details="Newest first.",
+    effect=Effect.READ, run=run_list, to_json=lambda memories, values: memory_list_json(memories),
+    details="Newest first.",
     params=(
         Param("status", TEXT, "memories in this status", flags=("--status",), default="active",
               default_note="active", choices=(*STATUSES, "all"), checked_by="operation"),
@@ -127,7 +179,8 @@ _ID = Param("memory_id", MEMORY_ID, "the memory's id", metavar="ID", required=Tr
 
 SHOW = Operation(
     tool="show", command=("show",), title="Show a memory",
-    summary="one memory with all its fields, audit history and supersessions", effect=Effect.READ, past="shown",
+    summary="one memory with all its fields, audit history and supersessions", effect=Effect.READ, run=run_show,
+    past="shown",
     details="Also what supersedes it and what it superseded, the tasks that read it and every status change "
             "(from, to, when, why, by whom).",
     params=(_ID,),
@@ -141,7 +194,7 @@ def _ids(help_text: str) -> Param:
 DISMISS = Operation(
     tool="dismiss", command=("dismiss",), title="Dismiss memories", summary="tombstone memories; nothing is deleted",
     effect=Effect.CHANGE, past="dismissed",
-    to_json=lambda change, ids: change.to_json("dismissed", ids),
+    run=run_dismiss, to_json=lambda change, values: change.to_json("dismissed", values["ids"]),
     details="For memories that are wrong or obsolete (audited; `restore` brings them back). Every id is checked "
             'first: one unknown id changes nothing. Returns {"dismissed": [...], "unchanged": [...]}.',
     params=(_ids("ids of the memories to tombstone"),),
@@ -150,7 +203,7 @@ DISMISS = Operation(
 RESTORE = Operation(
     tool="restore", command=("restore",), title="Restore memories",
     summary="bring tombstoned or superseded memories back to active", effect=Effect.CHANGE, past="restored",
-    to_json=lambda change, ids: change.to_json("restored", ids),
+    run=run_restore, to_json=lambda change, values: change.to_json("restored", values["ids"]),
     details="Audited; already active ones are left as they are. Every id is checked first. "
             'Returns {"restored": [...], "unchanged": [...]}.',
     params=(_ids("ids of the memories to make active again"),),
@@ -159,7 +212,8 @@ RESTORE = Operation(
 SUPERSEDE = Operation(
     tool="supersede", command=("supersede",), title="Correct a memory",
     summary="replace a memory's text: saves a new memory, the old one becomes superseded", effect=Effect.REPLACE,
-    past="superseded", to_json=supersession_json,
+    past="superseded", run=run_supersede,
+    to_json=lambda memory, values: supersession_json(values["memory_id"], memory),
     details="The new memory keeps the old one's repo, task, topic and kind unless given; nothing is overwritten. "
             "Only active advisory memories: dismiss a pitfall or pattern instead. "
             'Returns {"superseded": old id, "memory": the new memory}.',
