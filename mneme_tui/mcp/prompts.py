@@ -14,6 +14,7 @@ from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.operations.learning import HANDSHAKE
 from mneme_tui.operations.values import shown
+from mneme_tui.validation import check_document
 
 MEMORY_URI = "mneme://memory/{id}"
 _MEMORY_URI = re.compile(r"mneme://memory/([^/]+)")
@@ -37,6 +38,8 @@ MEMORY_TEMPLATE = types.ResourceTemplate(
 def handshake_prompt(call: Call, arguments: dict[str, str] | None) -> types.GetPromptResult:
     """The ``handshake`` prompt: the orientation text as one user message."""
     given = dict(arguments or {})
+    for name, value in given.items():
+        check_document(value, name)
     unknown = sorted(set(given) - {"task_id", "modified"})
     if unknown:
         raise MnemeError(ERR_VALIDATION_FAILED, f"unknown argument {', '.join(map(repr, unknown))} "
