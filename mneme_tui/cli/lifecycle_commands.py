@@ -80,10 +80,10 @@ def _reference(memory: Memory) -> str:
 
 # --------------------------------------------------------------------------------- restore
 def cmd_restore(args: argparse.Namespace) -> int:
-    ids = arguments.memory_ids(args.ids, RESTORE.past)
-    change = declared.run(RESTORE, args)
+    values = declared.values_of(RESTORE, args)
+    change = declared.run(RESTORE, args, given=values)
     output.print_status_change(
-        args.json, ids, change, key="restored",
+        args.json, values["ids"], change, key="restored",
         done="Restored {ids} (active again; see `mneme show ID` for the history)", unchanged="Already active: {ids}",
     )
     return 0

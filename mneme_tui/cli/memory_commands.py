@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from mneme_tui import config
-from mneme_tui.cli import arguments, declared, output
+from mneme_tui.cli import declared, output
 from mneme_tui.operations.memory import DISMISS, LIST, RECALL, SAVE
 
 if TYPE_CHECKING:
@@ -55,10 +55,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dismiss(args: argparse.Namespace) -> int:
-    ids = arguments.memory_ids(args.ids, DISMISS.past)
-    change = declared.run(DISMISS, args)
+    values = declared.values_of(DISMISS, args)
+    change = declared.run(DISMISS, args, given=values)
     output.print_status_change(
-        args.json, ids, change, key="dismissed",
+        args.json, values["ids"], change, key="dismissed",
         done="Dismissed {ids} (tombstoned; see `mneme list --status tombstoned`, bring back with `mneme restore ID`)",
         unchanged="Already tombstoned: {ids}",
     )
