@@ -9,7 +9,8 @@ Other writers exist: agents and editors append to ``.planning/memory/*.md`` with
 3. otherwise write a temp file ``.NAME.PID.HEX.tmp`` beside it (same mode and group), fsync it, check
    just before the swap that the file is still what was read, ``os.replace`` it in and fsync the folder;
    rows appended meanwhile are folded into the temp file first, and bytes another writer appended to
-   the old file during the swap are carried over to the new one;
+   the old file during the swap are carried over to the new one; a rewrite that makes the file no
+   longer (prune) is done in place instead, journalled (:mod:`mneme_tui.legion.inplace`);
 4. when the file changed in any other way since it was read, start again from the new content;
 5. re-read and verify. If that fails, the old bytes go back only when the file is still exactly what
    we wrote (never older bytes over newer ones), and a :class:`LegionWriteError` carrying the full
@@ -21,8 +22,9 @@ symlink is refused. Temp files left by a killed writer are removed by the next w
 
 Fault injection (tests only): ``MNEME_FAULT=<point>`` makes the process ``os._exit(99)`` on reaching
 that write point, as a ``kill -9`` there would; ``MNEME_FAULT_TRACE=<file>`` appends the name of every
-point reached to that file. Points: ``tmp:NAME`` (temp file written, not swapped in), ``replaced:NAME``
-(swapped in, not verified), ``append:NAME`` (about to append), plus ``prune:written`` (both prune
+point reached to that file. Points: ``tmp:NAME`` (temp file or in-place journal written, file not yet
+changed), ``inplace:NAME`` (an in-place rewrite's bytes written, not yet truncated), ``replaced:NAME``
+(swapped in or truncated, not verified), ``append:NAME`` (about to append), plus ``prune:written`` (both prune
 files written, journal not yet dropped) and ``sync:exported`` (files written, store not yet linked).
 
 Reads never lock and never create anything: a missing folder or file reads as an empty document.
@@ -44,6 +46,14 @@ from typing import TypeVar
 
 from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.document import Document, parse, unparseable
+from mneme_tui.legion.inplace import (
+    finish_rewrites,
+    fsync_dir,
+    journalled_view,
+    shrink_in_place,
+    write_all,
+    write_point,
+)
 from mneme_tui.legion.schemas import DEFAULT_BRANCH
 
 if sys.platform == "win32":
@@ -62,8 +72,6 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 STALE_TEMP_SECONDS = 60.0
 LATE_APPEND_GRACE = 0.02
 """Seconds a replaced file's old copy is watched for a late append (an appender that opened it before the swap)."""
-FAULT_ENV = "MNEME_FAULT"
-FAULT_TRACE_ENV = "MNEME_FAULT_TRACE"
 _TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
 
 T = TypeVar("T")
@@ -76,16 +84,6 @@ class LegionWriteError(MnemeError):
         full = f"{message}\n{record_text}" if record_text else message
         super().__init__(code, full)
         self.record_text = record_text
-
-
-def write_point(name: str) -> None:
-    """A named point in a write where a crash is simulated in tests (see module doc)."""
-    trace = os.environ.get(FAULT_TRACE_ENV)
-    if trace:
-        with open(trace, "a", encoding="utf-8") as handle:
-            handle.write(name + "\n")
-    if os.environ.get(FAULT_ENV) == name:
-        os._exit(99)
 
 
 # ------------------------------------------------------------------------------------ symlinks
@@ -141,6 +139,7 @@ def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str =
             if time.monotonic() >= deadline:
                 raise MnemeError(ERR_IO, f"timed out after {timeout:g}s waiting for {lock_path}")
             time.sleep(0.005)
+        finish_rewrites(folder)
         clean_stale_temps(folder)
         try:
             yield
@@ -176,6 +175,7 @@ def read_state(path: Path) -> FileState:
             stat = os.fstat(handle.fileno())
     except (FileNotFoundError, NotADirectoryError):
         return FileState(None)
+    data = journalled_view(path, data)  # a rewrite in place that was interrupted reads as it will end
     return FileState(data, stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest())
 
 
@@ -243,14 +243,6 @@ def clean_stale_temps(folder: Path, name: str | None = None) -> None:
             continue
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` to ``fd`` and fsync it."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.fsync(fd)
-
-
 def _write_temp(path: Path, data: bytes) -> Path:
     """Write ``data`` to a fsynced temp file beside ``path`` with ``path``'s mode and group."""
     clean_stale_temps(path.parent, path.name)
@@ -267,7 +259,7 @@ def _write_temp(path: Path, data: bytes) -> Path:
                     os.fchown(fd, -1, current.st_gid)
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, current.st_mode & 0o7777)
-        _write_all(fd, data)
+        write_all(fd, data)
     except BaseException:
         os.close(fd)
         tmp.unlink(missing_ok=True)
@@ -285,7 +277,7 @@ def atomic_write(path: Path, text: str) -> None:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _grown_by_append(path: Path, state: FileState) -> FileState | None:
@@ -305,8 +297,15 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appe
     ``data`` too, keeping their place at the end, rather than redoing the whole change (unless
     ``fold_appends`` is False: a change that reshaped a table header; then False, to redo it). Bytes appended
     to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
+    A change that makes the file no longer is written in place instead (same inode, journalled:
+    :mod:`mneme_tui.legion.inplace`), so a process holding the file open for appending keeps its rows.
     """
     path = safe_path(path)
+    if state.data is not None and len(data) <= state.size and hasattr(os, "pwrite"):
+        if not (_unchanged(path, state) or (fold_appends and _grown_by_append(path, state) is not None)):
+            return False
+        shrink_in_place(path, data, state.size)
+        return True
     tmp = _write_temp(path, data)
     old_fd = -1
     try:
@@ -336,14 +335,14 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appe
         if old_fd >= 0:
             os.close(old_fd)
         tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return True
 
 
 def _append_bytes(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
     try:
-        _write_all(fd, data)
+        write_all(fd, data)
     finally:
         os.close(fd)
 
@@ -357,7 +356,7 @@ def append_if_unchanged(path: Path, tail: bytes, state: FileState) -> bool:
         if (stat.st_size, stat.st_mtime_ns) != (state.size, state.mtime_ns):
             return False
         write_point(f"append:{path.name}")
-        _write_all(fd, tail)
+        write_all(fd, tail)
     finally:
         os.close(fd)
     return True
@@ -368,19 +367,6 @@ def write_if_unchanged(path: Path, state: FileState, before: str, after: str, *,
     if state.data is not None and after.startswith(before) and before.endswith("\n"):
         return append_if_unchanged(path, after[len(before):].encode("utf-8"), state)
     return replace_if_unchanged(path, after.encode("utf-8"), state, fold_appends=fold_appends)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def restore_if_ours(path: Path, original: bytes | None, written: bytes) -> bool:
