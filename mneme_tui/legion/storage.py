@@ -87,8 +87,28 @@ class LegionWriteError(MnemeError):
 
 
 # ------------------------------------------------------------------------------------ symlinks
+def safe_folder(folder: Path) -> Path:
+    """``folder`` when neither it nor ``.planning`` above it is a symlink leaving the project; else an error.
+
+    The project is the folder above ``.planning`` (or ``folder``'s parent for any other folder name).
+    """
+    parent = folder.parent
+    root = parent.parent if parent.name == ".planning" else parent
+    if not (folder.is_symlink() or parent.is_symlink()):
+        return folder
+    target = folder.resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise MnemeError(ERR_VALIDATION_FAILED,
+                         f"{folder} is a symlink to {target}, outside {root}; refusing to follow it")
+    return folder
+
+
 def safe_path(path: Path) -> Path:
-    """``path`` itself, or the target of a symlink that stays inside its folder; else an error."""
+    """``path`` itself, or the target of a symlink that stays inside its folder; else an error.
+
+    The folder itself is checked too (:func:`safe_folder`).
+    """
+    safe_folder(path.parent)
     if not path.is_symlink():
         return path
     folder = path.parent.resolve()
@@ -125,7 +145,7 @@ def _unlock(fd: int) -> None:
 @contextmanager
 def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str = LOCK_NAME) -> Iterator[None]:
     """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    safe_folder(folder).mkdir(parents=True, exist_ok=True)
     lock_path = folder / name
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
@@ -243,14 +263,18 @@ def clean_stale_temps(folder: Path, name: str | None = None) -> None:
             continue
 
 
-def _write_temp(path: Path, data: bytes) -> Path:
-    """Write ``data`` to a fsynced temp file beside ``path`` with ``path``'s mode and group."""
+def _write_temp(path: Path, data: bytes, like: Path | None = None) -> Path:
+    """Write ``data`` to a fsynced temp file beside ``path`` with ``path``'s mode and group.
+
+    A new file takes those of ``like`` (the file whose rows it holds) when given and present.
+    """
     clean_stale_temps(path.parent, path.name)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        current = os.stat(path)
-    except FileNotFoundError:
-        current = None
+    current = None
+    for source in (path, like):
+        if source is not None and current is None:
+            with suppress(FileNotFoundError):
+                current = os.stat(source)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         if current is not None:
@@ -268,10 +292,13 @@ def _write_temp(path: Path, data: bytes) -> Path:
     return tmp
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to a temp file beside ``path``, fsync, and ``os.replace`` it into place."""
+def atomic_write(path: Path, text: str, *, like: Path | None = None) -> None:
+    """Write ``text`` to a temp file beside ``path``, fsync, and ``os.replace`` it into place.
+
+    A new file takes the mode and group of ``like`` when given (the file whose rows it holds).
+    """
     path = safe_path(path)
-    tmp = _write_temp(path, text.encode("utf-8"))
+    tmp = _write_temp(path, text.encode("utf-8"), like)
     try:
         write_point(f"tmp:{path.name}")
         os.replace(tmp, path)
@@ -290,7 +317,8 @@ def _grown_by_append(path: Path, state: FileState) -> FileState | None:
     return current
 
 
-def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appends: bool = True) -> bool:
+def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appends: bool = True,
+                         like: Path | None = None) -> bool:
     """Swap ``data`` in for ``path`` if it still is what ``state`` describes; False (nothing written) if not.
 
     Rows another writer appended meanwhile (the file grew, its old bytes unchanged) are appended to
@@ -299,6 +327,7 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appe
     to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
     A change that makes the file no longer is written in place instead (same inode, journalled:
     :mod:`mneme_tui.legion.inplace`), so a process holding the file open for appending keeps its rows.
+    A new file takes the mode and group of ``like`` when given.
     """
     path = safe_path(path)
     if state.data is not None and len(data) <= state.size and hasattr(os, "pwrite"):
@@ -306,7 +335,7 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appe
             return False
         shrink_in_place(path, data, state.size)
         return True
-    tmp = _write_temp(path, data)
+    tmp = _write_temp(path, data, like)
     old_fd = -1
     try:
         write_point(f"tmp:{path.name}")
@@ -362,11 +391,15 @@ def append_if_unchanged(path: Path, tail: bytes, state: FileState) -> bool:
     return True
 
 
-def write_if_unchanged(path: Path, state: FileState, before: str, after: str, *, fold_appends: bool = True) -> bool:
-    """Append when ``after`` only adds to ``before`` (an existing file), else replace; both checked."""
+def write_if_unchanged(path: Path, state: FileState, before: str, after: str, *, fold_appends: bool = True,
+                       like: Path | None = None) -> bool:
+    """Append when ``after`` only adds to ``before`` (an existing file), else replace; both checked.
+
+    A new file takes the mode and group of ``like`` when given.
+    """
     if state.data is not None and after.startswith(before) and before.endswith("\n"):
         return append_if_unchanged(path, after[len(before):].encode("utf-8"), state)
-    return replace_if_unchanged(path, after.encode("utf-8"), state, fold_appends=fold_appends)
+    return replace_if_unchanged(path, after.encode("utf-8"), state, fold_appends=fold_appends, like=like)
 
 
 def restore_if_ours(path: Path, original: bytes | None, written: bytes) -> bool:

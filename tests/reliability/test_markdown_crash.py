@@ -149,3 +149,17 @@ def _assert_sync_imports_once(root: Path, folder: Path) -> None:
         assert len(mirrored) == len(rows)
     finally:
         store.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+@pytest.mark.parametrize("point", ["tmp:ARCHIVE.md", "inplace:OUTCOMES.md", ""])
+def test_prune_files_take_the_mode_of_outcomes(point: str, tmp_path: Path) -> None:
+    """OUTCOMES.md at 0600: ARCHIVE.md and both journals (left by a kill) are created 0600 too."""
+    args, folder = _setup(tmp_path, "prune")
+    (folder / "OUTCOMES.md").chmod(0o600)
+    result = _mneme(args, _env(tmp_path, **({"MNEME_FAULT": point} if point else {})))
+    assert result.returncode == (99 if point else 0), result.stderr
+    created = [p for p in folder.iterdir() if p.name in ("ARCHIVE.md", ".prune-journal.json")
+               or p.name.endswith(JOURNAL_SUFFIX)]
+    assert created
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in created} == {p.name: "0o600" for p in created}
