@@ -10,6 +10,9 @@ byte for byte. Segment kinds:
   (e.g. ``## Phase 3 — Shipped``) and unrelated tables such as a RETRO action-items table;
 - ``prose``: everything else (titles, intros, a bullet that merely contains ``|``).
 
+A UTF-8 byte order mark at the start is kept aside (``Document.bom``) and put back by ``render()``,
+so a file an editor saved with one parses like any other.
+
 A file is *unparseable* (one warning, no records, never rewritten) when it is not UTF-8, holds git
 conflict markers, or a row inside a table fragment has the wrong number of cells.
 """
@@ -29,6 +32,7 @@ _SECTION_HEADING = re.compile(r"^#{1,2}(\s|$)")
 _KEY_VALUE = re.compile(r"^[a-z][a-z0-9_]*:(\s|$)")
 _CONFLICT = re.compile(r"^(<{7}|>{7})(\s|$)")
 _ID_CELL = re.compile(r"^[A-Z]{1,4}-\d+$")
+BOM = "\ufeff"
 
 
 @dataclass
@@ -104,9 +108,11 @@ class Document:
     warnings: list[str] = field(default_factory=list)
     parseable: bool = True
     exists: bool = True
+    bom: str = ""
+    """The byte order mark the text started with ("" when none), kept out of the first line."""
 
     def render(self) -> str:
-        return "".join(segment.text for segment in self.segments)
+        return self.bom + "".join(segment.text for segment in self.segments)
 
     @property
     def records(self) -> list[Record]:
@@ -197,7 +203,10 @@ def unparseable(file_name: str, text: str, reason: str) -> Document:
 
 def parse(text: str, file_name: str = "", *, default_branch: str = DEFAULT_BRANCH) -> Document:
     """Parse ``text`` into a lossless :class:`Document` (see the module docstring)."""
-    return _Parser(text, file_name, default_branch).run()
+    bom = BOM if text.startswith(BOM) else ""
+    document = _Parser(text[len(bom):], file_name, default_branch).run()
+    document.bom = bom
+    return document
 
 
 class _Parser:

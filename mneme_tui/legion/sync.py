@@ -299,9 +299,9 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
     for start in range(0, len(fresh), BATCH_ROWS):  # memory text, vectors and rows of one batch at a time
         batch = fresh[start : start + BATCH_ROWS]
         minted = store.mint_ids([
-            dict(content=memory_content(i.record), kind=memory_kind(i.record), topic=memory_topic(i.record),
-                 repo_id=project, task_id=memory_task_id(i.record), created_at=created_at(i.record),
-                 provenance=mt.provenance(i.file, i.identity))
+            dict(content=memory_content(i.record, report.warnings), kind=memory_kind(i.record),
+                 topic=memory_topic(i.record), repo_id=project, task_id=memory_task_id(i.record),
+                 created_at=created_at(i.record), provenance=mt.provenance(i.file, i.identity))
             for i in batch
         ])
         new_rows: list[tuple] = []
@@ -323,7 +323,7 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
     slices.boundary()
     for item in plan.incoming:
         if item.match is not None:
-            _update_matched(store, project, item, now, counts)
+            _update_matched(store, project, item, now, counts, report.warnings)
             slices.boundary()
 
     _reconcile_statuses(slices, plan, now, counts)
@@ -343,7 +343,8 @@ def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: 
     )
 
 
-def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict) -> None:
+def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict, warnings: list[str]
+                    ) -> None:
     row = item.match
     assert row is not None and row.memory_status is not None
     item.memory_id = row.memory_id
@@ -354,7 +355,8 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
     # a record exported from the store keeps its memory's kind (a task-sync pattern stays a pattern)
     kind = row.memory_kind if row.origin != mt.FILE_ORIGIN and row.memory_kind else memory_kind(item.record)
     if row.content_hash != item.hash or row.memory_kind != kind:
-        content, topic, task_id = memory_content(item.record), memory_topic(item.record), memory_task_id(item.record)
+        content = memory_content(item.record, warnings)
+        topic, task_id = memory_topic(item.record), memory_task_id(item.record)
         if row.memory_kind != kind:
             # a memory's kind is fixed: mint the right kind and let it supersede the old memory
             status = K.ACTIVE if item.owned else row.memory_status
