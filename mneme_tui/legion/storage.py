@@ -430,7 +430,7 @@ def modify_file(
     *,
     template: str,
     verify: Callable[[Document, T], bool],
-    record_text: str,
+    record_text: Callable[[], str],
     default_branch: str = DEFAULT_BRANCH,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> T:
@@ -439,6 +439,7 @@ def modify_file(
     ``template`` is the text a missing file starts from. When ``change`` leaves the text unchanged
     nothing is written. ``verify(reread_document, result)`` must confirm the change landed. ``change``
     may run more than once (on fresh content) when another writer changes the file meanwhile.
+    ``record_text()`` is the text a failure carries: the records as they would have been written.
     """
     try:
         with memory_lock(path.parent, lock_timeout):
@@ -450,7 +451,7 @@ def modify_file(
                     raise LegionWriteError(
                         ERR_VALIDATION_FAILED,
                         f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
-                        record_text,
+                        record_text(),
                     )
                 headers = _header_texts(document)
                 result = change(document)
@@ -467,28 +468,28 @@ def modify_file(
                 except OSError as exc:
                     raise LegionWriteError(
                         ERR_IO, f"could not write {path}: {exc.strerror or exc}; add this record by hand:",
-                        record_text,
+                        record_text(),
                     ) from None
                 if not landed:
                     restored = restore_if_ours(path, state.data, after.encode("utf-8"))
                     outcome = ("the file was restored" if restored
                                else "another writer changed it since, so it was left as is")
                     raise LegionWriteError(
-                        ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text,
+                        ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text(),
                     )
                 return result
             raise LegionWriteError(
-                ERR_IO, f"{path.name} kept changing while it was being written; record not stored:", record_text
+                ERR_IO, f"{path.name} kept changing while it was being written; record not stored:", record_text()
             )
     except UnicodeDecodeError:
         raise LegionWriteError(
-            ERR_VALIDATION_FAILED, f"{path.name} is not UTF-8 text; not rewritten. Record not stored:", record_text
+            ERR_VALIDATION_FAILED, f"{path.name} is not UTF-8 text; not rewritten. Record not stored:", record_text()
         ) from None
     except LegionWriteError:
         raise
     except MnemeError as exc:
-        raise LegionWriteError(exc.code, f"{exc.message}; record not stored:", record_text) from None
+        raise LegionWriteError(exc.code, f"{exc.message}; record not stored:", record_text()) from None
     except OSError as exc:
         raise LegionWriteError(
-            ERR_IO, f"could not write {path}: {exc.strerror or exc}; record not stored:", record_text
+            ERR_IO, f"could not write {path}: {exc.strerror or exc}; record not stored:", record_text()
         ) from None
