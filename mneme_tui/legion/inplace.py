@@ -163,15 +163,27 @@ def _run(path: Path, fd: int, offset: int, data: bytes, unread: int, mode: int) 
         os.fsync(fd)
         write_point(f"inplace:{path.name}")
         moved = _read_from(fd, unread)
-        if not moved:
+        if not moved and (end == unread or _truncated_at_end(fd, unread, end)):
             break
         offset, data, unread = end, moved, unread + len(moved)
-    if end != unread:
-        os.ftruncate(fd, end)
-        os.fsync(fd)
     write_point(f"replaced:{path.name}")
     journal.unlink(missing_ok=True)
     fsync_dir(path.parent)
+
+
+def _truncated_at_end(fd: int, size: int, end: int) -> bool:
+    """Cut the file to ``end`` if it is still ``size`` bytes long (True); False when it grew meanwhile.
+
+    The yield starts a fresh time slice, so the check and the cut follow each other within microseconds:
+    an append in between is the one thing this cannot keep.
+    """
+    if hasattr(os, "sched_yield"):
+        os.sched_yield()
+    if os.fstat(fd).st_size != size:
+        return False
+    os.ftruncate(fd, end)
+    os.fsync(fd)
+    return True
 
 
 def shrink_in_place(path: Path, data: bytes, old_size: int) -> None:
