@@ -92,7 +92,7 @@ from mneme_tui.memory.store import Store
 ARCHIVED_REASON = "archived in ARCHIVE.md"
 COUNTS = ("records", "added", "updated", "unchanged", "removed", "not_imported", "exported")
 _STATUS_CHUNK = 500
-BATCH_ROWS = 1_000
+BATCH_ROWS = 500
 """New records minted and linked per batch (one slice boundary after each): the memory texts, vectors and
 rows of one batch are alive at a time, so a 50 MB file syncs in bounded memory, and no batch holds the
 write lock long."""
@@ -421,6 +421,7 @@ def _reconcile_statuses(slices: WriteSlices, plan: PairingPlan, now: str, counts
     wanted: dict[tuple[str, int, str], list[int]] = defaultdict(list)
     touched: dict[int, dict[str, Any]] = {}
     for item in plan.incoming:
+        slices.boundary()  # even a loop that only reads takes time while the lock is held
         if not item.owned or not item.memory_id:
             continue
         marker = _marker(item)
