@@ -144,7 +144,10 @@ def _unlock(fd: int) -> None:
 
 @contextmanager
 def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str = LOCK_NAME) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink)."""
+    """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink).
+
+    Holding the writers' lock (``.lock``) starts by finishing any in-place rewrite a kill interrupted.
+    """
     safe_folder(folder).mkdir(parents=True, exist_ok=True)
     lock_path = folder / name
     try:
@@ -159,7 +162,8 @@ def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str =
             if time.monotonic() >= deadline:
                 raise MnemeError(ERR_IO, f"timed out after {timeout:g}s waiting for {lock_path}")
             time.sleep(0.005)
-        finish_rewrites(folder)
+        if name == LOCK_NAME:  # only the writers' lock guards the files; a sync's own lock does not
+            finish_rewrites(folder)
         clean_stale_temps(folder)
         try:
             yield
