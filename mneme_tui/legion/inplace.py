@@ -128,10 +128,15 @@ def _decode(raw: bytes) -> _Step | None:
 
 
 def _read_step(path: Path) -> _Step | None:
+    """The journal of ``path``, when it is a regular file of ours (never read through a symlink)."""
     try:
-        return _decode(journal_path(path).read_bytes())
-    except (FileNotFoundError, NotADirectoryError):
+        fd = os.open(journal_path(path), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:  # missing, or a symlink (ELOOP): not a journal mneme wrote
         return None
+    try:
+        return _decode(_read_from(fd, 0))
+    finally:
+        os.close(fd)
 
 
 def journalled_view(path: Path, current: bytes) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import subprocess
@@ -188,3 +189,18 @@ def test_memory_folder_symlinked_inside_the_project_is_followed(tmp_path: Path) 
     memory = LegionMemory.for_project(root, branch_provider=lambda _root: "main", claude_home=tmp_path / "home")
     _record(memory, "inside")
     assert "inside" in (root / "kept" / "memory" / "OUTCOMES.md").read_text(encoding="utf-8")
+
+
+def test_a_rewrite_journal_that_is_a_symlink_is_never_applied(legion_project: LegionMemory, tmp_path: Path) -> None:
+    """A repository that ships ``.OUTCOMES.md.rewrite-journal`` as a symlink: readers and writers ignore it."""
+    outcomes = legion_project.memory_dir / "OUTCOMES.md"
+    before = outcomes.read_bytes()
+    crafted = tmp_path / "crafted"
+    digest = hashlib.sha256(before[6:]).hexdigest()  # a journal that would apply: "hacked" over the first bytes
+    crafted.write_bytes(f'{{"offset": 0, "unread": {len(before)}, "check_end": {len(before)}, '
+                        f'"check_digest": "{digest}", "size": 6}}\n'.encode() + b"hacked")
+    link = legion_project.memory_dir / ".OUTCOMES.md.rewrite-journal"
+    link.symlink_to(crafted)
+    assert len(legion_project.load("OUTCOMES.md").records) == 21
+    _record(legion_project, "after the link")
+    assert outcomes.read_bytes().startswith(before) and not link.is_symlink() and crafted.exists()
