@@ -63,7 +63,11 @@ def _add_actions(legion: argparse.ArgumentParser) -> None:
 
     agents = arguments.add_command(actions, "agents", "agent scores and archetype (task type) scores")
     _dir_option(agents)
-    agents.add_argument("--task-types", type=_list, default=[], metavar="T,..", help="only these task types (or tags)")
+    agents.add_argument("--task-types", type=_list, default=[], metavar="T,..",
+                        help="only these task types (agent scores match Tags, as the skill says; see --match)")
+    agents.add_argument("--match", choices=("tags", "either"), default="tags",
+                        help="what --task-types matches for agent scores: tags (the skill, §4; default) or either "
+                             "tags or the Task Type column (task-type scores always use the Task Type column)")
     agents.set_defaults(func=cmd_agents)
 
     record = actions.add_parser("record", help="append an outcome, pattern, error or preference record",
@@ -202,6 +206,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 def cmd_briefing(args: argparse.Namespace) -> int:
     from mneme_tui.legion.briefing_report import briefing_report
+    from mneme_tui.legion.schemas import OUTCOMES
 
     legion = _legion(args)
     if args.json:
@@ -209,7 +214,7 @@ def cmd_briefing(args: argparse.Namespace) -> int:
         return 0
     report = briefing_report(legion)
     briefing = report.briefing
-    if legion.memory_dir.is_dir():  # spec §6: no placeholder about missing memory
+    if legion.has_file(OUTCOMES.file_name):  # spec §6: nothing displayed without OUTCOMES.md
         print(f"Session briefing: {briefing.total_records} outcome records")
         if briefing.recent_outcomes:
             print("\nRecent outcomes")
@@ -235,13 +240,15 @@ def cmd_briefing(args: argparse.Namespace) -> int:
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.schemas import OUTCOMES
+
     legion = _legion(args)
-    agents = legion.agent_scores(args.task_types)
+    agents = legion.agent_scores(args.task_types, match=args.match)
     archetypes = legion.archetype_scores(args.task_types)
     if args.json:
         output.print_json({"agents": [a.to_json() for a in agents], "archetypes": [a.to_json() for a in archetypes]})
         return 0
-    if not legion.memory_dir.is_dir():  # spec §6: no placeholder about missing memory
+    if not legion.has_file(OUTCOMES.file_name):  # spec §6: nothing displayed without OUTCOMES.md
         return 0
     if not agents:
         print("No agent scores (an agent needs at least 2 recent outcomes).")
@@ -293,6 +300,8 @@ def cmd_record(args: argparse.Namespace) -> int:
             print(f"Not added: {result.file} already has a resolved fix for this error ({output.literal(rid)})")
         if result.prune is not None:
             print(display.printable(result.prune.message))  # the spec's multi-line prune report
+            if not result.prune.ok:  # spec §7: the records that would have been archived, as text
+                sys.stdout.write(display.printable(result.prune.records_text) + "\n")
     _warn(result.warnings)
     return 0
 

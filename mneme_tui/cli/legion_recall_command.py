@@ -74,7 +74,8 @@ def run(args: argparse.Namespace, legion: LegionMemory, *, outcome_table: Outcom
     if args.json:
         output.print_json(found.document)
         return 0
-    if not legion.memory_dir.is_dir():
+    if not legion.has_file(FILES[kind]):  # spec §6: nothing displayed without the file
+        warn(found.warnings)
         return 0
     if not found.records:
         print(f"No matching {kind} ({found.total_records} records in {FILES[kind]}).")

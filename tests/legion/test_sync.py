@@ -468,3 +468,15 @@ def test_large_file_sync_imports_every_row_and_resync_writes_nothing(store: Stor
     seq = revision(store)
     again = sync(store, memory, P)
     assert again.totals["unchanged"] == rows and revision(store) == seq
+
+
+def test_a_record_over_the_content_limit_is_cut_with_a_warning(store: Store, memory: LegionMemory) -> None:
+    from mneme_tui.validation import MAX_CONTENT_CHARS
+
+    write_outcomes(memory, [outcome_row(1, "2026-10-01"), outcome_row(2, "2026-10-02", summary="s" * 120_000)])
+    report = sync(store, memory, P)
+    [warning] = [w for w in report.warnings if "characters" in w]
+    assert warning.startswith("OUTCOMES.md line 11: record O-002 is 120,") and "first 100,000" in warning
+    assert len(memory_of(store, "O-002").content) == MAX_CONTENT_CHARS
+    again = sync(store, memory, P)
+    assert again.totals["unchanged"] == 2 and not [w for w in again.warnings if "characters" in w]
