@@ -148,10 +148,22 @@ def _int_at_least(raw: str, minimum: int, complaint: str) -> int:
 
 
 def open_store(args: argparse.Namespace) -> Store:
-    """The Store for ``--db`` / ``MNEME_DB`` / the default path."""
+    """The Store for ``--db`` / ``MNEME_DB`` / the default path (redacting secrets when ``--redact`` was given)."""
     from mneme_tui.memory.store import Store
 
-    return Store(config.resolve_db_path(getattr(args, "db", None)))
+    store = Store(config.resolve_db_path(getattr(args, "db", None)))
+    if getattr(args, "redact", False):
+        store.secrets_policy = "redact"
+    return store
+
+
+def add_redact_option(parser: argparse.ArgumentParser) -> None:
+    """``--redact``: store text that holds a secret with the secret replaced, instead of refusing it."""
+    parser.add_argument(
+        "--redact", action="store_true",
+        help="store a secret found in the text as [REDACTED:<type>] instead of refusing the write "
+             "(default: the config file's secrets setting, else refuse)",
+    )
 
 
 _SHOWN_ID_CHARS = 40

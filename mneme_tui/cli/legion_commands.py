@@ -125,6 +125,7 @@ def _record_parsers(kinds: argparse._SubParsersAction) -> None:
         _dir_option(parser)
         parser.add_argument("--tags", type=_list, default=[], metavar="T,..", help="comma-separated tags")
         parser.add_argument("--branch", default=None, help="branch (default: the current git branch)")
+        arguments.add_redact_option(parser)
         parser.set_defaults(func=cmd_record)
 
 
@@ -314,12 +315,35 @@ def _record_call(legion: LegionMemory, args: argparse.Namespace) -> Callable[[],
         user_choice=args.user_choice, signal=args.signal, agent=args.agent, **common)
 
 
+_RECORD_TEXT = ("agent", "summary", "phase", "plan", "task_type", "pattern", "context", "reuse_criteria", "source",
+                "error_signature", "fix", "decision_point", "proposed", "user_choice", "branch")
+"""The record options whose text reaches the file (screened for secrets before anything is written)."""
+
+
+def _screen_record_text(args: argparse.Namespace) -> None:
+    """Refuse (ERR_SECRET naming the option) or, with ``--redact``, redact a secret in any record option."""
+    from mneme_tui.memory import secrets
+
+    policy = secrets.REDACT if args.redact else secrets.resolve_policy()
+    replaced = 0
+    for name in _RECORD_TEXT:
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            screened, count = secrets.screen(value, policy, "--" + name.replace("_", "-"))
+            setattr(args, name, screened)
+            replaced += count
+    tags = [secrets.screen(tag, policy, "--tags") for tag in args.tags]
+    args.tags = [tag for tag, _ in tags]
+    output.print_redactions(replaced + sum(count for _, count in tags))
+
+
 def cmd_record(args: argparse.Namespace) -> int:
     from mneme_tui.legion.storage import LegionWriteError
 
     legion = _legion(args)
     if args.branch is not None and not args.branch.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, "--branch cannot be empty")
+    _screen_record_text(args)
     try:
         result = _record_call(legion, args)()
     except LegionWriteError as exc:

@@ -32,10 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     supersede.add_argument(
         "--kind", help=f"the new memory's advisory kind: {', '.join(ADVISORY_KINDS)} (default: the old one's)"
     )
+    arguments.add_redact_option(supersede)
     supersede.set_defaults(func=cmd_supersede)
 
     edit = arguments.add_command(sub, "edit", "edit a memory's text in $VISUAL or $EDITOR, then supersede it with that")
     edit.add_argument("id", metavar="ID")
+    arguments.add_redact_option(edit)
     edit.set_defaults(func=cmd_edit)
 
 
@@ -111,7 +113,7 @@ def cmd_supersede(args: argparse.Namespace) -> int:
     store = arguments.open_store(args)
     _check_editable(store.get(memory_id))
     new = store.supersede(memory_id, content, topic=args.topic, kind=args.kind)
-    _report_superseded(args, memory_id, new)
+    _report_superseded(args, memory_id, new, store.redactions)
     return 0
 
 
@@ -134,7 +136,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if not edited.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, f"the edited text is empty; memory {memory_id} is unchanged")
     new = store.supersede(memory_id, edited)
-    _report_superseded(args, memory_id, new)
+    _report_superseded(args, memory_id, new, store.redactions)
     return 0
 
 
@@ -155,7 +157,8 @@ def _check_editable(memory: Memory) -> None:
         )
 
 
-def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory) -> None:
+def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory, redactions: int) -> None:
+    output.print_redactions(redactions)
     if args.json:
         output.print_json(supersession_json(old_id, new))
     else:

@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "-p", "--project", metavar="REPO", help="repository scope (default: the active repo; 'global' for everyone)"
     )
     save.add_argument("--task", metavar="ID", default="", help="linked task key, e.g. INT-734")
+    arguments.add_redact_option(save)
     save.set_defaults(func=cmd_save)
 
     recall = arguments.add_command(sub, "recall", "search memories, best match first")
@@ -63,6 +64,7 @@ def cmd_save(args: argparse.Namespace) -> int:
         repo_id=config.resolve_repo(args.project),
         task_id=args.task,
     )
+    output.print_redactions(store.redactions)
     if args.json:
         output.print_json(memory.to_json())
     else:

@@ -28,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     sync.add_argument("report", metavar="REPORT.json", help="the task's verification report; '-' reads standard input")
     _root_option(sync)
     sync.add_argument("--dry-run", action="store_true", help="show what would be written; write nothing")
+    arguments.add_redact_option(sync)
     sync.set_defaults(func=cmd_sync)
 
     candidates = arguments.add_command(
@@ -80,10 +81,13 @@ def _read_report(raw: str) -> TaskReport:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
+    from mneme_tui.memory import secrets
     from mneme_tui.memory.learning.distill import distill
+    from mneme_tui.memory.learning.report import screened_report
     from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
 
-    report = _read_report(args.report)
+    policy = secrets.REDACT if args.redact else secrets.resolve_policy()
+    report, redactions = screened_report(_read_report(args.report), policy)
     plan = distill(report, _root(args))
     if not plan.verified:  # phase one refused: do not even open the database
         result = SyncResult(report.task_id, report.repo, False, plan.reason, args.dry_run, notes=plan.notes)
@@ -94,6 +98,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         return 1
     store = arguments.open_store(args)
     result = preview(store, plan) if args.dry_run else commit(store, plan)
+    output.print_redactions(redactions + store.redactions)
     if args.json:
         output.print_json(result.to_json())
     else:

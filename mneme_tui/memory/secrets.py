@@ -18,14 +18,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mneme_tui.errors import ERR_SECRET, MnemeError
+from mneme_tui import config
+from mneme_tui.errors import ERR_CONFIG, ERR_SECRET, MnemeError
 
 REFUSE, REDACT = "refuse", "redact"
 POLICIES = (REFUSE, REDACT)
 """What a write does with a secret: refuse it (the default) or store the text redacted."""
 
 _PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
-_PRIVATE_KEY_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY[^\n]*", re.IGNORECASE)
+_PRIVATE_KEY_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY-----", re.IGNORECASE)
 _TOKEN_TAIL = re.compile(r"[\w\-+/=.]*")
 _HEX_DIGEST = re.compile(r"(?:sha\d+[-:])?[0-9a-fA-F]{7,128}")
 _SRI_DIGEST = re.compile(r"(?:sha|md)\d+-[A-Za-z0-9+/]+={0,2}")
@@ -64,6 +65,14 @@ class Finding:
     def marker(self) -> str:
         """What ``redact`` puts in its place."""
         return f"[REDACTED:{self.type}]"
+
+
+def resolve_policy() -> str:
+    """The config file's ``secrets`` setting (``refuse`` when absent); another value is ERR_CONFIG."""
+    policy = config.load_settings().get("secrets", REFUSE)
+    if policy not in POLICIES:
+        raise MnemeError(ERR_CONFIG, f"secrets in the config file must be one of {', '.join(POLICIES)}")
+    return str(policy)
 
 
 def strip_private(text: str) -> str:

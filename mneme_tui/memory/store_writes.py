@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory import secrets
 from mneme_tui.memory.index import MemoryIndex
 from mneme_tui.memory.persistence.database import DATABASE_ERRORS, dialect_of, open_database
 from mneme_tui.memory.persistence.memories import MemoryTable, memory_from_row
@@ -110,8 +111,22 @@ class StoreWrites:
         self.task_sync_ledger = TaskSyncLedger(self.db)
         self.provenance_log = ProvenanceLog(self.db)
         self.index = MemoryIndex()
+        self.redactions = 0
+        """Secrets this store's writes replaced with ``[REDACTED:<type>]`` (policy ``redact``), for the summary."""
 
     # ------------------------------------------------------------------ plumbing
+    @cached_property
+    def secrets_policy(self) -> str:
+        """What a write does with a secret: ``refuse`` (ERR_SECRET) or ``redact``; the config file's ``secrets``
+        unless set (``--redact``). Read at the first write, like ``actor``."""
+        return secrets.resolve_policy()
+
+    def screened(self, text: str, what: str = "") -> str:
+        """``text`` as it may be stored (``secrets.screen`` under this store's policy), counting redactions."""
+        text, count = secrets.screen(text, self.secrets_policy, what)
+        self.redactions += count
+        return text
+
     @cached_property
     def actor(self) -> str:
         """Who this store's writes are recorded as made by (``config.resolve_actor``; read at the first write,
@@ -252,6 +267,9 @@ class StoreWrites:
         if kind not in K.ALL_KINDS:  # (the common case is a known kind: skip the conversions)
             kind = K.validate_kind(str(kind or ""), allow_statutory=True)
         provenance = _checked_provenance(kind, get("provenance"))
+        topic = str(get("topic") or "").strip()
+        if provenance.source not in _SAMPLE_SOURCES:  # generated demo and bench text holds no secret
+            content, topic = _checked_content(self.screened(content)), self.screened(topic, "topic")
         status = get("status") or K.ACTIVE
         if status not in K.STATUSES:
             status = K.validate_status(str(status))
@@ -262,7 +280,7 @@ class StoreWrites:
         return _NewRow(  # positional, in _NewRow's field order (the fastest way to build it)
             config.GLOBAL_REPO if repo_id is None else str(repo_id).strip(),
             kind,
-            str(get("topic") or "").strip() or "General",
+            topic.strip() or "General",
             content,
             str(get("task_id") or ""),
             get("created_at") or config.now(),
@@ -402,10 +420,10 @@ class StoreWrites:
     ) -> Memory:
         """Replace a memory's text (re-embedding it); used when a mirrored source row was edited."""
         self.get(memory_id)
-        content = _checked_content(content)
+        content = _checked_content(self.screened(_checked_content(content)))
         fields = {"content": content, "embedding": to_blob(embed(content))}
         if topic is not None:
-            fields["topic"] = topic.strip() or "General"
+            fields["topic"] = self.screened(topic, "topic").strip() or "General"
         if task_id is not None:
             fields["task_id"] = task_id
         self.run_transaction(lambda: self.memories.update(memory_id, **fields))
