@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 import threading
 from collections.abc import Iterator
@@ -81,23 +82,34 @@ def strip_private(text: str) -> str:
 
 
 def find_secrets(text: str) -> list[Finding]:
-    """The secrets in ``text``, in order, none overlapping."""
+    """The secrets in ``text``, in order, none overlapping. Only lines that pass a quick check (any plugin's
+    own patterns, a secret-sounding word, a quoted token) are run through every plugin."""
     found: list[Finding] = []
+    prefilter = _prefilter()
+    if not prefilter.search(text):
+        return found
     offset = 0
     for number, line in enumerate(text.split("\n"), start=1):
-        for finding in _line_findings(line, number, offset, text):
-            if not found or finding.start >= found[-1].end:
-                found.append(finding)
+        if prefilter.search(line):
+            for finding in _line_findings(line, number, offset, text):
+                if not found or finding.start >= found[-1].end:
+                    found.append(finding)
         offset += len(line) + 1
     return found
 
 
 def redact(text: str) -> tuple[str, int]:
     """``text`` with each secret replaced by ``[REDACTED:<type>]``, and how many were replaced."""
+    text, findings = redact_findings(text)
+    return text, len(findings)
+
+
+def redact_findings(text: str) -> tuple[str, list[Finding]]:
+    """``redact``, with the findings it replaced."""
     findings = find_secrets(text)
     for finding in reversed(findings):
         text = text[: finding.start] + finding.marker + text[finding.end :]
-    return text, len(findings)
+    return text, findings
 
 
 def refusal(findings: list[Finding], what: str = "") -> MnemeError:
@@ -146,6 +158,23 @@ def _plugins() -> list[Any]:
             )
             _configured = True
     return list(get_plugins())
+
+
+@functools.cache
+def _prefilter() -> re.Pattern[str]:
+    """One pattern that every line holding a finding matches: the plugins' own patterns, the keyword plugin's
+    words, and a quoted token long enough for the entropy plugins."""
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    patterns = [_scoped(pattern) for plugin in _plugins() for pattern in getattr(plugin, "denylist", ())]
+    patterns += [f"(?i:{'|'.join(DENYLIST)})", r"""(?:['"][\w+/=.~-]{9,})"""]
+    return re.compile("|".join(patterns))
+
+
+def _scoped(pattern: re.Pattern[str]) -> str:
+    """``pattern`` as a group that keeps its own case and verbose flags inside a larger pattern."""
+    flags = ("i" if pattern.flags & re.IGNORECASE else "") + ("x" if pattern.flags & re.VERBOSE else "")
+    return f"(?{flags}:{pattern.pattern})" if flags else f"(?:{pattern.pattern})"
 
 
 def _line_findings(line: str, number: int, offset: int, text: str) -> Iterator[Finding]:

@@ -121,9 +121,10 @@ class StoreWrites:
         unless set (``--redact``). Read at the first write, like ``actor``."""
         return secrets.resolve_policy()
 
-    def screened(self, text: str, what: str = "") -> str:
-        """``text`` as it may be stored (``secrets.screen`` under this store's policy), counting redactions."""
-        text, count = secrets.screen(text, self.secrets_policy, what)
+    def screened(self, text: str, what: str = "", policy: str | None = None) -> str:
+        """``text`` as it may be stored (``secrets.screen`` under ``policy``, by default this store's), counting
+        redactions."""
+        text, count = secrets.screen(text, policy or self.secrets_policy, what)
         self.redactions += count
         return text
 
@@ -210,12 +211,15 @@ class StoreWrites:
         created_at: datetime | None = None,
         status: str = K.ACTIVE,
         access_count: int = 0,
+        secrets_policy: str | None = None,
     ) -> Memory:
         """Internal write path for any kind, saying where the memory came from: statutory kinds only from
-        task sync, imported kinds only from the Legion import (demo and bench data excepted)."""
+        task sync, imported kinds only from the Legion import (demo and bench data excepted). A secret is
+        refused or redacted by ``secrets_policy`` (default: the store's)."""
         return self.mint_many(
             [dict(content=content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
-                  created_at=created_at, status=status, access_count=access_count, provenance=provenance)]
+                  created_at=created_at, status=status, access_count=access_count, provenance=provenance,
+                  secrets_policy=secrets_policy)]
         )[0]
 
     MINT_BATCH = 10_000
@@ -223,8 +227,8 @@ class StoreWrites:
 
     def mint_many(self, items: Iterable[dict]) -> list[Memory]:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields,
-        ``provenance`` included. They are validated, embedded and inserted ``MINT_BATCH`` at a time, so a
-        generator of a million items is never held whole."""
+        ``provenance`` and ``secrets_policy`` included. They are validated, embedded and inserted ``MINT_BATCH``
+        at a time, so a generator of a million items is never held whole."""
         return [memory_from_row((memory_id, *row[:-1]), row.provenance)
                 for ids, rows in self._mint_batches(items) for memory_id, row in zip(ids, rows)]
 
@@ -269,7 +273,9 @@ class StoreWrites:
         provenance = _checked_provenance(kind, get("provenance"))
         topic = str(get("topic") or "").strip()
         if provenance.source not in _SAMPLE_SOURCES:  # generated demo and bench text holds no secret
-            content, topic = _checked_content(self.screened(content)), self.screened(topic, "topic")
+            policy = get("secrets_policy")  # the Legion import always redacts
+            content = _checked_content(self.screened(content, policy=policy))
+            topic = self.screened(topic, "topic", policy)
         status = get("status") or K.ACTIVE
         if status not in K.STATUSES:
             status = K.validate_status(str(status))
@@ -416,14 +422,16 @@ class StoreWrites:
         self.audit_log.add(memory_id, previous, status, config.now(), reason, self.actor)
 
     def update_content(
-        self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None
+        self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None,
+        secrets_policy: str | None = None,
     ) -> Memory:
-        """Replace a memory's text (re-embedding it); used when a mirrored source row was edited."""
+        """Replace a memory's text (re-embedding it); used when a mirrored source row was edited. A secret is
+        refused or redacted by ``secrets_policy`` (default: the store's)."""
         self.get(memory_id)
-        content = _checked_content(self.screened(_checked_content(content)))
+        content = _checked_content(self.screened(_checked_content(content), policy=secrets_policy))
         fields = {"content": content, "embedding": to_blob(embed(content))}
         if topic is not None:
-            fields["topic"] = self.screened(topic, "topic").strip() or "General"
+            fields["topic"] = self.screened(topic, "topic", secrets_policy).strip() or "General"
         if task_id is not None:
             fields["task_id"] = task_id
         self.run_transaction(lambda: self.memories.update(memory_id, **fields))
