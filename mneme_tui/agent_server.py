@@ -21,6 +21,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mneme_tui import __version__, display
@@ -30,10 +31,12 @@ from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.recall import KINDS, OUTCOMES, RecallFilters, recall_kind
 from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory import secrets
 from mneme_tui.memory.learning.orientation import orientation
-from mneme_tui.memory.learning.report import parse_report_text
+from mneme_tui.memory.learning.report import parse_report_text, screened_report
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
+from mneme_tui.memory.purge import purge as purge_memories
 from mneme_tui.memory.records import MCP, supersession_json
 from mneme_tui.memory.store import Store
 from mneme_tui.validation import check_document, check_text
@@ -64,12 +67,15 @@ def dumps(document: Any) -> str:
     return display.json_document(document)
 
 
-def _answer(work: Callable[[], Any], **arguments: Any) -> str:
-    """Check the tool's ``arguments`` are valid text (JSON can carry lone surrogates), then run its body; a
-    MnemeError becomes a one-line tool error: its code word and message, as the CLI prints them."""
+def _answer(work: Callable[[], Any], *, refuse_secrets: bool = False, **arguments: Any) -> str:
+    """Check the tool's ``arguments`` are valid text (JSON can carry lone surrogates) and, with
+    ``refuse_secrets``, hold no secret (ERR_SECRET), then run its body; a MnemeError becomes a one-line tool
+    error: its code word and message, as the CLI prints them."""
     try:
         for name, value in arguments.items():
             check_document(value, name)
+        if refuse_secrets:
+            secrets.screen_fields(arguments, secrets.REFUSE)
         return dumps(work())
     except MnemeError as exc:
         raise ToolError(display.printable(str(exc))) from None
@@ -99,6 +105,12 @@ Repo = Annotated[str | None, Field(description="repository scope; default: the s
 Tags = Annotated[list[str], Field(description="any of these tags")]
 Branch = Annotated[str | None, Field(description="branch to record on; default: the current git branch")]
 AgentId = Annotated[str, Field(description="the agent id")]
+Redact = Annotated[bool, Field(description="store a secret found in the text as [REDACTED:<type>] instead of "
+                                           "failing with ERR_SECRET")]
+
+
+def _policy(redact: bool) -> str | None:
+    return secrets.REDACT if redact else None
 
 
 def serve(ctx: ServerContext) -> None:
@@ -154,13 +166,14 @@ def build_server(ctx: ServerContext) -> MCPServer:
             str | None, Field(description="repository scope; 'global' for every repo; default: the active repo")
         ] = None,
         task_id: Annotated[str, Field(description="the task this came from, e.g. INT-734")] = "",
+        redact: Redact = False,
         context: Context | None = None,
     ) -> str:
         """Save an advisory memory and return it (`mneme save --json`). Pitfalls, patterns and other statutory
         kinds are minted only by `task_sync` of a verified report; asking for one fails with ERR_VALIDATION_FAILED."""
         return _answer(lambda: store.save(
             content, kind=kind, topic=topic, repo_id=repo_of(repo), task_id=task_id, source=MCP,
-            detail=client_name(context) if context is not None else "").to_json(),
+            detail=client_name(context) if context is not None else "", secrets_policy=_policy(redact)).to_json(),
             content=content, kind=kind, topic=topic, repo=repo, task_id=task_id)
 
     @server.tool(name="list", structured_output=False)
@@ -208,6 +221,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
             str | None, Field(description=f"the new memory's advisory kind ({', '.join(K.ADVISORY_KINDS)}); "
                                           "default: the old one's")
         ] = None,
+        redact: Redact = False,
         context: Context | None = None,
     ) -> str:
         """Correct a memory: save a new one with `content` (and the old one's repo, task, topic and kind unless
@@ -216,7 +230,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
         (`mneme supersede --json`)."""
         return _answer(lambda: supersession_json(memory_id, store.supersede(
             memory_id, content, topic=topic, kind=kind, source=MCP,
-            detail=client_name(context) if context is not None else "")),
+            detail=client_name(context) if context is not None else "", secrets_policy=_policy(redact))),
             content=content, topic=topic, kind=kind)
 
     @server.tool(structured_output=False)
@@ -243,12 +257,25 @@ def build_server(ctx: ServerContext) -> MCPServer:
             dict[str, Any], Field(description="the task's verification report: the JSON object `mneme task sync` reads")
         ],
         dry_run: Annotated[bool, Field(description="show what would be written; write nothing")] = False,
+        redact: Redact = False,
     ) -> str:
         """Learn from a verified task: mint its pitfalls and pattern (`mneme task sync --json`). A report that
         is not verified writes nothing; the result then has `verified: false` and the reason."""
-
+        policy = _policy(redact) or store.secrets_policy
         return _answer(lambda: sync_task(
-            store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json(), report=report)
+            store, screened_report(parse_report_text(json.dumps(report)), policy)[0], ctx.root,
+            dry_run=dry_run).to_json(), report=report)
+
+    @server.tool(structured_output=False, annotations=ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=False))
+    def purge(
+        ids: Annotated[list[int], Field(min_length=1, description="ids of the memories whose text must go")],
+        reason: Annotated[str, Field(description="why (recorded in the audit history)")],
+        chain: Annotated[bool, Field(description="also every version of each memory's supersession chain")] = False,
+    ) -> str:
+        """Remove memories' text for good (a leaked secret): the one deletion. The rows stay, tombstoned, with
+        an audit entry holding the reason and the removed text's SHA-256 (`mneme purge --json`)."""
+        return _answer(lambda: purge_memories(store, ids, reason=reason, chain=chain).to_json(), reason=reason)
 
     @server.tool(structured_output=False)
     def legion_briefing() -> str:
@@ -315,7 +342,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
             review_blockers=review_blockers, trivial=trivial, cross_division=cross_division, tags=tags,
             branch=branch).to_json(),
             agent=agent, outcome=outcome, summary=summary, phase=phase, plan=plan, task_type=task_type, tags=tags,
-            branch=branch)
+            branch=branch, refuse_secrets=True)
 
     @server.tool(structured_output=False)
     def legion_record_pattern(
@@ -330,7 +357,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
         return _answer(lambda: ctx.legion().record_pattern(
             pattern=pattern, context=context, reuse_criteria=reuse_criteria, source=source, tags=tags,
             branch=branch).to_json(),
-            pattern=pattern, context=context, reuse_criteria=reuse_criteria, source=source, tags=tags, branch=branch)
+            pattern=pattern, context=context, reuse_criteria=reuse_criteria, source=source, tags=tags, branch=branch,
+            refuse_secrets=True)
 
     @server.tool(structured_output=False)
     def legion_record_error(
@@ -346,7 +374,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
         return _answer(lambda: ctx.legion().record_error(
             error_signature=error_signature, fix=fix, agent=agent, resolved=resolved, tags=tags,
             branch=branch).to_json(),
-            error_signature=error_signature, fix=fix, agent=agent, tags=tags, branch=branch)
+            error_signature=error_signature, fix=fix, agent=agent, tags=tags, branch=branch, refuse_secrets=True)
 
     @server.tool(structured_output=False)
     def legion_record_preference(
@@ -364,6 +392,6 @@ def build_server(ctx: ServerContext) -> MCPServer:
             decision_point=decision_point, context=context, proposed=proposed, user_choice=user_choice,
             signal=signal, agent=agent, tags=tags, branch=branch).to_json(),
             decision_point=decision_point, context=context, proposed=proposed, user_choice=user_choice, signal=signal,
-            agent=agent, tags=tags, branch=branch)
+            agent=agent, tags=tags, branch=branch, refuse_secrets=True)
 
     return server

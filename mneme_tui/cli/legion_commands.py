@@ -316,7 +316,7 @@ def _record_call(legion: LegionMemory, args: argparse.Namespace) -> Callable[[],
 
 
 _RECORD_TEXT = ("agent", "summary", "phase", "plan", "task_type", "pattern", "context", "reuse_criteria", "source",
-                "error_signature", "fix", "decision_point", "proposed", "user_choice", "branch")
+                "error_signature", "fix", "decision_point", "proposed", "user_choice", "branch", "tags")
 """The record options whose text reaches the file (screened for secrets before anything is written)."""
 
 
@@ -325,16 +325,11 @@ def _screen_record_text(args: argparse.Namespace) -> None:
     from mneme_tui.memory import secrets
 
     policy = secrets.REDACT if args.redact else secrets.resolve_policy()
-    replaced = 0
-    for name in _RECORD_TEXT:
-        value = getattr(args, name, None)
-        if isinstance(value, str):
-            screened, count = secrets.screen(value, policy, "--" + name.replace("_", "-"))
-            setattr(args, name, screened)
-            replaced += count
-    tags = [secrets.screen(tag, policy, "--tags") for tag in args.tags]
-    args.tags = [tag for tag, _ in tags]
-    output.print_redactions(replaced + sum(count for _, count in tags))
+    fields = {f"--{name.replace('_', '-')}": getattr(args, name) for name in _RECORD_TEXT if hasattr(args, name)}
+    screened, replaced = secrets.screen_fields(fields, policy)
+    for option, value in screened.items():
+        setattr(args, option[2:].replace("-", "_"), value)
+    output.print_redactions(replaced)
 
 
 def cmd_record(args: argparse.Namespace) -> int:

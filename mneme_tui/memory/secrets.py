@@ -136,6 +136,26 @@ def screen(text: str, policy: str, what: str = "") -> tuple[str, int]:
     return redact(text)
 
 
+def screen_fields(fields: dict[str, Any], policy: str) -> tuple[dict[str, Any], int]:
+    """``fields`` with each text (and each text in a list) screened by ``screen`` under ``policy``, an error
+    naming the field; and how many secrets were replaced."""
+    replaced = 0
+
+    def one(text: str, name: str) -> str:
+        nonlocal replaced
+        text, count = screen(text, policy, name)
+        replaced += count
+        return text
+
+    screened = {
+        name: one(value, name) if isinstance(value, str)
+        else [one(item, name) if isinstance(item, str) else item for item in value] if isinstance(value, list)
+        else value
+        for name, value in fields.items()
+    }
+    return screened, replaced
+
+
 # ----------------------------------------------------------------------------- detect-secrets
 _setup_lock = threading.Lock()
 _configured = False

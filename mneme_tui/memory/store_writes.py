@@ -189,15 +189,17 @@ class StoreWrites:
         task_id: str = "",
         source: str = SAVE,
         detail: str = "",
+        secrets_policy: str | None = None,
     ) -> Memory:
         """Save an advisory memory (spec 5.1) written by hand: ``source`` is ``save`` (``mneme save``), ``tui``
-        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED."""
+        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED; a secret
+        ERR_SECRET, unless ``secrets_policy`` (default: the store's) is ``redact``."""
         K.validate_kind(kind, allow_statutory=False)
         if source not in HAND_SOURCES:
             valid = ", ".join(HAND_SOURCES)
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown save source {source!r} (valid: {valid})")
         return self.mint(content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
-                         provenance=Provenance(source, detail))
+                         provenance=Provenance(source, detail), secrets_policy=secrets_policy)
 
     def mint(
         self,
@@ -380,6 +382,7 @@ class StoreWrites:
         reason: str | None = None,
         source: str = SAVE,
         detail: str = "",
+        secrets_policy: str | None = None,
     ) -> Memory:
         """Edit as supersede: save a new memory with ``content`` and mark the old one superseded by it, in
         one transaction (audited); nothing is overwritten. The new memory keeps the old one's repo, task,
@@ -389,7 +392,7 @@ class StoreWrites:
         memory's provenance ``detail`` as ``save`` takes it, e.g. the MCP client's name): the spec
         lets only task sync mint statutory kinds (pitfall, pattern, task, ...) and only the Legion import
         writes imported ones, so superseding one, or choosing such a ``kind``, raises ERR_VALIDATION_FAILED,
-        as does a memory that is not active.
+        as does a memory that is not active. A secret in the text is refused or redacted as ``save`` does.
         """
         new_kind = K.validate_kind(kind, allow_statutory=False) if kind is not None else None
 
@@ -405,7 +408,7 @@ class StoreWrites:
                 raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")
             new = self.save(
                 content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
-                repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail,
+                repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail, secrets_policy=secrets_policy,
             )
             self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
             return new

@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
+from reliability.cli_harness import run
 
 from mneme_tui.memory.store import Store
-from tests.reliability.cli_harness import run
-from tests.secrets.corpus import SECRETS
+from secrets_and_purge.corpus import SECRETS
 
 AWS = SECRETS["aws-key"]
 SECRET_VALUE = next(word for word in AWS.split() if word.startswith("AKIA"))  # the key, for the "never printed" checks

@@ -6,7 +6,7 @@ import pytest
 
 from mneme_tui.errors import MnemeError
 from mneme_tui.memory import secrets
-from tests.secrets.corpus import ORDINARY, SECRETS
+from secrets_and_purge.corpus import ORDINARY, SECRETS
 
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))

@@ -7,12 +7,12 @@ import os
 from pathlib import Path
 
 import pytest
+from reliability.cli_harness import run
 
 from mneme_tui import config
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory.purge import PURGED, removed_text_hash
 from mneme_tui.memory.store import Store
-from tests.reliability.cli_harness import run
 
 CANARY = "quartz-canary-7741-zebra"
 """Stands for a secret the detector missed: unique, so any copy of it in a file is found."""

@@ -6,9 +6,10 @@ import json
 import os
 from pathlib import Path
 
+from reliability.cli_harness import run
+
 from mneme_tui.memory.store import Store
-from tests.reliability.cli_harness import run
-from tests.secrets.corpus import SECRETS
+from secrets_and_purge.corpus import SECRETS
 
 AWS = SECRETS["aws-key"]
 KEY = next(word for word in AWS.split() if word.startswith("AKIA"))
