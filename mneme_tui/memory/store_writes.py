@@ -35,11 +35,10 @@ from mneme_tui.memory.persistence.repositories import (
 )
 from mneme_tui.memory.persistence.schema import bind_tables
 from mneme_tui.memory.records import (
-    BENCH,
-    DEMO,
     HAND_SOURCES,
     LEGION_IMPORT,
     MINT_SOURCES,
+    SAMPLE_SOURCES,
     SAVE,
     TASK_SYNC,
     Memory,
@@ -60,8 +59,6 @@ _NewRow = namedtuple(
 )
 """A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
 
-_SAMPLE_SOURCES = (DEMO, BENCH)
-"""Generated demo and benchmark data: labelled as such, and allowed every kind so it looks like a real store."""
 
 
 def _checked_content(content: Any) -> str:
@@ -84,10 +81,10 @@ def _checked_provenance(kind: str, provenance: Any) -> Provenance:
             f"a new memory must say where it came from (provenance source one of {', '.join(MINT_SOURCES)})",
         )
     source = provenance.source
-    if kind in K.STATUTORY_KINDS and source not in (TASK_SYNC, *_SAMPLE_SOURCES):
+    if kind in K.STATUTORY_KINDS and source not in (TASK_SYNC, *SAMPLE_SOURCES):
         raise MnemeError(ERR_VALIDATION_FAILED, f"kind {kind!r} is statutory: only a verified task sync mints it "
                                                 f"(not {source})")
-    if kind in K.IMPORTED_KINDS and source not in (LEGION_IMPORT, *_SAMPLE_SOURCES):
+    if kind in K.IMPORTED_KINDS and source not in (LEGION_IMPORT, *SAMPLE_SOURCES):
         raise MnemeError(ERR_VALIDATION_FAILED, f"kind {kind!r} is imported: only the Legion import writes it "
                                                 f"(not {source})")
     return provenance
@@ -274,7 +271,7 @@ class StoreWrites:
             kind = K.validate_kind(str(kind or ""), allow_statutory=True)
         provenance = _checked_provenance(kind, get("provenance"))
         topic = str(get("topic") or "").strip()
-        if provenance.source not in _SAMPLE_SOURCES:  # generated demo and bench text holds no secret
+        if provenance.source not in SAMPLE_SOURCES:  # generated demo and bench text holds no secret
             policy = get("secrets_policy")  # the Legion import always redacts
             content = _checked_content(self.screened(content, policy=policy))
             topic = self.screened(topic, "topic", policy)
