@@ -65,14 +65,30 @@ def test_purge_leaves_no_byte_of_the_text_in_any_file_the_store_owns(tmp_path: P
     owned = [db.parent, config.cache_dir()]
     assert _files_holding(CANARY, *owned)  # the test would prove nothing otherwise
 
-    result = run(["purge", *map(str, holding), "--chain", "--reason", "a leaked key"])
+    result = run(["purge", *map(str, holding), "--chain", "--reason", "a leaked key", "--markdown", "--dir",
+                  str(folder)])
     assert result.code == 0, result.err
-    assert "PATTERNS.md still holds record" in result.out
+    assert "and its row P-001 in PATTERNS.md" in result.out
 
-    leftovers = [path for path in _files_holding(CANARY, *owned) if not path.startswith(str(folder))]
-    assert leftovers == []
-    assert {p.name for p in db.parent.iterdir()} >= {db.name}
+    assert _files_holding(CANARY, *owned, folder) == []  # database, WAL, shared memory, snapshot, cache, markdown
     assert not snapshot.exists()
+    again = _ok(["legion", "sync", "--dir", str(folder), "-p", "acme"])  # the rewritten row brings nothing back
+    assert again["totals"]["added"] == 0
+    assert _files_holding(CANARY, *owned, folder) == []
+
+
+def test_without_markdown_the_purge_says_where_the_file_still_holds_it(tmp_path: Path) -> None:
+    folder = tmp_path / "planning"
+    folder.mkdir()
+    _ok(["legion", "record", "pattern", "--dir", str(folder), "--pattern", f"rotate {CANARY}", "--branch", "main"])
+    _ok(["legion", "sync", "--dir", str(folder), "-p", "acme"])
+    (memory_id,) = [m.id for m in Store(os.environ["MNEME_DB"]).list(status="all", limit=None, repo_id=None)]
+    result = run(["purge", str(memory_id), "--reason", "leaked"])
+    assert "note: PATTERNS.md still holds record P-001: edit the file, or purge with --markdown" in result.out
+    assert CANARY in (folder / "PATTERNS.md").read_text()
+    again = _ok(["legion", "sync", "--dir", str(folder), "-p", "acme"])  # the unchanged row is not imported again
+    assert again["totals"]["added"] == 0 and again["totals"]["unchanged"] == 1
+    assert _files_holding(CANARY, Path(os.environ["MNEME_DB"]).parent) == []
 
 
 def test_purge_marks_audits_and_hashes(tmp_path: Path) -> None:

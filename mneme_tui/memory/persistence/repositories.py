@@ -103,10 +103,12 @@ class LegionRecords:
         ).fetchone()
 
     def forget_text(self, memory_id: int, marker: str) -> None:
-        """Replace a purged memory's record columns and identity (which can hold its text) with ``marker``; the
-        file's row, if still there, no longer pairs with it and is imported anew (redacted) by the next sync."""
+        """Empty a purged memory's copy of its record's columns, and replace an ID-less record's identity (a
+        ``~`` fingerprint of its text) with ``marker``. A row with an ID still pairs with its file row, so an
+        unchanged row is not imported again; an ID-less one is imported anew (redacted) by the next sync."""
         self.db.execute_sql(
-            "UPDATE legion_records SET columns = '{}', identity = ? WHERE memory_id = ?",
+            "UPDATE legion_records SET columns = '{}', "
+            "identity = CASE WHEN identity LIKE '~%' THEN ? ELSE identity END WHERE memory_id = ?",
             (f"{marker}:{int(memory_id)}", int(memory_id)),
         )
 
