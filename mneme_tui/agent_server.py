@@ -261,10 +261,9 @@ def build_server(ctx: ServerContext) -> MCPServer:
     ) -> str:
         """Learn from a verified task: mint its pitfalls and pattern (`mneme task sync --json`). A report that
         is not verified writes nothing; the result then has `verified: false` and the reason."""
-        policy = _policy(redact) or store.secrets_policy
         return _answer(lambda: sync_task(
-            store, screened_report(parse_report_text(json.dumps(report)), policy)[0], ctx.root,
-            dry_run=dry_run).to_json(), report=report)
+            store, screened_report(parse_report_text(json.dumps(report)), _policy(redact) or store.secrets_policy)[0],
+            ctx.root, dry_run=dry_run).to_json(), report=report)
 
     @server.tool(structured_output=False, annotations=ToolAnnotations(
         read_only_hint=False, destructive_hint=True, idempotent_hint=False))

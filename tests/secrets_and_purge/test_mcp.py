@@ -39,6 +39,8 @@ async def _call(session: ClientSession, tool: str, **arguments: Any) -> tuple[bo
 
 
 async def test_secrets_are_tool_errors_or_redacted_and_purge_is_destructive(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("def main():\n    pass\n")
     async with _server(tmp_path) as session:
         failed, text = await _call(session, "save", content=AWS)
         assert failed and "ERR_SECRET: looks like an AWS access key (line 1, column" in text and KEY not in text
@@ -50,6 +52,15 @@ async def test_secrets_are_tool_errors_or_redacted_and_purge_is_destructive(tmp_
         memory_id = json.loads(text)["id"]
         failed, text = await _call(session, "supersede", memory_id=memory_id, content="v2 " + AWS)
         assert failed and KEY not in text
+
+        gate = {"name": "Cognitive Complexity", "file": "src/app.py"}
+        report = {"task_id": "INT-9", "repo": "acme", "modified_files": ["src/app.py"], "walkthrough": "split " + AWS,
+                  "runs": [{"gates": [{**gate, "passed": False, "message": "over"}]},
+                           {"gates": [{**gate, "passed": True, "message": "ok"}]}]}
+        failed, text = await _call(session, "task_sync", report=report)
+        assert failed and "ERR_SECRET: walkthrough: looks like an AWS" in text and KEY not in text
+        failed, text = await _call(session, "task_sync", report=report, redact=True)
+        assert not failed and json.loads(text)["verified"] and KEY not in text
 
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
         annotations = tools["purge"].annotations
