@@ -130,13 +130,10 @@ def refusal(findings: list[Finding], what: str = "") -> MnemeError:
 def screen(text: str, policy: str, what: str = "") -> tuple[str, int]:
     """``text`` as it may be stored: ``<private>`` spans removed, then a secret refused (ERR_SECRET) or, with the
     ``redact`` policy, replaced; and how many were replaced."""
-    text = strip_private(text)
-    findings = find_secrets(text)
-    if not findings:
-        return text, 0
-    if policy != REDACT:
+    redacted, findings = redact_findings(strip_private(text))
+    if findings and policy != REDACT:
         raise refusal(findings, what)
-    return redact(text)
+    return redacted, len(findings)
 
 
 def screen_fields(fields: dict[str, Any], policy: str) -> tuple[dict[str, Any], int]:

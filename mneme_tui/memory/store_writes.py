@@ -60,7 +60,6 @@ _NewRow = namedtuple(
 """A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
 
 
-
 def _checked_content(content: Any) -> str:
     """``content`` if it is non-empty text of at most ``MAX_CONTENT_CHARS`` without NUL bytes."""
     if not isinstance(content, str) or not content.strip():
