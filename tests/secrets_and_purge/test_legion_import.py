@@ -59,3 +59,15 @@ def test_an_edited_row_that_gains_a_secret_is_updated_redacted(tmp_path: Path) -
     assert [w for w in report["warnings"] if "REDACTED" in w]
     store = Store(os.environ["MNEME_DB"])
     assert not any(KEY in m.content for m in store.list(status="all", limit=None, repo_id=None))
+
+
+def test_an_id_less_row_keeps_no_secret_in_its_fingerprint(tmp_path: Path) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (folder / "PATTERNS.md").write_text(PATTERNS.replace("| P-002 |", "| |").format(pattern=f"Deploy used {KEY}"))
+    assert _sync(folder)["totals"]["added"] == 2
+    again = _sync(folder)
+    assert again["totals"]["unchanged"] == 2 and again["totals"]["added"] == 0
+    db = Path(os.environ["MNEME_DB"])
+    Store(db).close()
+    assert not [p for p in db.parent.iterdir() if p.is_file() and KEY.encode() in p.read_bytes()]
