@@ -53,3 +53,16 @@ def test_redact_copies_it_redacted_and_leaves_no_byte_of_it(tmp_path: Path) -> N
     assert copied[-1].content == "third: " + secrets.redact(AWS)[0]
     files = [p for p in tmp_path.iterdir() if p.name.startswith("new.db")]
     assert files and not [p for p in files if KEY.encode() in p.read_bytes()]
+
+
+def test_the_scan_lists_each_proposal_without_the_secret(tmp_path: Path) -> None:
+    _old_store(tmp_path / "old.db")
+    result = run(["secrets", "scan", "-A", "--db", str(tmp_path / "old.db")])
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        "memory 3 (reflection, active, repo global): an AWS access key (content line 1, column "
+        f"{len('third: ') + AWS.index(KEY) + 1})",
+        '  to remove it: mneme purge 3 --chain --reason "leaked secret"',
+    ]
+    clean = run(["secrets", "scan", "-A", "--db", str(tmp_path / "new.db")])
+    assert clean.out == "No stored memory holds a secret.\n"
