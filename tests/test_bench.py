@@ -16,7 +16,7 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
     report = json.loads(capsys.readouterr().out)
     assert set(report) == {"300", "targets", "legion_import"}
     figures = report["300"]
-    assert set(figures) == {  # the README's "JSON output" table lists these
+    assert set(figures) == {  # docs/json.md's table lists these
         "size", "build_s", "index_load_sqlite_ms", "index_load_snapshot_ms", "recall", "bare_numpy_topk",
         "naive_per_row", "save_per_s", "peak_rss_mb", "write_to_visible_ms", "mcp_recall", "import_floor_ms",
         "cold_recall_ms", "cold_recall_peak_rss_mb", "cold_recall_vs_floor",

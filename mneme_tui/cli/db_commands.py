@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 
 from mneme_tui import config
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_DATABASE, MnemeError
+from mneme_tui.operations.declaration import REDACT_PARAM
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     copy.add_argument("source", metavar="SRC")
     copy.add_argument("destination", metavar="DST")
     copy.add_argument("--merge", action="store_true", help="add to a destination that already has memories")
-    arguments.add_redact_option(copy)
+    declared.add_param(copy, REDACT_PARAM)
     copy.set_defaults(func=cmd_copy)
 
 
@@ -52,7 +53,7 @@ def cmd_copy(args: argparse.Namespace) -> int:
     if isinstance(source_target, Path) and not source_target.is_file():
         raise MnemeError(ERR_DATABASE, f"{source_target} is not a database file: nothing to copy")
     source = Store(source_target)
-    redact = args.redact or secrets.resolve_policy() == secrets.REDACT
+    redact = secrets.policy_for(args.redact) == secrets.REDACT
     destination = Store(config.resolve_db_path(args.destination))
     result, redacted = secret_scan.screened_copy(source, destination, merge=args.merge, redact=redact)
     output.print_redactions(redacted)

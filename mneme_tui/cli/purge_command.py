@@ -1,54 +1,35 @@
-"""``mneme purge``: the one deletion (``memory/purge.py``): the text goes from every file the store owns."""
+"""``mneme purge``: the one deletion (:data:`mneme_tui.operations.purge.PURGE`): the text goes from every file
+the store owns and, with ``--markdown``, from the memory's mirrored Legion row."""
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
-from mneme_tui.cli import arguments, output
-
-if TYPE_CHECKING:
-    from mneme_tui.memory.purge import PurgeResult
+from mneme_tui.cli import declared, output
+from mneme_tui.operations.purge import PURGE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    purge = arguments.add_command(
-        sub, "purge", "remove memories' text for good (a leaked secret): the one deletion; the rows stay, tombstoned"
-    )
-    purge.add_argument("ids", nargs="+", metavar="ID")
-    purge.add_argument("--reason", required=True, metavar="TEXT", help="why (recorded in the audit history)")
-    purge.add_argument("--chain", action="store_true", help="purge every version of each memory's supersession chain")
-    purge.add_argument("--markdown", action="store_true",
-                       help="also replace the text of the mirrored row in its Legion file (a safe rewrite)")
-    purge.add_argument("--dir", metavar="DIR",
-                       help="the Legion memory folder for --markdown (default: $MNEME_LEGION_DIR or .planning/memory)")
-    purge.set_defaults(func=cmd_purge)
+    declared.add_operation(sub, PURGE, context=_dir_option).set_defaults(func=cmd_purge)
 
 
-def _rewrite_rows(args: argparse.Namespace, result: PurgeResult) -> set[int]:
-    """Replace the text of each purged memory's mirrored Legion row; the ids whose row was rewritten."""
-    from mneme_tui.legion.api import LegionMemory
-    from mneme_tui.legion.purge_rows import purge_row
-    from mneme_tui.legion.sync import resolve_memory_dir
-    from mneme_tui.memory.purge import PURGED
-
-    legion = LegionMemory(resolve_memory_dir(args.dir))
-    return {memory.id for memory in result.purged
-            if memory.legion_file and purge_row(legion, memory.legion_file, memory.legion_record, PURGED)}
+def _dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dir", metavar="DIR",
+                        help="the Legion memory folder for --markdown (default: $MNEME_LEGION_DIR or .planning/memory)")
 
 
 def cmd_purge(args: argparse.Namespace) -> int:
-    from mneme_tui.memory.purge import purge
+    from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.legion.sync import resolve_memory_dir
 
-    ids = arguments.memory_ids(args.ids, "purged")
-    result = purge(arguments.open_store(args), ids, reason=args.reason, chain=args.chain)
-    rewritten = _rewrite_rows(args, result) if args.markdown else set()
+    session = declared.CliSession(args, lambda: LegionMemory(resolve_memory_dir(args.dir)))
+    result = declared.run(PURGE, args, session=session)
     if args.json:
-        output.print_json({**result.to_json(), "markdown_rewritten": sorted(rewritten)})
+        output.print_json(PURGE.to_json(result, {}))
         return 0
     for memory in result.purged:
         print(f"Purged memory {memory.id} (was {memory.previous_status}; removed text sha256 {memory.sha256})")
-        if memory.id in rewritten:
+        if memory.id in result.markdown_rewritten:
             print(f"  and its row {output.literal(memory.legion_record)} in {output.literal(memory.legion_file)}")
         elif memory.legion_file:
             print(f"  note: {output.literal(memory.legion_file)} still holds record "

@@ -56,9 +56,12 @@ class PurgeResult:
     purged: tuple[PurgedMemory, ...]
     reason: str
     clean: bool
+    markdown_rewritten: tuple[int, ...] = ()
+    """The ids whose mirrored Legion row was rewritten with the marker (``purge --markdown``)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"purged": [memory.to_json() for memory in self.purged], "reason": self.reason, "clean": self.clean}
+        return {"purged": [memory.to_json() for memory in self.purged], "reason": self.reason, "clean": self.clean,
+                "markdown_rewritten": sorted(self.markdown_rewritten)}
 
 
 def removed_text_hash(topic: str, content: str) -> str:

@@ -80,6 +80,11 @@ def resolve_policy() -> str:
     return str(policy)
 
 
+def policy_for(redact: bool) -> str:
+    """The policy of a write: ``redact`` when asked for (``--redact``, an MCP ``redact``), else the config file's."""
+    return REDACT if redact else resolve_policy()
+
+
 def strip_private(text: str) -> str:
     """``text`` without its ``<private>…</private>`` spans (an unclosed one runs to the end)."""
     return _PRIVATE_SPAN.sub("", text) if "<private" in text.lower() else text

@@ -1,5 +1,5 @@
-"""MCP: a secret is a tool error by default (never echoed), ``redact`` stores it redacted, ``purge`` is a
-destructive tool; driven by the SDK's client against the real ``mneme mcp`` process."""
+"""MCP: a secret is a tool error by default (never echoed), ``redact`` stores it redacted (save, supersede,
+task_sync and the Legion records), ``purge`` is a destructive tool; driven by the SDK's client against the real ``mneme mcp`` process."""
 
 from __future__ import annotations
 
@@ -47,9 +47,14 @@ async def test_secrets_are_tool_errors_or_redacted_and_purge_is_destructive(tmp_
         failed, text = await _call(session, "legion_record_pattern", pattern=AWS, branch="main")
         assert failed and "ERR_SECRET: pattern: looks like an AWS" in text and KEY not in text
 
+        failed, text = await _call(session, "legion_record_pattern", pattern=AWS, branch="main", redact=True)
+        assert not failed and KEY not in text + (tmp_path / "memory" / "PATTERNS.md").read_text()
+
         failed, text = await _call(session, "save", content=AWS, redact=True)
-        assert not failed and "[REDACTED:aws-key]" in json.loads(text)["content"] and KEY not in text
+        assert not failed and KEY not in text  # the answer echoes the start of the text: redacted
         memory_id = json.loads(text)["id"]
+        failed, text = await _call(session, "show", memory_id=memory_id)
+        assert "[REDACTED:aws-key]" in json.loads(text)["memory"]["content"] and KEY not in text
         failed, text = await _call(session, "supersede", memory_id=memory_id, content="v2 " + AWS)
         assert failed and KEY not in text
 
