@@ -71,7 +71,7 @@ def url_passwords(url: str) -> set[str]:
     return {value for value in found if value}
 
 
-def scrub(text: str, url: str) -> str:
+def scrub_url(text: str, url: str) -> str:
     """``text`` (an error message about ``url``) with ``url`` itself shown redacted, and every possible password
     of ``url`` and every piece of one between separators, at least ``_MIN_PIECE_CHARS`` long, replaced by
     ``HIDDEN``."""

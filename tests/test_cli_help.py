@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mneme_tui.cli import arguments, build_parser, main
+from mneme_tui.cli.reference import commands
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -43,21 +42,9 @@ def test_recall_help_names_the_default_profile(capsys: pytest.CaptureFixture[str
     assert "or bm25)" in " ".join(out.split())
 
 
-def _every_parser(
-    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
-) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
-    if isinstance(parser, arguments.Parser):
-        parser.complete()
-    yield path, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, child in action.choices.items():
-                yield from _every_parser(child, (*path, name))
-
-
 def test_no_parser_accepts_an_option_prefix() -> None:
     """Spec Law 6 (zero aliases): every parser refuses abbreviations, and every option is spelled in full."""
-    found = list(_every_parser(build_parser()))
+    found = list(commands(build_parser()))  # every (sub)command, as the CLI reference walks them
     assert len(found) > 20
     for path, parser in found:
         assert parser.allow_abbrev is False, path

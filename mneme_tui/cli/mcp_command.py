@@ -1,13 +1,13 @@
 """``mneme mcp``: serve the memory to an agent over the Model Context Protocol (stdio).
 
-The server and its tools live in :mod:`mneme_tui.agent_server`; it is imported only when this command
+The server and its tools live in :mod:`mneme_tui.mcp`; it is imported only when this command
 runs, so other commands never pay for the ``mcp`` SDK.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from mneme_tui import config
 from mneme_tui.cli import arguments
@@ -30,17 +30,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from mneme_tui.agent_server import ServerContext, serve
     from mneme_tui.cli.task_commands import _root
-    from mneme_tui.mcp_transport import UnopenedStore
+    from mneme_tui.mcp.server import ServerContext, serve
 
     root = _root(args)  # the same --root check and default as `mneme task sync` and `mneme handshake`
+    opened: Store | MnemeError
     try:
-        store = arguments.open_store(args, create=True)
+        opened = arguments.open_store(args, create=True)
     except MnemeError as exc:  # start anyway: each call answers why (and the index warm-up says it on stderr)
-        store = cast("Store", UnopenedStore(exc))
+        opened = exc
     serve(ServerContext(
-        store=store,
+        opened=opened,
         repo=config.resolve_repo(args.project, start=root),
         profile=arguments.resolve_profile(args),
         root=root,

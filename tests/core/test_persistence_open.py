@@ -32,17 +32,22 @@ def _refused(path: Path, *needles: str) -> None:
     assert _untouched(path) == before  # no WAL switch, no table, no sidecar file
 
 
-def test_a_foreign_sqlite_file_is_refused_unchanged(tmp_path: Path):
-    path = tmp_path / "other.db"
+def _refused_unchanged(path: Path, *statements: str, needles: tuple[str, ...]) -> None:
+    """Another application's SQLite file made of ``statements`` is refused, still in its own journal mode."""
     connection = sqlite3.connect(path)
-    connection.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
-    connection.execute("INSERT INTO invoices VALUES (1, 9.5)")
+    for statement in statements:
+        connection.execute(statement)
     connection.commit()
     connection.close()
-    _refused(path, "not a mneme database")
+    _refused(path, *needles)
     connection = sqlite3.connect(path)
     assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     connection.close()
+
+
+def test_a_foreign_sqlite_file_is_refused_unchanged(tmp_path: Path):
+    _refused_unchanged(tmp_path / "other.db", "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)",
+                       "INSERT INTO invoices VALUES (1, 9.5)", needles=("not a mneme database",))
 
 
 def test_a_newer_schema_is_refused_unchanged(tmp_path: Path):
@@ -126,16 +131,8 @@ def test_many_processes_upgrade_one_old_database_at_once(tmp_path: Path):
 
 
 def test_another_applications_memories_table_is_refused_unchanged(tmp_path: Path):
-    path = tmp_path / "app.db"
-    connection = sqlite3.connect(path)
-    connection.execute("CREATE TABLE memories (id INTEGER PRIMARY KEY, note TEXT)")
-    connection.execute("INSERT INTO memories VALUES (1, 'my own notes')")
-    connection.commit()
-    connection.close()
-    _refused(path, "not a mneme database", "topic")
-    connection = sqlite3.connect(path)
-    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
-    connection.close()
+    _refused_unchanged(tmp_path / "app.db", "CREATE TABLE memories (id INTEGER PRIMARY KEY, note TEXT)",
+                       "INSERT INTO memories VALUES (1, 'my own notes')", needles=("not a mneme database", "topic"))
 
 
 def test_a_schema_version_without_tables_is_refused_unchanged(tmp_path: Path):

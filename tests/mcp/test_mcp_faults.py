@@ -12,6 +12,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
-from mneme_tui.mcp_transport import MAX_MESSAGE_BYTES
+from mneme_tui.mcp.transport import MAX_MESSAGE_BYTES
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
@@ -47,6 +49,19 @@ def _answer(process: subprocess.Popen[bytes]) -> dict[str, Any]:
     line = process.stdout.readline()
     assert line, "the server closed stdout"
     return json.loads(line)
+
+
+@asynccontextmanager
+async def _session(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+    """The SDK's client on a live ``mneme mcp OPTIONS`` in ``tmp_path`` (its stderr in ``server.err``)."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mneme_tui", "mcp", *options],
+                                   env={**os.environ, **(env or {})}, cwd=tmp_path)
+    with (tmp_path / "server.err").open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
+            read, write, client_info=Implementation(name="test", version="1")
+        ) as session:
+            await session.initialize()
+            yield session
 
 
 BAD_REQUESTS = {  # the line, the answer's id, error code and a word of its message
@@ -130,18 +145,12 @@ def test_endless_input_without_a_newline_stays_bounded(tmp_path: Path) -> None:
 @pytest.mark.parametrize("db", ["/proc/x.db", "/proc/no/such/x.db"])
 async def test_a_store_that_cannot_be_opened_is_the_answer_to_every_call(tmp_path: Path, db: str) -> None:
     """The server starts anyway; each tool call is a tool error with the one-line ERR_DATABASE reason."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mneme_tui", "mcp"],
-                                   env={**os.environ, "MNEME_DB": db}, cwd=tmp_path)
-    with (tmp_path / "server.err").open("w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-            read, write, client_info=Implementation(name="test", version="1")
-        ) as session:
-            await session.initialize()
-            for tool, arguments in (("save", {"content": "x"}), ("recall", {"query": "x"}), ("list", {})):
-                result = await session.call_tool(tool, arguments)
-                assert result.is_error, (tool, result.content)
-                text = result.content[0].text
-                assert "ERR_DATABASE" in text and db in text and "\n" not in text and "Traceback" not in text
+    async with _session(tmp_path, env={"MNEME_DB": db}) as session:
+        for tool, arguments in (("save", {"content": "x"}), ("recall", {"query": "x"}), ("list", {})):
+            result = await session.call_tool(tool, arguments)
+            assert result.is_error, (tool, result.content)
+            text = result.content[0].text
+            assert "ERR_DATABASE" in text and db in text and "\n" not in text and "Traceback" not in text
     err = (tmp_path / "server.err").read_text()
     assert "ERR_DATABASE" in err and "Traceback" not in err
 
@@ -157,36 +166,29 @@ async def test_acknowledged_saves_exist_after_the_database_is_deleted_or_replace
     from mneme_tui.memory.store import Store
 
     path = tmp_path / "X.db"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mneme_tui", "mcp", "--db", str(path)],
-                                   env=dict(os.environ), cwd=tmp_path)
-    with (tmp_path / "server.err").open("w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-            read, write, client_info=Implementation(name="test", version="1")
-        ) as session:
-            await session.initialize()
+    async with _session(tmp_path, "--db", str(path)) as session:
+        async def save(content: str) -> int:
+            result = await session.call_tool("save", {"content": content})
+            assert not result.is_error, result.content
+            return json.loads(result.content[0].text)["id"]
 
-            async def save(content: str) -> int:
-                result = await session.call_tool("save", {"content": content})
-                assert not result.is_error, result.content
-                return json.loads(result.content[0].text)["id"]
+        await save("before the deletion")
+        _remove_database(path)
+        saved = {await save(f"after the deletion {n}"): f"after the deletion {n}" for n in range(20)}
+        on_disk = Store(path)
+        assert {memory_id: on_disk.get(memory_id).content for memory_id in saved} == saved
 
-            await save("before the deletion")
-            _remove_database(path)
-            saved = {await save(f"after the deletion {n}"): f"after the deletion {n}" for n in range(20)}
-            on_disk = Store(path)
-            assert {memory_id: on_disk.get(memory_id).content for memory_id in saved} == saved
-
-            other = tmp_path / "other.db"
-            another = Store(other)
-            another.save("the other store's own memory")
-            another.close()  # the last connection: its write-ahead log is folded into the file
-            _remove_database(path)
-            os.replace(other, path)
-            replaced_id = await save("into the file put in its place")
-            assert Store(path).get(replaced_id).content == "into the file put in its place"
-            assert Store(path).count() == 2
-            recalled = await session.call_tool("recall", {"query": "the other store's own memory", "all_repos": True})
-            assert "the other store's own memory" in recalled.content[0].text
+        other = tmp_path / "other.db"
+        another = Store(other)
+        another.save("the other store's own memory")
+        another.close()  # the last connection: its write-ahead log is folded into the file
+        _remove_database(path)
+        os.replace(other, path)
+        replaced_id = await save("into the file put in its place")
+        assert Store(path).get(replaced_id).content == "into the file put in its place"
+        assert Store(path).count() == 2
+        recalled = await session.call_tool("recall", {"query": "the other store's own memory", "all_repos": True})
+        assert "the other store's own memory" in recalled.content[0].text
 
 
 async def test_the_server_reconnects_after_postgresql_restarts(tmp_path: Path, pg_server, pg_database) -> None:
@@ -195,18 +197,12 @@ async def test_the_server_reconnects_after_postgresql_restarts(tmp_path: Path, p
     from mneme_tui.memory.persistence.dialect_pg import IDLE_PROBE_S
     from mneme_tui.memory.store import Store
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mneme_tui", "mcp", "--db", pg_database.url],
-                                   env=dict(os.environ), cwd=tmp_path)
-    with (tmp_path / "server.err").open("w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-            read, write, client_info=Implementation(name="test", version="1")
-        ) as session:
-            await session.initialize()
-            assert not (await session.call_tool("save", {"content": "before the restart"})).is_error
-            pg_server.restart()
-            time.sleep(IDLE_PROBE_S)  # the server's connection is now idle long enough to be checked first
-            for tool, arguments in (("list", {}), ("recall", {"query": "restart", "all_repos": True}),
-                                    ("save", {"content": "after the restart"})):
-                result = await session.call_tool(tool, arguments)
-                assert not result.is_error, (tool, result.content)
+    async with _session(tmp_path, "--db", pg_database.url) as session:
+        assert not (await session.call_tool("save", {"content": "before the restart"})).is_error
+        pg_server.restart()
+        time.sleep(IDLE_PROBE_S)  # the server's connection is now idle long enough to be checked first
+        for tool, arguments in (("list", {}), ("recall", {"query": "restart", "all_repos": True}),
+                                ("save", {"content": "after the restart"})):
+            result = await session.call_tool(tool, arguments)
+            assert not result.is_error, (tool, result.content)
     assert [m.content for m in Store(pg_database.url).list(order="id")] == ["before the restart", "after the restart"]

@@ -19,7 +19,7 @@ import psycopg2  # type: ignore[import-untyped]
 import psycopg2.extensions  # type: ignore[import-untyped]
 import psycopg2.extras  # type: ignore[import-untyped]
 
-from mneme_tui.database_urls import ambiguous_user_part, redacted_url, scrub
+from mneme_tui.database_urls import ambiguous_user_part, redacted_url, scrub_url
 from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.memory.persistence.dialect import insert_sql, placeholders
 
@@ -66,7 +66,7 @@ def connect(url: str) -> PostgresDatabase:
     try:
         params = psycopg2.extensions.parse_dsn(url)
     except psycopg2.ProgrammingError as exc:
-        reason = scrub(_first_line(exc), url)
+        reason = scrub_url(_first_line(exc), url)
         raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL ({reason})") from None
     extra: dict[str, Any] = {}
     if "options" not in params:
@@ -225,6 +225,15 @@ def enable_wal(db: peewee.Database) -> None:
     """Nothing to do: PostgreSQL always logs ahead."""
 
 
+def secure_delete(db: peewee.Database) -> None:
+    """Nothing to do: the server keeps old row versions until its next VACUUM (see docs/secrets.md)."""
+
+
+def scrub(db: peewee.Database) -> bool:
+    """Nothing to do here: ``VACUUM`` is the server owner's to run (it cannot run in our transaction); True."""
+    return True
+
+
 def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
     """Run each ``(version, script)`` and record the last version, in one transaction after taking the write
     lock; re-reads the version under the lock, so two processes migrating at once do it once."""
@@ -283,7 +292,7 @@ def database_error(target: Any, exc: BaseException) -> MnemeError:
     """A one-line ERR_DATABASE for a failure on the database at URL ``target`` (never its password: the
     driver's message is scrubbed of it too, as libpq quotes pieces of a URL it cannot read)."""
     where = redacted_url(str(target))
-    text = scrub(_first_line(exc), str(target))
+    text = scrub_url(_first_line(exc), str(target))
     if _pgcode(exc) in RETRYABLE:
         return MnemeError(ERR_DATABASE, f"{where} is busy: other writers' transactions kept conflicting with "
                                         f"this one ({text})")

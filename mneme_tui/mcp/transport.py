@@ -27,7 +27,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.server.mcpserver import MCPServer
+from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from mneme_tui.errors import MnemeError
@@ -41,7 +41,7 @@ _ID_PATTERN = re.compile(rb'"id"\s*:\s*(-?\d{1,20}|"(?:[^"\\]|\\.){0,200}")')
 too large to parse, so its refusal reaches the caller waiting for it."""
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 
-log = logging.getLogger("mneme_tui.mcp_transport")
+log = logging.getLogger("mneme_tui.mcp.transport")
 
 
 class ProtocolOutput:
@@ -191,24 +191,11 @@ async def bounded_stdio() -> AsyncIterator[tuple[Any, Any]]:
             yield streams
 
 
-def run(server: MCPServer) -> None:
+def run(server: Server[Any]) -> None:
     """Serve ``server`` over the bounded stdio transport until the client closes stdin."""
     anyio.run(_serve, server)
 
 
-async def _serve(server: MCPServer) -> None:
+async def _serve(server: Server[Any]) -> None:
     async with bounded_stdio() as (read_stream, write_stream):
-        lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, over the SDK's own transport
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-
-
-class UnopenedStore:
-    """Stands in for a store that could not be opened when ``mneme mcp`` started: the server starts anyway,
-    and every use of the store (so every tool call) fails with the one-line reason, which the agent can tell
-    its user; a restart of the server tries again."""
-
-    def __init__(self, reason: MnemeError) -> None:
-        self._reason = reason
-
-    def __getattr__(self, name: str) -> Any:
-        raise MnemeError(self._reason.code, self._reason.message)
+        await server.run(read_stream, write_stream, server.create_initialization_options())
