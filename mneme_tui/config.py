@@ -130,6 +130,12 @@ def resolve_repo(cli_project: str | None = None, start: Path | None = None) -> s
     return root.name if root is not None else GLOBAL_REPO
 
 
+def repo_defaulted_to_global(cli_project: str | None = None, start: Path | None = None) -> bool:
+    """True when :func:`resolve_repo` falls back to ``global``: no ``-p``, no ``MNEME_REPO``, no git work tree."""
+    named = (cli_project, os.environ.get("MNEME_REPO"))
+    return not any(candidate is not None and candidate.strip() for candidate in named) and find_git_root(start) is None
+
+
 def config_file_path() -> Path:
     """``MNEME_CONFIG`` or the per-user ``config.toml``."""
     env = os.environ.get("MNEME_CONFIG", "").strip()

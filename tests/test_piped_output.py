@@ -74,7 +74,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -> None:
-    assert on_one_line(mneme(project, "recall", "word001"), "reflection", LONG)
+    recalled = mneme(project, "recall", "word001")
+    assert on_one_line(recalled, "reflection") and on_one_line(recalled, LONG)
     assert on_one_line(mneme(project, "list"), "active", LONG)
     assert on_one_line(mneme(project, "show", "1"), LONG)
     assert on_one_line(mneme(project, "handshake"), WALKTHROUGH)

@@ -57,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-n", "--limit", type=arguments.positive_int, default=None,
                         help="result limit (default: outcomes 20, patterns 10, errors 5, preferences 10)")
     parser.set_defaults(recall_parser=parser)
+    if isinstance(parser, arguments.Parser):
+        parser.words_anywhere = "words"
 
 
 def parse_request(args: argparse.Namespace) -> tuple[str, RecallFilters]:
@@ -127,7 +129,7 @@ _COLUMNS: dict[str, list[tuple[str, JustifyMethod, Callable[[Any], Any]]]] = {
     ],
     ERRORS: [
         *_PLACE,
-        ("Resolved", "left", lambda r: "yes" if r.resolved else "no"),
+        ("Resolved", "left", lambda r: r.resolved_label()),
         ("Error signature", "left", lambda r: r.error_signature), ("Fix", "left", lambda r: r.fix),
         ("Agent", "left", lambda r: r.agent), ("Match", "right", lambda r: r.match_score),
     ],

@@ -11,7 +11,7 @@ from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 
 if TYPE_CHECKING:
-    from mneme_tui.memory.records import Memory, ScoredMemory
+    from mneme_tui.memory.records import Memory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,11 +70,14 @@ def cmd_save(args: argparse.Namespace) -> int:
             f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)},"
             f" repo {output.literal(memory.repo_id)})"
         )
+        if config.repo_defaulted_to_global(args.project):
+            print(f"saved to {config.GLOBAL_REPO} (not inside a git work tree; -p REPO to choose)")
     return 0
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
     kind = _kind_filter(args.kind)
+    profile = arguments.resolve_profile(args)
     store = arguments.open_store(args)
     results = store.recall(
         args.query,
@@ -82,14 +85,16 @@ def cmd_recall(args: argparse.Namespace) -> int:
         cross_repo=args.cross_repo,
         kind=kind,
         limit=args.limit,
-        profile=arguments.resolve_profile(args),
+        profile=profile,
     )
     if args.json:
         output.print_json([result.to_json() for result in results])
     elif not results:
         print("No matching memories.")
     else:
-        _print_recall_table(results)
+        from mneme_tui.cli import recall_layout
+
+        recall_layout.print_recall(results, query=args.query, profile=profile, now=config.now())
     return 0
 
 
@@ -142,20 +147,5 @@ def _print_list_table(memories: list[Memory]) -> None:
         table.add_row(
             str(memory.id), memory.kind, output.text(memory.topic), output.text(memory.repo_id),
             output.age(memory.created_at, now), memory.status, output.text(memory.content),
-        )
-    output.print_table(table)
-
-
-def _print_recall_table(results: list[ScoredMemory]) -> None:
-    now = config.now()
-    table = output.table(
-        ("#", "right"), ("Score", "right"), ("ID", "right"), ("Kind", "left"),
-        ("Topic", "left"), ("Repo", "left"), ("Age", "right"), ("Content", "left"),
-    )
-    for rank, result in enumerate(results, start=1):
-        memory = result.memory
-        table.add_row(
-            str(rank), f"{result.score:.3f}", str(memory.id), memory.kind, output.text(memory.topic),
-            output.text(memory.repo_id), output.age(memory.created_at, now), output.text(memory.content),
         )
     output.print_table(table)

@@ -88,7 +88,19 @@ class ErrorRecord(Record):
     fix: str = ""
     agent: str = ""
     resolved: bool = False
+    resolved_stated: bool = True
+    """False for a pitfall block with no Resolved line: ``resolved`` is then the spec's default, which text
+    shown to people does not repeat as if the file had said it."""
     match_score: int | None = None
+
+    def resolved_label(self) -> str:
+        """``yes`` or ``no`` as the file said, or "" when it did not say."""
+        return ("yes" if self.resolved else "no") if self.resolved_stated else ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        del data["resolved_stated"]
+        return data
 
 
 @dataclass(kw_only=True)
@@ -116,7 +128,7 @@ RECORD_TYPES: dict[str, type[Record]] = {
 _OWN_FIELDS: dict[type, frozenset[str]] = {}
 _NOT_COLUMNS = {
     "kind", "source_file", "line", "occurrence", "layout", "extra", "body", "superseded_by",
-    "recency_weight", "decay_score", "match_score", "importance", "resolved",
+    "recency_weight", "decay_score", "match_score", "importance", "resolved", "resolved_stated",
 }
 
 

@@ -1,0 +1,68 @@
+"""Legion text as a reader sees it (issue 25): pitfall blocks say only what the file said, options go anywhere."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mneme_tui.cli import main
+from mneme_tui.legion.document import parse
+from mneme_tui.legion.mirror import memory_content
+
+BLOCKS = """# Pitfalls
+
+## PIT-001: Negative tests that pass because an earlier check fails first
+- **Date**: 2026-09-26
+- **Tags**: testing
+
+Build each fixture so that exactly one check can reject it.
+
+---
+
+## PIT-002: Plain objects keyed by player ids hit Object.prototype members
+- **Date**: 2026-09-27
+- **Resolved**: no
+
+Use Object.hasOwn for records keyed by user-controlled ids.
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "300")
+    memory_dir = tmp_path / ".planning" / "memory"
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "ERRORS.md").write_text(BLOCKS, encoding="utf-8")
+    return memory_dir
+
+
+def test_a_pitfall_block_without_a_resolved_line_shows_no_resolved_field(folder, capsys):
+    first, second = parse(BLOCKS, "ERRORS.md").records
+    assert "Resolved" not in memory_content(first)
+    assert "Resolved: no" in memory_content(second)
+    assert first.resolved and "resolved_stated" not in first.to_json()  # the spec's default still ranks it
+
+    code, out, _ = run(capsys, "legion", "recall", "errors", "--dir", str(folder))
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("PIT-")}
+    assert code == 0 and " yes " not in rows["PIT-001"] and " no " in rows["PIT-002"], out
+
+
+def test_legion_recall_takes_options_before_the_query(folder, capsys):
+    before = run(capsys, "legion", "recall", "errors", "--json", "--dir", str(folder), "Object.hasOwn player ids")
+    after = run(capsys, "legion", "recall", "errors", "Object.hasOwn player ids", "--dir", str(folder), "--json")
+    assert before[0] == 0 and before == after
+    assert [r["id"] for r in json.loads(before[1])["records"]] == ["PIT-002"]
+    code, _, err = run(capsys, "legion", "recall", "errors", "--json", "text", "--nonsense")
+    assert code == 2 and "unrecognized arguments: --nonsense" in err
