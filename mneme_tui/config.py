@@ -211,6 +211,37 @@ def saved_theme() -> str | None:
     return theme if isinstance(theme, str) and theme else None
 
 
+def key_bindings() -> dict[str, Any]:
+    """The settings file's ``[keys]`` table (binding id -> keys, possibly nested by scope); ERR_CONFIG when
+    ``keys`` is not a table. The TUI checks the ids and the values."""
+    keys = load_settings().get("keys", {})
+    if not isinstance(keys, dict):
+        raise MnemeError(ERR_CONFIG, "keys in the config file must be a table ([keys])")
+    return keys
+
+
+def flag_setting(name: str, default: bool) -> bool:
+    """A true/false setting of the settings file (``read_only``, ``confirm_sync``); ERR_CONFIG when it is
+    something else."""
+    value = load_settings().get(name, default)
+    if not isinstance(value, bool):
+        raise MnemeError(ERR_CONFIG, f"{name} in the config file must be true or false")
+    return value
+
+
+def use_settings_copy(path: Path) -> Path:
+    """Read and write settings in ``path`` from now on (this process and its children), starting from a copy
+    of the current settings file when there is one: the demo keeps its theme and keys away from the user's."""
+    current = config_file_path()
+    try:
+        if current.is_file() and current.stat().st_size <= MAX_CONFIG_BYTES:
+            path.write_bytes(current.read_bytes())
+    except OSError:
+        pass  # a settings file we cannot read starts the demo with none
+    os.environ["MNEME_CONFIG"] = str(path)
+    return path
+
+
 def resolve_profile(cli_profile: str | None, default: str) -> str:
     """The ranking profile: ``--profile`` > ``MNEME_PROFILE`` > the config file's ``profile`` > ``default``."""
     chosen = cli_profile or os.environ.get("MNEME_PROFILE", "").strip()

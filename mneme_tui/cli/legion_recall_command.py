@@ -136,7 +136,8 @@ _COLUMNS: dict[str, list[tuple[str, JustifyMethod, Callable[[Any], Any]]]] = {
     PREFERENCES: [
         *_PLACE,
         ("Decision point", "left", lambda r: r.decision_point), ("Signal", "left", lambda r: r.signal),
-        ("Agent", "left", lambda r: r.agent), ("User choice", "left", lambda r: r.user_choice),
+        ("Agent", "left", lambda r: r.agent), ("Context", "left", lambda r: r.context),
+        ("User choice", "left", lambda r: r.user_choice),
         ("Recency", "right", lambda r: _weight(r.recency_weight)),
     ],
 }

@@ -117,6 +117,12 @@ class PreferenceRecord(Record):
     agent: str = ""
     recency_weight: float | None = None
 
+    def one_line(self) -> str:
+        """What was decided, on one line: ``decision point: user choice`` (the parts the record has), or its
+        context (the heading of a ``## PRF-NNN`` block, which has neither)."""
+        said = [part.strip() for part in (self.decision_point, self.user_choice) if part.strip()]
+        return ": ".join(said) or self.context.strip() or self.proposed.strip()
+
 
 RECORD_TYPES: dict[str, type[Record]] = {
     OUTCOME: OutcomeRecord,
