@@ -96,7 +96,9 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
         if self.known_repos and repo not in self.known_repos:
             note = literal_text(f"new repo {repo!r}: saving creates it (known: {', '.join(self.known_repos[:6])}"
                                 f"{', …' if len(self.known_repos) > 6 else ''}; → completes)", "yellow")
-        self.query_one("#new-repo-note", Static).update(note)
+        shown = self.query_one("#new-repo-note", Static)
+        shown.update(note)
+        shown.display = bool(note.plain)
 
     @on(TextArea.Changed)
     @on(Input.Changed)
