@@ -36,7 +36,7 @@ from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
 from mneme_tui.memory.records import MCP, supersession_json
 from mneme_tui.memory.store import Store
-from mneme_tui.validation import check_document, check_text
+from mneme_tui.validation import check_document, check_memory_ids, check_text
 
 INSTRUCTIONS = (
     "mneme is long-lived memory for coding work: reflections, decisions, learned pitfalls and verified "
@@ -182,13 +182,13 @@ def build_server(ctx: ServerContext) -> MCPServer:
     def show(memory_id: Annotated[int, Field(description="the memory's id")]) -> str:
         """One memory with every field, what supersedes it and what it superseded, the tasks that read it and
         its audit history (every status change: from, to, when, why): `mneme show --json`."""
-        return _answer(lambda: store.detail(memory_id).to_json())
+        return _answer(lambda: store.detail(check_memory_ids([memory_id], "shown")[0]).to_json())
 
     @server.tool(structured_output=False)
     def dismiss(ids: Annotated[list[int], Field(min_length=1, description="ids of the memories to tombstone")]) -> str:
         """Tombstone memories that are wrong or obsolete (audited; nothing is deleted). Every id is checked
         first: one unknown id changes nothing. Returns {"dismissed": [...], "unchanged": [...]}."""
-        return _answer(lambda: store.dismiss(ids).to_json("dismissed", ids))
+        return _answer(lambda: store.dismiss(check_memory_ids(ids, "dismissed")).to_json("dismissed", ids))
 
     @server.tool(structured_output=False)
     def restore(
@@ -197,7 +197,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
         """Bring tombstoned or superseded memories back to active (audited); already active ones are left as
         they are. Every id is checked first. Returns {"restored": [...], "unchanged": [...]} (`mneme restore
         --json`)."""
-        return _answer(lambda: store.restore(ids).to_json("restored", ids))
+        return _answer(lambda: store.restore(check_memory_ids(ids, "restored")).to_json("restored", ids))
 
     @server.tool(structured_output=False)
     def supersede(

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, NoReturn
 
 from mneme_tui import config, display
 from mneme_tui.cli import output
-from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.validation import (
     MAX_CONTENT_CHARS,
     MAX_ID,
     check_text,
     decode_utf8,
+    not_a_memory_id,
     read_stream,
     strip_one_newline,
     too_large,
@@ -170,7 +170,7 @@ def memory_ids(raws: list[str], action: str) -> list[int]:
     bad = [raw for raw in raws if not _is_memory_id(raw)]
     if bad:
         named = ", ".join(_shown_id(raw) for raw in bad)
-        raise MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {named}; nothing {action}")
+        raise not_a_memory_id(named, action)
     return [int(raw) for raw in raws]
 
 
