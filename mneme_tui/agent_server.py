@@ -114,9 +114,23 @@ def _warm(store: Store) -> None:
         logging.getLogger("mneme_tui.agent_server").warning("mneme: %s", exc)
 
 
+class StrictServer(MCPServer):
+    """An MCPServer that refuses an argument its tool does not declare: a misspelt ``limt`` would otherwise be
+    dropped without a word and the call answered as if it had not been given."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        declared = {tool.name: set(tool.input_schema.get("properties", {})) for tool in await self.list_tools()}
+        unknown = sorted(set(arguments) - declared[name]) if name in declared else []
+        if unknown:
+            shown = ", ".join(display.printable(key) for key in unknown)
+            raise ToolError(str(MnemeError(ERR_VALIDATION_FAILED, f"{name} takes no argument {shown} (it takes "
+                                           f"{', '.join(sorted(declared[name])) or 'none'})")))
+        return await super().call_tool(name, arguments, context)
+
+
 def build_server(ctx: ServerContext) -> MCPServer:
     """The MCP server with every mneme tool registered on ``ctx``."""
-    server: MCPServer = MCPServer("mneme", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = StrictServer("mneme", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     store = ctx.store
 
     def repo_of(repo: str | None) -> str:
