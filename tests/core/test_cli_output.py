@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import pty
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from terminal import on_terminal
 
 from mneme_tui.cli.recall_layout import LEGEND, body_lines
 
@@ -16,31 +15,16 @@ LONG = ("Retry the webhook signer with exponential backoff; the upstream returns
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def on_terminal(argv: list[str], cwd: Path, columns: int = 80) -> str:
+def terminal_text(argv: list[str], cwd: Path, columns: int = 80) -> str:
     """``mneme ARGV`` with its stdout on a pseudo-terminal ``columns`` wide: what a person sees, ANSI removed."""
-    main, child = pty.openpty()
     env = {**os.environ, "COLUMNS": str(columns), "LINES": "24", "TERM": "xterm-256color", "NO_COLOR": "1"}
-    process = subprocess.Popen([sys.executable, "-m", "mneme_tui", *argv], stdout=child, stderr=child, cwd=cwd,
-                               env=env)
-    os.close(child)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(main)
-    assert process.wait() == 0, out
-    return ANSI.sub("", out.decode()).replace("\r\n", "\n")
+    return ANSI.sub("", on_terminal(argv, cwd, env)).replace("\r\n", "\n")
 
 
 def test_recall_on_an_80_column_terminal_puts_each_text_under_a_one_line_header(cli, neutral_terminal):
     for n in range(3):
         cli("save", f"{n} {LONG}", "--topic", "Webhooks")
-    out = on_terminal(["recall", "webhook retries", "-n", "3"], neutral_terminal)
+    out = terminal_text(["recall", "webhook retries", "-n", "3"], neutral_terminal)
     lines = out.splitlines()
     headers = [line for line in lines if re.match(r"\d\. #\d+ score ", line)]
     assert len(headers) == 3 and all(len(line) <= 80 for line in lines), out

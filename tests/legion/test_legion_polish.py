@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.cli import main
 from mneme_tui.legion.document import parse
 from mneme_tui.legion.mirror import memory_content
+
+from .test_legion_cli import run
 
 BLOCKS = """# Pitfalls
 
@@ -27,15 +28,6 @@ Build each fixture so that exactly one check can reject it.
 
 Use Object.hasOwn for records keyed by user-controlled ids.
 """
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture
