@@ -26,7 +26,7 @@ from mneme_tui.legion.sync import sync as legion_sync
 from mneme_tui.legion.sync_preview import SyncPreview, preview_sync
 from mneme_tui.memory.records import Memory
 from mneme_tui.tui.context import AppContext
-from mneme_tui.tui.keymap import WRITE_ACTIONS, binding_id, flatten, unknown_ids, with_ids
+from mneme_tui.tui.keymap import WRITE_ACTIONS, binding_id, flatten, keys_in_force, unknown_ids, with_ids
 from mneme_tui.tui.screens.base import UNDO_REASON, ModeScreen, Undo, screen_bindings, undo_last
 from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.dialogs import ConfirmScreen
@@ -337,6 +337,10 @@ class MnemeApp(App[int]):
                             self.action_new_memory)
         yield SystemCommand("Undo", "Undo the last save, Recall dismissal or detail action (key u)", self.action_undo)
         base = self._current_mode_screen()
+
+        def in_force(binding: Binding) -> Binding:  # the [keys] remapping applied
+            return Binding(keys_in_force(binding, self.keys).split(",")[0], binding.action, binding.description)
+
         if base is not None:
             title = type(base).MODE_TITLE
             for binding in screen_bindings(type(base)):
@@ -344,7 +348,7 @@ class MnemeApp(App[int]):
                     continue
                 yield SystemCommand(
                     f"{title}: {binding.description}",
-                    f"{binding.tooltip or binding.description} (key {self.get_key_display(binding)})",
+                    f"{binding.tooltip or binding.description} (key {self.get_key_display(in_force(binding))})",
                     partial(base.run_action, binding.action),
                 )
 
