@@ -291,7 +291,7 @@ class MnemeApp(App[int]):
         if not preview.writes_files:
             self._start_sync()
             return
-        body = Text("\n".join(preview.lines()) + "\n\n", end="")
+        body = Text(display.printable("\n".join(preview.lines())) + "\n\n", end="")  # file names shown literally
         body.append("Exporting appends the store's memories to these markdown files (git sees the change). "
                     "Asked once a session; confirm_sync = false in the config file turns the question off.",
                     style="dim")
