@@ -23,20 +23,6 @@ MAX_JSON_INT_DIGITS = 20
 """The longest integer a JSON input may hold (a 64-bit integer has at most 20 digits)."""
 
 
-def not_a_memory_id(named: str, action: str) -> MnemeError:
-    """The one error for ids that cannot be memory ids (CLI and MCP alike): ``not a memory id: -1; nothing shown``."""
-    return MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {named}; nothing {action}")
-
-
-def check_memory_ids(ids: list[int], action: str) -> list[int]:
-    """``ids`` unchanged when every one can be a memory id (1 … ``MAX_ID``), else :func:`not_a_memory_id`
-    naming the bad ones (so nothing is changed)."""
-    bad = [str(memory_id) for memory_id in ids if not 0 < memory_id <= MAX_ID]
-    if bad:
-        raise not_a_memory_id(", ".join(bad), action)
-    return ids
-
-
 def check_text(value: str, name: str) -> str:
     """``value`` unchanged; ERR_VALIDATION_FAILED naming ``name`` when it is not valid UTF-8 text
     (a lone surrogate: an undecodable byte under ``surrogateescape``, or a JSON ``\\udcff`` escape)."""
