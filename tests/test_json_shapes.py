@@ -62,6 +62,7 @@ SHAPES: list[tuple[list[str], set[str]]] = [
                                        "warnings"}),
     (["db", "info"], {"backend", "database", "memories", "schema_version", "tables"}),
     (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "source", "verified"}),
+    (["setup", "cursor", "--root", "."], {"agent", "dry_run", "files", "remove", "scope"}),
     (["eval", str(DATASET)], {"description", "held_out_from", "memories", "questions", "results"}),
     (["eval", str(DATASET), "--ablation"], {"ablation", "description", "held_out_from", "memories", "questions",
                                             "results"}),
