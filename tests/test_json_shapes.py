@@ -62,6 +62,8 @@ SHAPES: list[tuple[list[str], set[str]]] = [
                                        "warnings"}),
     (["db", "info"], {"backend", "database", "memories", "schema_version", "tables"}),
     (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "source", "verified"}),
+    (["export", "-A", "--status", "all", "-o", "export.jsonl"], {"files", "format", "memories", "repos"}),
+    (["import", "export.jsonl"], {"file", "history", "ids", "imported", "records", "skipped"}),
     (["setup", "cursor", "--root", "."], {"agent", "dry_run", "files", "remove", "scope"}),
     (["eval", str(DATASET)], {"description", "held_out_from", "memories", "questions", "results"}),
     (["eval", str(DATASET), "--ablation"], {"ablation", "description", "held_out_from", "memories", "questions",

@@ -13,6 +13,7 @@ from mneme_tui.cli import (
     bench_command,
     db_commands,
     eval_command,
+    export_commands,
     legion_commands,
     lifecycle_commands,
     mcp_command,
@@ -25,7 +26,7 @@ from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
     memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
-    db_commands, setup_command,
+    db_commands, setup_command, export_commands,
 )
 
 

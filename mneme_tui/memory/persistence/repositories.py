@@ -49,13 +49,18 @@ class TaskAccessLog:
 
     def tasks_for(self, memory_ids: Sequence[int]) -> dict[int, list[str]]:
         """Memory id → the tasks that reinforced it, oldest first (ids without any are absent)."""
+        return {memory_id: [task for task, _at in pairs] for memory_id, pairs in self.accesses_for(memory_ids).items()}
+
+    def accesses_for(self, memory_ids: Sequence[int]) -> dict[int, list[tuple[str, datetime]]]:
+        """Memory id → (task, when) of each task that reinforced it, oldest first (ids without any are absent)."""
         model = self.model
-        found: dict[int, list[str]] = defaultdict(list)
+        found: dict[int, list[tuple[str, datetime]]] = defaultdict(list)
         for start in range(0, len(memory_ids), dialect.MAX_PARAMETERS):
             chunk = list(memory_ids[start : start + dialect.MAX_PARAMETERS])
-            query = model.select(model.memory_id, model.task_id).where(model.memory_id.in_(chunk)).order_by(model.at)
-            for memory_id, task_id in rows_of(query):
-                found[memory_id].append(task_id)
+            query = (model.select(model.memory_id, model.task_id, model.at)
+                     .where(model.memory_id.in_(chunk)).order_by(model.at))
+            for memory_id, task_id, at in rows_of(query):
+                found[memory_id].append((task_id, at))
         return dict(found)
 
 
@@ -148,6 +153,10 @@ class ProvenanceLog:
         """Record (memory_id, source, detail, actor) rows inside the caller's write transaction."""
         if rows:
             dialect_of(self.db).insert_many(self.db, _PROVENANCE_INSERT, rows)
+
+    def set_actor(self, memory_id: int, actor: str) -> None:
+        """Record ``actor`` as who minted the memory (an import keeps the original minter)."""
+        self.db.execute_sql("UPDATE memory_provenance SET actor = ? WHERE memory_id = ?", (actor, int(memory_id)))
 
     def actor_of(self, memory_id: int) -> str:
         """Who minted the memory ('' when nothing recorded it: rows older than schema 5)."""
