@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from mneme_tui.cli import main
+from mneme_tui.config import DbTarget
 from mneme_tui.memory.records import LEGION_IMPORT, TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
 
@@ -45,9 +46,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
-def everything(path: Path) -> list[dict[str, Any]]:
+def everything(target: DbTarget) -> list[dict[str, Any]]:
     """Every memory's ``show`` document plus its task accesses with their times, in id order."""
-    store = Store(path)
+    store = Store(target)
     ids = [memory.id for memory in store.list(status="all", limit=None, order="id")]
     accesses = store.task_access.accesses_for(ids)
     shown = [{**store.detail(memory_id).to_json(), "accesses": accesses.get(memory_id, [])} for memory_id in ids]
@@ -59,18 +60,19 @@ def export(capsys, db: Path, out: Path, *argv: str) -> None:
     assert run(capsys, "export", "-A", "--status", "all", "--db", str(db), "-o", str(out), *argv)[0] == 0
 
 
-def test_export_then_import_into_an_empty_store_gives_back_everything(source, tmp_path, capsys):
+def test_export_then_import_into_an_empty_store_gives_back_everything(source, tmp_path, capsys, new_db_target):
+    """From SQLite into an empty store on each backend (SQLite, then a real PostgreSQL server)."""
     export(capsys, source, tmp_path / "out.jsonl")
-    target = tmp_path / "target.db"
+    target = new_db_target("target")
     status, out, err = run(capsys, "import", str(tmp_path / "out.jsonl"), "--db", str(target))
     assert (status, err) == (0, "")
     assert out == "Imported 6 memories (5 history entries) from " + str(tmp_path / "out.jsonl") + "; 0 already in the store.\n"
     assert everything(target) == everything(source)
 
 
-def test_a_second_import_adds_nothing(source, tmp_path, capsys):
+def test_a_second_import_adds_nothing(source, tmp_path, capsys, new_db_target):
     export(capsys, source, tmp_path / "out.jsonl")
-    target = tmp_path / "target.db"
+    target = new_db_target("target")
     assert run(capsys, "import", str(tmp_path / "out.jsonl"), "--db", str(target))[0] == 0
     before = everything(target)
     status, out, _err = run(capsys, "import", str(tmp_path / "out.jsonl"), "--db", str(target), "--json")

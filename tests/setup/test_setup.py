@@ -184,3 +184,13 @@ def test_the_project_is_the_git_work_tree_or_root(project, capsys, tmp_path):
 
 def test_every_agent_is_tested():
     assert set(AGENTS) == set(SERVER_FILES)
+
+
+def test_json_with_comments_is_refused_rather_than_rewritten_without_them(project, capsys):
+    path = project / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    commented = '{\n  // my theme\n  "theme": "dark"\n}\n'
+    path.write_text(commented, encoding="utf-8")
+    status, _out, err = setup(capsys, "gemini-cli")
+    assert status == 1 and err.startswith(f"mneme: ERR_CONFIG: {path}: not valid JSON (line 2 column 3")
+    assert path.read_text(encoding="utf-8") == commented
