@@ -22,12 +22,11 @@ def exported_memories(store: Store, *, repo_id: str | None, status: str) -> list
     ids = [memory.id for memory in memories]
     with store.sqlite_errors():
         accesses = store.task_access.accesses_for(ids)
-        records = []
-        for memory in memories:
-            history = tuple(AuditEntry(*entry) for entry in store.audit_log.for_memory(memory.id))
-            records.append(ExportedMemory(memory, store.provenance_log.actor_of(memory.id), history,
-                                          tuple(accesses.get(memory.id, ()))))
-    return records
+        histories = store.audit_log.for_memories(ids)
+        actors = store.provenance_log.actors_of(ids)
+    return [ExportedMemory(memory, actors.get(memory.id, ""),
+                           tuple(AuditEntry(*entry) for entry in histories.get(memory.id, ())),
+                           tuple(accesses.get(memory.id, ()))) for memory in memories]
 
 
 @dataclass(frozen=True)
