@@ -7,12 +7,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from mneme_tui.agent_setup.documents import JSON, TOML, Entry, Format
-
-Scope = Literal["project", "user"]
-SCOPES: tuple[Scope, ...] = ("project", "user")
+from mneme_tui.agent_setup.names import Scope
 
 #: The SessionStart recipe of docs/agents.md (tests/setup checks they agree): orientation and briefing.
 SESSION_START_COMMANDS = ("mneme handshake -n 10", "mneme legion briefing")

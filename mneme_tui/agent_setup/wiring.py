@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui import config
-from mneme_tui.agent_setup.agents import AGENTS, ConfigFile, Scope
+from mneme_tui.agent_setup.agents import AGENTS, ConfigFile
 from mneme_tui.agent_setup.documents import Action, Document, add_entry, remove_entry
+from mneme_tui.agent_setup.names import Scope
 from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.storage import atomic_write
 

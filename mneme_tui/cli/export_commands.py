@@ -12,9 +12,6 @@ from mneme_tui import config
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.exchange.markdown import file_name, markdown_by_repo
-from mneme_tui.memory.exchange.records import parse_jsonl, to_jsonl
-from mneme_tui.memory.exchange.transfer import exported_memories, import_memories
 
 FORMATS = ("jsonl", "markdown")
 
@@ -38,6 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.exchange.markdown import file_name, markdown_by_repo
+    from mneme_tui.memory.exchange.records import to_jsonl
+    from mneme_tui.memory.exchange.transfer import exported_memories
+
     if args.json and not args.output:
         raise MnemeError(ERR_VALIDATION_FAILED, "--json prints a summary: give -o PATH for the export itself")
     repo = None if args.all_repos else config.resolve_repo(args.project)
@@ -75,6 +76,9 @@ def _write(texts: dict[str, str]) -> list[str]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.exchange.records import parse_jsonl
+    from mneme_tui.memory.exchange.transfer import import_memories
+
     source = "standard input" if args.file == "-" else args.file
     try:
         data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()

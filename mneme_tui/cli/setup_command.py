@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mneme_tui import config
-from mneme_tui.agent_setup.agents import AGENTS, SCOPES
-from mneme_tui.agent_setup.wiring import SetupResult, set_up_agent
+from mneme_tui.agent_setup.names import AGENT_NAMES, SCOPES
 from mneme_tui.cli import arguments, output
+
+if TYPE_CHECKING:
+    from mneme_tui.agent_setup.wiring import SetupResult
 
 SAID = {"added": "added", "removed": "removed", "unchanged": "already there:", "absent": "not there:",
         "kept": "kept (differs from what setup writes; edit it by hand):"}
@@ -18,7 +21,7 @@ WOULD = {"added": "would add", "removed": "would remove"}
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = arguments.add_command(sub, "setup", "register mneme's MCP server (and hook) with a coding agent")
-    parser.add_argument("agent", metavar="AGENT", choices=list(AGENTS), help=f"one of: {', '.join(AGENTS)}")
+    parser.add_argument("agent", metavar="AGENT", choices=AGENT_NAMES, help=f"one of: {', '.join(AGENT_NAMES)}")
     parser.add_argument("--scope", choices=SCOPES, default="project",
                         help="project: the project's own files (default); user: your files in the home folder")
     parser.add_argument("--root", metavar="DIR",
@@ -29,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
+    from mneme_tui.agent_setup.wiring import set_up_agent
+
     if args.scope == "user":
         base = Path.home()
     else:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from mneme_tui.agent_setup.agents import AGENTS, SESSION_START_COMMANDS
+from mneme_tui.agent_setup.names import AGENT_NAMES
 from mneme_tui.cli import main
 
 AGENTS_PAGE = Path(__file__).parents[2] / "docs" / "agents.md"
@@ -182,8 +183,9 @@ def test_the_project_is_the_git_work_tree_or_root(project, capsys, tmp_path):
     assert setup(capsys, "cursor", "--root", str(tmp_path))[0] == 0 and (tmp_path / ".cursor" / "mcp.json").is_file()
 
 
-def test_every_agent_is_tested():
+def test_every_agent_is_tested_and_offered():
     assert set(AGENTS) == set(SERVER_FILES)
+    assert tuple(AGENTS) == AGENT_NAMES  # the parser's choices (names.py, light to import) are the agents
 
 
 def test_json_with_comments_is_refused_rather_than_rewritten_without_them(project, capsys):
