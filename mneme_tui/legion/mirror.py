@@ -130,7 +130,11 @@ def _details(record: Record) -> list[tuple[str, str]]:
 
 
 def memory_content(record: Record) -> str:
-    """The memory text of a record: headline, prose body, then ``Field: value`` lines (empty ones left out)."""
+    """The memory text of a record: headline, prose body, then ``Field: value`` lines (empty ones left out).
+
+    The labels of that last block are for readers only: the ``bm25`` profile indexes the values, not the
+    labels (``memory.analysis.searchable_text``), so a query for "branch" or "tags" does not match every record.
+    """
     head = headline(record).strip() or f"{record.kind} {record.id or '(no ID)'}"
     parts = [head]
     body = record.body.strip()
