@@ -120,6 +120,14 @@ def add_profile_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_budget_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--budget", type=positive_int, metavar="TOKENS",
+        help="print only the best whole items whose output fits in about TOKENS tokens (estimated; "
+             "says how many were left out)",
+    )
+
+
 def resolve_profile(args: argparse.Namespace) -> str:
     """``--profile`` > ``MNEME_PROFILE`` > config file ``profile`` > ``bm25`` (ranking.DEFAULT_PROFILE)."""
     from mneme_tui.memory.ranking import DEFAULT_PROFILE

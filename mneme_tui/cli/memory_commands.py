@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mneme_tui import config
@@ -11,6 +12,7 @@ from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 
 if TYPE_CHECKING:
+    from mneme_tui.memory.budget import Omission
     from mneme_tui.memory.records import Memory, ScoredMemory
 
 
@@ -36,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     recall.add_argument("-n", "--limit", type=arguments.positive_int, default=5, help="result limit (default: 5)")
     recall.add_argument("--kind", help=f"only this kind ({', '.join(ALL_KINDS)})")
     arguments.add_profile_option(recall)
+    arguments.add_budget_option(recall)
     recall.set_defaults(func=cmd_recall)
 
     listing = arguments.add_command(sub, "list", "list memories, active ones by default")
@@ -84,13 +87,35 @@ def cmd_recall(args: argparse.Namespace) -> int:
         limit=args.limit,
         profile=arguments.resolve_profile(args),
     )
-    if args.json:
+    if args.budget is not None:
+        _print_recall_within(results, args.budget, args.json)
+    elif args.json:
         output.print_json([result.to_json() for result in results])
-    elif not results:
+    else:
+        _print_recall(results)
+    return 0
+
+
+def _print_recall(results: Sequence[ScoredMemory]) -> None:
+    if not results:
         print("No matching memories.")
     else:
         _print_recall_table(results)
-    return 0
+
+
+def _print_recall_within(results: list[ScoredMemory], budget: int, as_json: bool) -> None:
+    """``--budget``: the best whole results that fit; as JSON ``{"results": [...], "budget": {...}}``."""
+    from mneme_tui.cli import budget_output
+
+    def document(kept: Sequence[ScoredMemory], omission: Omission) -> dict:
+        return {"results": [result.to_json() for result in kept], "budget": omission.to_json()}
+
+    def show(kept: Sequence[ScoredMemory]) -> None:
+        if kept or not results:  # when none fit, the note says so
+            _print_recall(kept)
+
+    render = budget_output.json_render(document) if as_json else budget_output.text_render(show, "result")
+    budget_output.print_within(results, budget, render)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -146,7 +171,7 @@ def _print_list_table(memories: list[Memory]) -> None:
     output.print_table(table)
 
 
-def _print_recall_table(results: list[ScoredMemory]) -> None:
+def _print_recall_table(results: Sequence[ScoredMemory]) -> None:
     now = config.now()
     table = output.table(
         ("#", "right"), ("Score", "right"), ("ID", "right"), ("Kind", "left"),

@@ -14,14 +14,16 @@ graduation candidates and imported Legion knowledge of one repository (spec §4.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from mneme_tui import config
 from mneme_tui.display import printable
+from mneme_tui.memory import budget
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.budget import Omission
 from mneme_tui.memory.learning.graduation import GraduationCandidate, Occurrences, graduation_candidates, group_pitfalls
 from mneme_tui.memory.learning.scope import in_scope, repo_path, split_topic
 from mneme_tui.memory.records import Memory, iso
@@ -100,6 +102,7 @@ class Orientation:
     cooled: tuple[int, ...] = ()
     reinforced: tuple[int, ...] = ()
     omitted: dict[str, int] = field(default_factory=dict)  # list name → entries cut by ``limit``
+    budget: Omission | None = None  # what ``within_budget`` left out, when a token budget was given
 
     @property
     def read_only(self) -> bool:
@@ -110,7 +113,9 @@ class Orientation:
         return bool(self.modified)
 
     def to_json(self) -> dict[str, Any]:
+        budget = {} if self.budget is None else {"budget": self.budget.to_json()}
         return {
+            **budget,
             "repo": self.repo, "task_id": self.task_id, "read_only": self.read_only, "scoped": self.scoped,
             "modified_files": list(self.modified), "generated_at": iso(self.generated_at),
             "cooling_days": COOLING_DAYS,
@@ -169,6 +174,23 @@ def orientation(
         repo, task_id, files, moment, tuple(shown), patterns, tuple(graduation_candidates(store, repo)),
         imported[:cap], tuple(sorted(cooled)), tuple(reinforced), omitted,
     )
+
+
+BUDGET_SECTIONS = ("learned_pitfalls", "verified_patterns", "graduation_candidates", "imported")
+"""The lists a token budget cuts, most important first; a budget keeps whole entries, best first in each."""
+
+
+def within_budget(view: Orientation, tokens: int, render: Callable[[Orientation], str]) -> Orientation:
+    """``view`` cut to the entries whose ``render``-ed output fits in ``tokens`` (``memory.budget``), most
+    important section first; ``budget`` says how many entries were left out."""
+    entries = [(name, entry) for name in BUDGET_SECTIONS for entry in getattr(view, name)]
+
+    def cut(kept: Sequence[tuple[str, Any]], omission: Omission) -> Orientation:
+        lists: dict[str, Any] = {name: tuple(e for section, e in kept if section == name) for name in BUDGET_SECTIONS}
+        return replace(view, **lists, budget=omission)
+
+    fitted = budget.fit(entries, tokens, lambda kept, omission: render(cut(kept, omission)))
+    return cut(fitted.kept, fitted.omission)
 
 
 def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment: datetime) -> OrientedPitfall:
@@ -257,6 +279,8 @@ def render_text(view: Orientation) -> str:
         out += ["", f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
                     f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; "
                     "pass --modified FILE to keep those in scope.)"]
+    if view.budget is not None:
+        out += ["", view.budget.line("entry", "entries")]
     return "\n".join(out) + "\n"
 
 
