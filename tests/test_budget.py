@@ -179,3 +179,44 @@ def test_handshake_budget_on_the_command_line(isolated_environment, capsys) -> N
     code, out, _ = _cli(capsys, "handshake", "-p", "app", "--budget", "400", "--json")
     document = json.loads(out)
     assert document["budget"]["tokens"] == 400 and estimate_tokens(out) <= 400
+
+
+# --------------------------------------------------------------------------- legion recall / briefing --budget
+
+
+@pytest.fixture
+def legion_dir(tmp_path, monkeypatch) -> str:
+    from mneme_tui.legion.schemas import OUTCOMES
+
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    rows = "".join(f"| O-{n:03d} | 2026-11-{n + 1:02d} | main | 1 | 01-0{n % 9 + 1} | agent-{n % 3} | backend | "
+                   f"success | 3 | api | Shipped change {n}: the retry queue now backs off |\n" for n in range(20))
+    (folder / "OUTCOMES.md").write_text(OUTCOMES.template + rows, encoding="utf-8")
+    monkeypatch.setenv("MNEME_NOW", "2026-11-29T12:00:00")
+    return str(folder)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_legion_recall_budget(legion_dir: str, capsys, as_json: bool) -> None:
+    argv = ["legion", "recall", "outcomes", "--dir", legion_dir, "--budget", "700", *(["--json"] if as_json else [])]
+    code, out, err = _cli(capsys, *argv)
+    assert code == 0 and err == "" and estimate_tokens(out) <= 700
+    if as_json:
+        document = json.loads(out)
+        assert len(document["records"]) + document["budget"]["left_out"] == 20 and document["records"]
+    else:
+        assert "records left out to fit --budget 700" in out.splitlines()[-1] and "O-0" in out
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_legion_briefing_budget(legion_dir: str, capsys, as_json: bool) -> None:
+    tokens = "2000" if as_json else "200"
+    code, out, err = _cli(capsys, "legion", "briefing", "--dir", legion_dir, "--budget", tokens,
+                          *(["--json"] if as_json else []))
+    assert code == 0 and err == "" and estimate_tokens(out) <= int(tokens)
+    if as_json:
+        document = json.loads(out)
+        assert document["budget"]["left_out"] > 0 and document["total_records"] == 20
+    else:
+        assert out.startswith("Session briefing: 20 outcome records") and "left out to fit" in out

@@ -23,6 +23,7 @@ from mneme_tui.legion.recall import (
     OUTCOMES,
     PATTERNS,
     PREFERENCES,
+    KindRecall,
     RecallFilters,
 )
 from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record, split_tags
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from rich.text import JustifyMethod
 
     from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.memory.budget import Omission
 
 _KIND_WORDS = {**{kind: kind for kind in KINDS}, **{kind[:-1]: kind for kind in KINDS}}
 _FLAGS = {"agent": "--agent", "task_type": "--task-type", "signal": "--signal", "decision_point": "--decision-point",
@@ -56,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep preferences marked (SUPERSEDED by ...) (preferences)")
     parser.add_argument("-n", "--limit", type=arguments.positive_int, default=None,
                         help="result limit (default: outcomes 20, patterns 10, errors 5, preferences 10)")
+    arguments.add_budget_option(parser)
     parser.set_defaults(recall_parser=parser)
 
 
@@ -85,23 +88,47 @@ def run(args: argparse.Namespace, legion: LegionMemory, *, outcome_table: Outcom
 
     kind, filters = parse_request(args)
     found = recall_kind(legion, kind, filters)
-    if args.json:
+    if args.json and args.budget is None:
         output.print_json(found.document)
         return 0
-    if not legion.memory_dir.is_dir():
+    if not args.json and not legion.memory_dir.is_dir():
         return 0
+    if args.budget is not None:
+        _print_within(found, args.budget, args.json, outcome_table)
+    else:
+        _print_found(found, found.records, outcome_table)
+    if not args.json:
+        warn(found.warnings)
+    return 0
+
+
+def _print_found(found: KindRecall, records: Sequence[Record], outcome_table: OutcomeTable) -> None:
+    """The text form of ``records`` (all of ``found``'s, or those a budget kept), then its notes."""
+    kind = found.kind
     if not found.records:
         print(f"No matching {kind} ({found.total_records} records in {FILES[kind]}).")
-    else:
+    elif records:
         if kind == OUTCOMES:
-            outcome_table([r for r in found.records if isinstance(r, OutcomeRecord)])
+            outcome_table([r for r in records if isinstance(r, OutcomeRecord)])
         else:
-            _print_records(kind, found.records)
-        print(f"{len(found.records)} of {found.total_records} records")
+            _print_records(kind, records)
+        print(f"{len(records)} of {found.total_records} records")
     for note in found.notes:
         print(output.literal(note))
-    warn(found.warnings)
-    return 0
+
+
+def _print_within(found: KindRecall, budget: int, as_json: bool, outcome_table: OutcomeTable) -> None:
+    """``--budget``: the best whole records that fit; the JSON document gains a ``budget`` object."""
+    from mneme_tui.cli import budget_output
+
+    def document(kept: Sequence[Record], omission: Omission) -> dict[str, Any]:
+        return {**found.document, "records": [r.to_json() for r in kept], "budget": omission.to_json()}
+
+    def show(kept: Sequence[Record]) -> None:
+        _print_found(found, kept, outcome_table)
+
+    render = budget_output.json_render(document) if as_json else budget_output.text_render(show, "record")
+    budget_output.print_within(found.records, budget, render)
 
 
 def _cell(value: Any) -> Any:
