@@ -26,11 +26,13 @@ from pydantic import Field
 from mneme_tui import __version__, display
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.briefing_budget import within_budget as briefing_within
 from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.recall import KINDS, OUTCOMES, RecallFilters, recall_kind
 from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.learning.orientation import orientation
+from mneme_tui.memory.budget import fit_json, results_document
+from mneme_tui.memory.learning.orientation import orientation, within_budget
 from mneme_tui.memory.learning.report import parse_report_text
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
@@ -99,6 +101,8 @@ Repo = Annotated[str | None, Field(description="repository scope; default: the s
 Tags = Annotated[list[str], Field(description="any of these tags")]
 Branch = Annotated[str | None, Field(description="branch to record on; default: the current git branch")]
 AgentId = Annotated[str, Field(description="the agent id")]
+Budget = Annotated[int | None, Field(ge=1, description="at most about this many tokens of result (estimated): the "
+                                                      "best whole items that fit, and how many were left out")]
 
 
 def serve(ctx: ServerContext) -> None:
@@ -135,13 +139,20 @@ def build_server(ctx: ServerContext) -> MCPServer:
         task_id: Annotated[
             str | None, Field(description="the task you work on: each memory returned is reinforced once for it")
         ] = None,
+        budget: Budget = None,
     ) -> str:
         """Search the memory with the hybrid ranking: the memories most relevant to `query`, best first, each
-        with its score, score components and why it is in the list. Same JSON as `mneme recall --json`."""
-        return _answer(lambda: [r.to_json() for r in store.recall(
-            query, repo=repo_of(repo), cross_repo=all_repos, kind=_kind(kind), limit=limit,
-            profile=profile or ctx.profile, task_id=task_id.strip() if task_id and task_id.strip() else None)],
-            query=query, kind=kind, repo=repo, profile=profile, task_id=task_id)
+        with its score, score components and why it is in the list. Same JSON as `mneme recall --json`
+        (`--budget`: `{"results": [...], "budget": {...}}`)."""
+        def found() -> Any:
+            results = store.recall(
+                query, repo=repo_of(repo), cross_repo=all_repos, kind=_kind(kind), limit=limit,
+                profile=profile or ctx.profile, task_id=task_id.strip() if task_id and task_id.strip() else None)
+            if budget is None:
+                return [r.to_json() for r in results]
+            return fit_json(results, budget, results_document)
+
+        return _answer(found, query=query, kind=kind, repo=repo, profile=profile, task_id=task_id)
 
     @server.tool(structured_output=False)
     def save(
@@ -229,13 +240,18 @@ def build_server(ctx: ServerContext) -> MCPServer:
         ] = [],  # noqa: B006 (a schema default)
         limit: Annotated[int, Field(ge=1, description="at most this many pitfalls, and this many patterns")] = 20,
         repo: Repo = None,
+        budget: Budget = None,
     ) -> str:
         """Orient yourself at the start of a task: learned pitfalls (scoped to the files you will change),
         verified patterns and graduation candidates for this repository (`mneme handshake --json`)."""
-        return _answer(lambda: orientation(
-            store, repo_of(repo), task_id.strip() if task_id and task_id.strip() else None,
-            [relative_to_root(path, ctx.root) for path in modified], limit=limit).to_json(),
-            task_id=task_id, modified=modified, repo=repo)
+        def oriented() -> Any:
+            view = orientation(store, repo_of(repo), task_id.strip() if task_id and task_id.strip() else None,
+                               [relative_to_root(path, ctx.root) for path in modified], limit=limit)
+            if budget is not None:
+                view = within_budget(view, budget, lambda cut: dumps(cut.to_json()) + "\n")
+            return view.to_json()
+
+        return _answer(oriented, task_id=task_id, modified=modified, repo=repo)
 
     @server.tool(structured_output=False)
     def task_sync(
@@ -251,10 +267,16 @@ def build_server(ctx: ServerContext) -> MCPServer:
             store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json(), report=report)
 
     @server.tool(structured_output=False)
-    def legion_briefing() -> str:
+    def legion_briefing(budget: Budget = None) -> str:
         """The Legion session briefing of this project (.planning/memory): recent outcomes, top agents,
         totals and Claude Code's MEMORY.md excerpt (`mneme legion briefing --json`)."""
-        return _answer(lambda: briefing_report(ctx.legion()).to_json())
+        def briefing() -> Any:
+            report = briefing_report(ctx.legion())
+            if budget is None:
+                return report.to_json()
+            return briefing_within(report, budget, lambda cut: dumps(cut.to_json()) + "\n").to_json()
+
+        return _answer(briefing)
 
     @server.tool(structured_output=False)
     def legion_recall(
@@ -278,6 +300,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
             int | None, Field(ge=1, description="at most this many; default: outcomes 20, patterns 10, errors 5, "
                                                 "preferences 10")
         ] = None,
+        budget: Budget = None,
     ) -> str:
         """Recall Legion records of one type from .planning/memory: task outcomes (decay-scored), patterns that
         worked, errors and their fixes (best match for `query` first), or user preference signals (newest first).
@@ -285,8 +308,11 @@ def build_server(ctx: ServerContext) -> MCPServer:
         filters = RecallFilters(query=query.strip(), tags=tags, branch=branch.strip() or "all", limit=limit,
                                 agent=agent, task_type=task_type, signal=signal, decision_point=decision_point,
                                 include_superseded=include_superseded)
-        return _answer(lambda: recall_kind(ctx.legion(), _legion_kind(kind, filters), filters).document,
-                       kind=kind, query=query, tags=tags, agent=agent, task_type=task_type, signal=signal,
+        def recalled() -> Any:
+            found = recall_kind(ctx.legion(), _legion_kind(kind, filters), filters)
+            return found.document if budget is None else fit_json(found.records, budget, found.budgeted)
+
+        return _answer(recalled, kind=kind, query=query, tags=tags, agent=agent, task_type=task_type, signal=signal,
                        decision_point=decision_point, branch=branch)
 
     @server.tool(structured_output=False)

@@ -10,10 +10,9 @@ import contextlib
 import io
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from mneme_tui import display
-from mneme_tui.memory.budget import Omission, Render, fit
+from mneme_tui.memory.budget import Render, fit
 
 T = TypeVar("T")
 
@@ -29,11 +28,6 @@ def captured(show: Callable[[], object]) -> str:
 def text_render(show: Callable[[Sequence[T]], object], noun: str) -> Render[T]:
     """A render of the items as ``show`` prints them, then the budget's one-line note about ``noun``s."""
     return lambda kept, omission: captured(lambda: show(kept)) + omission.line(noun) + "\n"
-
-
-def json_render(document: Callable[[Sequence[T], Omission], Any]) -> Render[T]:
-    """A render of ``document(kept, omission)`` as ``output.print_json`` prints it."""
-    return lambda kept, omission: display.json_document(document(kept, omission)) + "\n"
 
 
 def print_within(items: Sequence[T], budget: int, render: Render[T]) -> list[T]:

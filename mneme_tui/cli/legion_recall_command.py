@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from rich.text import JustifyMethod
 
     from mneme_tui.legion.api import LegionMemory
-    from mneme_tui.memory.budget import Omission
 
 _KIND_WORDS = {**{kind: kind for kind in KINDS}, **{kind[:-1]: kind for kind in KINDS}}
 _FLAGS = {"agent": "--agent", "task_type": "--task-type", "signal": "--signal", "decision_point": "--decision-point",
@@ -120,14 +119,12 @@ def _print_found(found: KindRecall, records: Sequence[Record], outcome_table: Ou
 def _print_within(found: KindRecall, budget: int, as_json: bool, outcome_table: OutcomeTable) -> None:
     """``--budget``: the best whole records that fit; the JSON document gains a ``budget`` object."""
     from mneme_tui.cli import budget_output
-
-    def document(kept: Sequence[Record], omission: Omission) -> dict[str, Any]:
-        return {**found.document, "records": [r.to_json() for r in kept], "budget": omission.to_json()}
+    from mneme_tui.memory.budget import json_render
 
     def show(kept: Sequence[Record]) -> None:
         _print_found(found, kept, outcome_table)
 
-    render = budget_output.json_render(document) if as_json else budget_output.text_render(show, "record")
+    render = json_render(found.budgeted) if as_json else budget_output.text_render(show, "record")
     budget_output.print_within(found.records, budget, render)
 
 

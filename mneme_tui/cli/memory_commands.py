@@ -12,7 +12,6 @@ from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 
 if TYPE_CHECKING:
-    from mneme_tui.memory.budget import Omission
     from mneme_tui.memory.records import Memory, ScoredMemory
 
 
@@ -106,15 +105,13 @@ def _print_recall(results: Sequence[ScoredMemory]) -> None:
 def _print_recall_within(results: list[ScoredMemory], budget: int, as_json: bool) -> None:
     """``--budget``: the best whole results that fit; as JSON ``{"results": [...], "budget": {...}}``."""
     from mneme_tui.cli import budget_output
-
-    def document(kept: Sequence[ScoredMemory], omission: Omission) -> dict:
-        return {"results": [result.to_json() for result in kept], "budget": omission.to_json()}
+    from mneme_tui.memory.budget import json_render, results_document
 
     def show(kept: Sequence[ScoredMemory]) -> None:
         if kept or not results:  # when none fit, the note says so
             _print_recall(kept)
 
-    render = budget_output.json_render(document) if as_json else budget_output.text_render(show, "result")
+    render = json_render(results_document) if as_json else budget_output.text_render(show, "result")
     budget_output.print_within(results, budget, render)
 
 

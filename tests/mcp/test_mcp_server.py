@@ -102,7 +102,8 @@ async def test_lists_every_tool_with_a_described_schema(workspace: Path) -> None
             assert field.get("description"), (tool.name, name)
     recall = next(tool for tool in tools if tool.name == "recall")
     assert recall.input_schema["required"] == ["query"]
-    assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id"}
+    assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id",
+                                                     "budget"}
 
 
 async def test_memory_tools_answer_like_the_cli(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -439,3 +440,29 @@ def test_other_commands_do_not_import_the_sdk() -> None:
     code = "import sys; from mneme_tui.cli import build_parser; build_parser(); print('mcp' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+async def test_budget_argument_answers_like_the_cli(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``budget`` on recall, handshake, legion_briefing and legion_recall: the JSON of ``--budget N --json``."""
+    from mneme_tui.memory.budget import estimate_tokens
+
+    folder = str(legion_dir(workspace))
+    for n in range(6):
+        cli_json(capsys, workspace, "save", f"the upload worker retries job {n} with jitter " + "and backs off " * n)
+        cli_json(capsys, workspace, "legion", "record", "outcome", "--dir", folder, "--agent", "agent-a",
+                 "--outcome", "success", "--summary", f"shipped change {n} of the upload worker", "--branch", "main")
+    async with server(workspace) as session:
+        answers = {
+            "recall": (await call(session, "recall", query="upload worker", limit=6, budget=300),
+                       ["recall", "upload worker", "-n", "6", "--budget", "300"]),
+            "handshake": (await call(session, "handshake", budget=400), ["handshake", "--budget", "400"]),
+            "legion_briefing": (await call(session, "legion_briefing", budget=900),
+                                ["legion", "briefing", "--dir", folder, "--budget", "900"]),
+            "legion_recall": (await call(session, "legion_recall", budget=400),
+                              ["legion", "recall", "--dir", folder, "--budget", "400"]),
+        }
+        assert (await session.call_tool("recall", {"query": "upload", "budget": 0})).is_error  # schema: budget ≥ 1
+    for tool, (answer, argv) in answers.items():
+        assert answer == cli_json(capsys, workspace, *argv), tool
+        assert estimate_tokens(json.dumps(answer, indent=2, ensure_ascii=False)) <= int(argv[-1]), tool
+    assert answers["recall"][0]["budget"]["left_out"] > 0 and answers["legion_recall"][0]["budget"]["left_out"] > 0
