@@ -238,12 +238,13 @@ def cmd_briefing(args: argparse.Namespace) -> int:
 
     legion = _legion(args)
     report = briefing_report(legion)
-    if args.budget is not None:
-        _print_briefing_within(report, args.budget, args.json, legion.memory_dir.is_dir())
+    present = legion.memory_dir.is_dir()
+    if args.budget is not None and (args.json or present or report.briefing.claude_memory):
+        _print_briefing_within(report, args.budget, args.json, present)
     elif args.json:
         output.print_json(report.to_json())
     else:
-        _print_briefing(report, legion.memory_dir.is_dir())
+        _print_briefing(report, present)
     if not args.json:
         _warn(report.briefing.warnings)
     return 0
