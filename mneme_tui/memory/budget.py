@@ -11,8 +11,8 @@ and each run costs
 - any other character (accented letters, CJK, emoji, box drawing): 1 each.
 
 Measured against OpenAI's ``cl100k_base`` (docs/ranking-lean.md), the estimate is above the real count for
-almost every text: a real count is 0.72–1.00 of the estimate on mneme's own outputs and memories, and at most
-1.07 of it on the Legion files measured. A budget is therefore kept with a small margin in practice.
+almost every text: the real count is about 0.82 of the estimate (0.56–1.00 on mneme's own outputs and the
+demo's memories), and at most 1.07 of it on the Legion corpus paragraphs measured.
 
 :func:`fit` keeps the best items (in the order given) whose output fits: each item is taken or left out whole,
 and an item that does not fit is skipped so that a smaller, lower-ranked one can still come in. The output
