@@ -220,3 +220,24 @@ def test_legion_briefing_budget(legion_dir: str, capsys, as_json: bool) -> None:
         assert document["budget"]["left_out"] > 0 and document["total_records"] == 20
     else:
         assert out.startswith("Session briefing: 20 outcome records") and "left out to fit" in out
+
+
+def test_a_list_the_budget_emptied_says_so(isolated_environment) -> None:
+    store = Store(isolated_environment / "mneme.db")
+    for n in range(6):
+        _mint(store, f"Pitfall {n}: hold the lock briefly. " * 5, kind="pitfall",
+              topic=f"Cognitive Complexity @ src/m{n}.py")
+    view = orientation(store, "app")
+    store.close()
+    smallest = next(tokens for tokens in range(1, 1000) if _fits(view, tokens))
+    text = within_budget(view, smallest, _as_text).to_text()
+    assert "## Learned pitfalls (0)\nNone within the budget (6 left out).\n" in text
+    assert "## Verified patterns (0)\nNone.\n" in text
+
+
+def _fits(view: Orientation, tokens: int) -> bool:
+    try:
+        within_budget(view, tokens, _as_text)
+    except MnemeError:
+        return False
+    return True

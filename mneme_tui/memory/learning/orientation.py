@@ -103,6 +103,7 @@ class Orientation:
     reinforced: tuple[int, ...] = ()
     omitted: dict[str, int] = field(default_factory=dict)  # list name → entries cut by ``limit``
     budget: Omission | None = None  # what ``within_budget`` left out, when a token budget was given
+    budget_cut: dict[str, int] = field(default_factory=dict)  # list name → entries the budget left out
 
     @property
     def read_only(self) -> bool:
@@ -187,7 +188,8 @@ def within_budget(view: Orientation, tokens: int, render: Callable[[Orientation]
 
     def cut(kept: Sequence[tuple[str, Any]], omission: Omission) -> Orientation:
         lists: dict[str, Any] = {name: tuple(e for section, e in kept if section == name) for name in BUDGET_SECTIONS}
-        return replace(view, **lists, budget=omission)
+        cut_counts = {name: len(getattr(view, name)) - len(lists[name]) for name in BUDGET_SECTIONS}
+        return replace(view, **lists, budget=omission, budget_cut=cut_counts)
 
     fitted = budget.fit(entries, tokens, lambda kept, omission: render(cut(kept, omission)))
     return cut(fitted.kept, fitted.omission)
@@ -238,7 +240,7 @@ def render_text(view: Orientation) -> str:
         out.append("Unscoped: no modified files given.")
     out += ["", f"## Learned pitfalls ({len(view.learned_pitfalls)})"]
     if not view.learned_pitfalls:
-        out.append("None.")
+        out.append(_none(view, "learned_pitfalls"))
     for number, item in enumerate(view.learned_pitfalls, start=1):
         facts = ["structural gate" if item.structural else "policy gate", _tasks(item.tasks), _age(item.age_days)]
         if item.in_scope:
@@ -249,7 +251,7 @@ def render_text(view: Orientation) -> str:
     out += _omitted(view, "learned_pitfalls", "pitfall")
     out += ["", f"## Verified patterns ({len(view.verified_patterns)})"]
     if not view.verified_patterns:
-        out.append("None.")
+        out.append(_none(view, "verified_patterns"))
     for number, pattern in enumerate(view.verified_patterns, start=1):
         memory = pattern.memory
         days = (view.generated_at - memory.created_at).total_seconds() / 86400
@@ -262,7 +264,7 @@ def render_text(view: Orientation) -> str:
     out += _omitted(view, "verified_patterns", "pattern")
     out += ["", f"## Graduation candidates ({len(view.graduation_candidates)})"]
     if not view.graduation_candidates:
-        out.append("None.")
+        out.append(_none(view, "graduation_candidates"))
     for number, candidate in enumerate(view.graduation_candidates, start=1):
         ids = " ".join(map(str, candidate.related_ids))
         topic, reason = printable(candidate.memory.topic), printable(candidate.reason)
@@ -282,6 +284,12 @@ def render_text(view: Orientation) -> str:
     if view.budget is not None:
         out += ["", view.budget.line("entry", "entries")]
     return "\n".join(out) + "\n"
+
+
+def _none(view: Orientation, key: str) -> str:
+    """An empty list's line: ``None.``, or how many entries the token budget left out of it."""
+    cut = view.budget_cut.get(key, 0)
+    return f"None within the budget ({cut} left out)." if cut else "None."
 
 
 def _omitted(view: Orientation, key: str, noun: str) -> list[str]:
