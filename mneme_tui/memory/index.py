@@ -94,8 +94,17 @@ class Candidates:
         """Median analysed length of the candidates (BM25's avgdl over this candidate set; the median, so one
         outlier memory does not move it)."""
         if self._avg_length is None:
-            self._avg_length = float(np.median(lengths[self.rows])) if self.rows.size else 0.0
+            self._avg_length = _median(lengths[self.rows]) if self.rows.size else 0.0
         return self._avg_length
+
+
+def _median(values: np.ndarray) -> float:
+    """The median of a non-empty array by partition (``np.median`` imports ``numpy.ma``: ~30 ms of cold start)."""
+    middle = values.size // 2
+    if values.size % 2:
+        return float(np.partition(values, middle)[middle])
+    low, high = np.partition(values, [middle - 1, middle])[middle - 1 : middle + 1]
+    return (float(low) + float(high)) / 2
 
 
 class _SpecWordIds(dict):
