@@ -3,7 +3,7 @@ terms, a relevance floor, one outlier memory does not flatten the others, identi
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -93,11 +93,23 @@ def test_results_negligible_next_to_the_best_are_not_returned(store: Store) -> N
     for n in range(12):  # "payment" is everywhere: a memory sharing only it is a negligible match
         _save(store, f"payment note {n}")
     query = "payment webhook signature verification replayed settlement callbacks"
-    unfiltered = _rank(store, query, ranking.Bm25Profile(floor=0.0))
+    unfiltered = _rank(store, query, ranking.Bm25Profile(floor=0.0, score_floor=0.0))
     top = max(row.components["bm25"] for row in unfiltered)
     kept = {row.memory_id for row in unfiltered if row.components["bm25"] >= ranking.RELEVANCE_FLOOR * top}
     assert len(unfiltered) == 10 and kept == {best}
     assert _ids(store, query) == [best]
+
+
+def test_results_scoring_negligibly_next_to_the_top_are_not_returned(store: Store) -> None:
+    """A match whose score rounds to 0 next to the top result (here: 600 days old, decay 0.0025) is left out."""
+    fresh = _save(store, "sqlite wal checkpoint")
+    old = store.mint("sqlite wal checkpoint", provenance=SYNCED, kind="fact", repo_id="app", topic="General",
+                     created_at=NOW - timedelta(days=600)).id
+    rows = {row.memory_id: row.score for row in _rank(store, "sqlite wal checkpoint",
+                                                      ranking.Bm25Profile(score_floor=0.0))}
+    assert rows[old] < ranking.SCORE_FLOOR * rows[fresh]
+    assert _ids(store, "sqlite wal checkpoint") == [fresh]
+    assert _ids(store, "sqlite wal checkpoint", profile="spec") == [fresh, old]  # the spec returns every score > 0
 
 
 def _rank(store: Store, text: str, profile: ranking.Bm25Profile) -> list[ranking.RankedRow]:
