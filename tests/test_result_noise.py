@@ -13,7 +13,7 @@ from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.schemas import ERRORS, OUTCOMES, PREFERENCES
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory import ranking
-from mneme_tui.memory.analysis import searchable_text
+from mneme_tui.memory.analysis import FIELD_LABELS, searchable_text
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.store import Store
 
@@ -69,9 +69,24 @@ def test_imported_records_match_their_field_values(imported: Store) -> None:
 
 def test_searchable_text_cuts_only_a_whole_trailing_field_block() -> None:
     assert searchable_text("Head\n\nBody\n\nID: O-1\nTask type: ui\nBranch: main") == "Head\n\nBody\n\nO-1\nui\nmain"
+    assert searchable_text("Head\n\nID: O-1\nDate: 2026-10-01\nRetro owner: qa") == "Head\n\nO-1\n2026-10-01\nqa"
+    prose = "Refactored store.py\n\nTimezones: store.py stores naive UTC; comparing with aware datetimes raises."
+    assert searchable_text(prose) == prose  # one closing "Word: ..." line is prose
+    assert searchable_text("Head\n\nNote: a\nReason: b") == "Head\n\nNote: a\nReason: b"  # no Legion label
     assert searchable_text("Head\n\nID: O-1\nthe rest is prose") == "Head\n\nID: O-1\nthe rest is prose"
     assert searchable_text("Note: one line, no paragraph above") == "Note: one line, no paragraph above"
     assert searchable_text("Head\n\nnot a label: value") == "Head\n\nnot a label: value"
+
+
+def test_every_label_the_mirror_writes_is_a_known_field_label(imported: Store) -> None:
+    for memory in imported.list(repo_id="proj"):
+        block = memory.content.rpartition("\n\n")[2]
+        assert {line.partition(": ")[0] for line in block.splitlines()} <= FIELD_LABELS, memory.content
+
+
+def test_a_closing_prose_line_keeps_its_first_word(store: Store) -> None:
+    target = _save(store, "Refactored billing/invoice.py\n\nTimezones: store.py stores naive UTC.")
+    assert _ids(store, "timezones") == [target]
 
 
 def test_spec_profile_still_reads_the_stored_text_whole(imported: Store) -> None:

@@ -25,7 +25,8 @@ text becomes a list of *terms* in four deterministic steps (no model, no downloa
 
 Field labels are not terms: in a memory whose last paragraph is all ``Label: value`` lines (the field
 block the Legion mirror writes, ``legion.mirror.memory_content``), only the values are analysed
-(:func:`searchable_text`), so "branch" or "tags" does not match every imported record.
+(:func:`searchable_text`; two of the block's labels must be Legion's, :data:`FIELD_LABELS`), so "branch" or
+"tags" does not match every imported record.
 
 Each step can be switched off (:class:`Analyzer` fields); the evaluation harness's ablation table uses that.
 ``term_features.TermFeatures`` keeps every memory's analysed terms for BM25.
@@ -55,8 +56,14 @@ def words_of(text: str) -> list[str]:
 COMPOUND = re.compile(r"_*[^\W_]+(?:[._/\-]+[^\W_]+)+_*|_+[^\W_]+_*|[^\W_]+_+(?![^\W_])")
 """Words joined by ``_``, ``.``, ``/`` or ``-`` (identifiers, dotted names and paths), and words with leading
 or trailing underscores (``__all__``, ``_private``, ``value_``)."""
-FIELD_LINE = re.compile(r"[A-Z][A-Za-z]*(?: [A-Za-z]+){0,2}: ")
+FIELD_LINE = re.compile(r"([A-Z][A-Za-z]*(?: [A-Za-z]+){0,2}): ")
 """The start of a ``Label: value`` line: a capitalised label of one to three words, a colon and a space."""
+FIELD_LABELS: frozenset[str] = frozenset({
+    "ID", "Outcome", "Agent", "Task type", "Importance", "Phase", "Plan", "Context", "Reuse criteria", "Source",
+    "Fix", "Resolved", "Decision point", "Proposed", "User choice", "Signal", "Branch", "Date", "Tags",
+    "Superseded by",
+})
+"""The labels of the field block the Legion mirror writes (``legion.mirror.memory_content``)."""
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _HAS_DIGIT = re.compile(r"\d")
 MEMO_LIMIT = 500_000  # memoised words before a memo is cleared
@@ -86,14 +93,16 @@ def searchable_text(content: str) -> str:
     """``content`` without the labels of its trailing field block.
 
     When the last paragraph (after the last blank line) is made only of ``Label: value`` lines
-    (:data:`FIELD_LINE`), each line's label is cut and its value kept; any other text is returned as is.
+    (:data:`FIELD_LINE`), at least two of them with a Legion field label (:data:`FIELD_LABELS`; other labels
+    are the record's extra columns), each line's label is cut and its value kept. Any other text is returned
+    as is: a closing ``Timezones: store.py stores naive UTC.`` line is prose.
     """
     head, blank, block = content.rpartition("\n\n")
     if not blank or ": " not in block:
         return content
     lines = block.split("\n")
     labels = [FIELD_LINE.match(line) for line in lines]
-    if not all(labels):
+    if not all(labels) or sum(label.group(1) in FIELD_LABELS for label in labels if label) < 2:
         return content
     values = [line[label.end() :] for line, label in zip(lines, labels) if label]
     return head + blank + "\n".join(values)
