@@ -11,8 +11,8 @@ and each run costs
 - any other character (accented letters, CJK, emoji, box drawing): 1 each.
 
 Measured against OpenAI's ``cl100k_base`` (docs/ranking-lean.md), the estimate is above the real count for
-almost every text: the real count is about 0.82 of the estimate (0.56–1.00 on mneme's own outputs and the
-demo's memories), and at most 1.07 of it on the Legion corpus paragraphs measured.
+almost every text: the real count is about 0.82 of the estimate, at most 1.00 of it on mneme's own outputs
+and the demo's memories, and at most 1.07 of it on the Legion corpus paragraphs measured.
 
 :func:`fit` keeps the best items (in the order given) whose output fits: each item is taken or left out whole,
 and an item that does not fit is skipped so that a smaller, lower-ranked one can still come in. The output
@@ -45,13 +45,6 @@ _PER_TOKEN = {"letters": 5, "digits": 3, "repeated": 2, "punctuation": 2, "one":
 def estimate_tokens(text: str) -> int:
     """The estimated token count of ``text`` (see the module docstring for the rule)."""
     return sum(math.ceil(len(match.group()) / _PER_TOKEN[str(match.lastgroup)]) for match in _PIECES.finditer(text))
-
-
-def check_budget(budget: int | None) -> int | None:
-    """``budget`` if it is None or a positive whole number of tokens, else ERR_VALIDATION_FAILED."""
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
-        raise MnemeError(ERR_VALIDATION_FAILED, f"budget must be a positive number of tokens, not {budget!r}")
-    return budget
 
 
 @dataclass(frozen=True, slots=True)
