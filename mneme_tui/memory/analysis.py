@@ -53,9 +53,10 @@ def words_of(text: str) -> list[str]:
     return _ASCII_WORD.findall(text) if text.isascii() else WORD.findall(text)
 
 
-COMPOUND = re.compile(r"_*[^\W_]+(?:[._/\-]+[^\W_]+)+_*|_+[^\W_]+_*|[^\W_]+_+(?![^\W_])")
+COMPOUND = re.compile(r"(?<!\w)(?:_*+[^\W_]++(?:[._/\-]++[^\W_]++)++_*+|_++[^\W_]++_*+|[^\W_]++_++(?![^\W_]))")
 """Words joined by ``_``, ``.``, ``/`` or ``-`` (identifiers, dotted names and paths), and words with leading
-or trailing underscores (``__all__``, ``_private``, ``value_``)."""
+or trailing underscores (``__all__``, ``_private``, ``value_``). A match starts only where a word does and its
+quantifiers never backtrack (possessive), so the pattern costs one pass over the text."""
 FIELD_LINE = re.compile(r"([A-Z][A-Za-z]*(?: [A-Za-z]+){0,2}): ")
 """The start of a ``Label: value`` line: a capitalised label of one to three words, a colon and a space."""
 FIELD_LABELS: frozenset[str] = frozenset({
