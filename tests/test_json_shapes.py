@@ -17,10 +17,11 @@ MEMORY = {"access_count", "content", "created_at", "id", "kind", "provenance", "
 HISTORY_ENTRY = {"actor", "at", "from_status", "memory_id", "reason", "to_status"}
 RECORDED = {"action", "existing_id", "file", "prune", "record", "warnings"}
 #: Each command's ``--json`` top-level keys (for a list: its first element's); changing one breaks agents. The
-#: README's "JSON output" table documents the same sets.
+#: docs/json.md's table documents the same sets.
 SHAPES: list[tuple[list[str], set[str]]] = [
     (["save", "peewee keeps one connection per thread"], MEMORY),
     (["recall", "connection"], MEMORY | {"components", "profile", "reasons", "score"}),
+    (["recall", "connection", "--budget", "1000"], {"budget", "results"}),
     (["list"], MEMORY),
     (["show", "1"], {"accessed_by", "created_by", "history", "memory", "superseded_by", "supersedes"}),
     (["supersede", "1", "peewee: one connection per thread"], {"memory", "superseded"}),
@@ -36,6 +37,9 @@ SHAPES: list[tuple[list[str], set[str]]] = [
     (["handshake"], {"cooled", "cooling_days", "generated_at", "graduation_candidates", "imported", "learned_pitfalls",
                      "modified_files", "omitted", "read_only", "reinforced", "repo", "scoped", "task_id",
                      "verified_patterns"}),
+    (["handshake", "--budget", "1000"], {"budget", "cooled", "cooling_days", "generated_at", "graduation_candidates",
+                                         "imported", "learned_pitfalls", "modified_files", "omitted", "read_only",
+                                         "reinforced", "repo", "scoped", "task_id", "verified_patterns"}),
     (["legion", "record", "outcome", "--dir", "memory", "--agent", "a", "--outcome", "success", "--summary", "s",
       "--branch", "main"], RECORDED),
     (["legion", "record", "pattern", "--dir", "memory", "--pattern", "p", "--branch", "main"], RECORDED),
@@ -47,7 +51,13 @@ SHAPES: list[tuple[list[str], set[str]]] = [
      {"agent_scores", "agent_signals", "archetype_scores", "claude_memory", "files", "latest_preference", "note",
       "preference_notes", "preference_signals", "prune_threshold", "recent_outcomes", "top_agents", "total_records",
       "warnings", "weekly_success"}),
+    (["legion", "briefing", "--dir", "memory", "--budget", "2000"],
+     {"agent_scores", "agent_signals", "archetype_scores", "budget", "claude_memory", "files", "latest_preference",
+      "note", "preference_notes", "preference_signals", "prune_threshold", "recent_outcomes", "top_agents",
+      "total_records", "warnings", "weekly_success"}),
     (["legion", "recall", "outcomes", "--dir", "memory"], {"note", "records", "total_records", "warnings"}),
+    (["legion", "recall", "outcomes", "--dir", "memory", "--budget", "1000"],
+     {"budget", "note", "records", "total_records", "warnings"}),
     (["legion", "recall", "patterns", "--dir", "memory"], {"records", "total_records", "warnings"}),
     (["legion", "recall", "errors", "--dir", "memory"], {"records", "total_records", "warnings"}),
     (["legion", "recall", "preferences", "--dir", "memory"],
@@ -124,7 +134,7 @@ def commands() -> list[str]:
 
 
 def row_commands(cell: str) -> set[str]:
-    """The commands a README table cell names: `legion recall patterns` / `errors` names two."""
+    """The commands a docs table cell names: `legion recall patterns` / `errors` names two."""
     named: list[str] = []
     for piece in re.findall(r"`([^`]+)`", cell):
         named.append(piece if " " in piece or not named or " " not in named[-1]
@@ -132,9 +142,8 @@ def row_commands(cell: str) -> set[str]:
     return set(named)
 
 
-def test_every_data_command_has_json_a_checked_shape_and_a_readme_row() -> None:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("## JSON output"):readme.index("## Use it from your agent")]
+def test_every_data_command_has_json_a_checked_shape_and_a_docs_row() -> None:
+    table = (Path(__file__).parent.parent / "docs" / "json.md").read_text(encoding="utf-8")
     documented = {name for line in table.splitlines() if line.startswith("| `")
                   for name in row_commands(line.split("|")[1])}
     checked = {" ".join(word for word in argv if not word.startswith("-")) for argv, _ in SHAPES}

@@ -8,31 +8,17 @@ from __future__ import annotations
 import argparse
 
 from mneme_tui import config, display
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
+from mneme_tui.memory.kinds import ACTIVE, STATUTORY_KINDS
 from mneme_tui.memory.records import Memory, MemoryDetail, actor_label, iso, supersession_json
+from mneme_tui.operations.memory import RESTORE, SHOW, SUPERSEDE
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    show = arguments.add_command(sub, "show", "one memory with all its fields, audit history and supersessions")
-    show.add_argument("id", metavar="ID")
-    show.set_defaults(func=cmd_show)
-
-    restore = arguments.add_command(sub, "restore", "bring tombstoned or superseded memories back to active")
-    restore.add_argument("ids", nargs="+", metavar="ID")
-    restore.set_defaults(func=cmd_restore)
-
-    supersede = arguments.add_command(
-        sub, "supersede", "replace a memory's text: saves a new memory, the old one becomes superseded"
-    )
-    supersede.add_argument("id", metavar="ID")
-    supersede.add_argument("content", metavar="CONTENT", help="the new text; '-' reads standard input")
-    supersede.add_argument("--topic", help="the new memory's topic (default: the old one's)")
-    supersede.add_argument(
-        "--kind", help=f"the new memory's advisory kind: {', '.join(ADVISORY_KINDS)} (default: the old one's)"
-    )
-    supersede.set_defaults(func=cmd_supersede)
+    declared.add_operation(sub, SHOW).set_defaults(func=cmd_show)
+    declared.add_operation(sub, RESTORE).set_defaults(func=cmd_restore)
+    declared.add_operation(sub, SUPERSEDE).set_defaults(func=cmd_supersede)
 
     edit = arguments.add_command(sub, "edit", "edit a memory's text in $VISUAL or $EDITOR, then supersede it with that")
     edit.add_argument("id", metavar="ID")
@@ -41,10 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 # ------------------------------------------------------------------------------------ show
 def cmd_show(args: argparse.Namespace) -> int:
-    (memory_id,) = arguments.memory_ids([args.id], "shown")
-    detail = arguments.open_store(args).detail(memory_id)
+    detail = declared.run(SHOW, args)
     if args.json:
-        output.print_json(detail.to_json())
+        output.print_json(SHOW.to_json(detail, {}))
     else:
         _print_detail(detail)
     return 0
@@ -95,10 +80,10 @@ def _reference(memory: Memory) -> str:
 
 # --------------------------------------------------------------------------------- restore
 def cmd_restore(args: argparse.Namespace) -> int:
-    ids = arguments.memory_ids(args.ids, "restored")
-    change = arguments.open_store(args).restore(ids)
+    values = declared.values_of(RESTORE, args)
+    change = declared.run(RESTORE, args, given=values)
     output.print_status_change(
-        args.json, ids, change, key="restored",
+        args.json, values["ids"], change, key="restored",
         done="Restored {ids} (active again; see `mneme show ID` for the history)", unchanged="Already active: {ids}",
     )
     return 0
@@ -106,12 +91,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- supersede, edit
 def cmd_supersede(args: argparse.Namespace) -> int:
-    (memory_id,) = arguments.memory_ids([args.id], "superseded")
-    content = arguments.read_content(args.content)
-    store = arguments.open_store(args)
-    _check_editable(store.get(memory_id))
-    new = store.supersede(memory_id, content, topic=args.topic, kind=args.kind)
-    _report_superseded(args, memory_id, new)
+    values = declared.values_of(SUPERSEDE, args)
+    session = declared.CliSession(args)
+    _check_editable(session.store().get(values["memory_id"]))
+    _report_superseded(args, values["memory_id"], declared.run(SUPERSEDE, args, session=session, given=values))
     return 0
 
 

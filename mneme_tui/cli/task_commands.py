@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mneme_tui import config, display
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.operations.learning import HANDSHAKE, TASK_SYNC
 from mneme_tui.validation import is_folder, user_path
 
 if TYPE_CHECKING:  # the learning modules load the store and numpy: imported by the handlers that run
@@ -25,10 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     arguments.add_common_options(task)
     actions = task.add_subparsers(dest="task_command", metavar="ACTION", parser_class=arguments.Parser, required=True)
 
-    sync = arguments.add_command(actions, "sync", "mint pitfalls and a pattern from a verified task report (two-phase)")
-    sync.add_argument("report", metavar="REPORT.json", help="the task's verification report; '-' reads standard input")
-    _root_option(sync)
-    sync.add_argument("--dry-run", action="store_true", help="show what would be written; write nothing")
+    sync = declared.add_operation(actions, TASK_SYNC, context=_root_option)
     sync.set_defaults(func=cmd_sync)
 
     candidates = arguments.add_command(
@@ -39,20 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     candidates.add_argument("--rules", action="store_true", help="print ready-to-paste nomos.yaml rule items")
     candidates.set_defaults(func=cmd_candidates)
 
-    handshake = arguments.add_command(
-        sub, "handshake", "orient an agent: learned pitfalls, verified patterns, graduation candidates"
-    )
-    handshake.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
-    handshake.add_argument(
-        "--task", metavar="ID", help="the task starting now: pitfalls shown are reinforced once for it"
-    )
-    handshake.add_argument(
-        "--modified", metavar="FILE", nargs="+", action="extend", default=[],
-        help="files the task changes (repository-relative); keeps old one-off pitfalls in their scope",
-    )
-    handshake.add_argument("-n", "--limit", type=arguments.positive_int, default=20,
-                           help="at most this many pitfalls, and this many patterns (default: 20)")
-    arguments.add_budget_option(handshake)
+    handshake = declared.add_operation(sub, HANDSHAKE)
     _root_option(handshake)
     handshake.set_defaults(func=cmd_handshake)
 

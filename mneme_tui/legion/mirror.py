@@ -129,11 +129,13 @@ def _details(record: Record) -> list[tuple[str, str]]:
     return items
 
 
-def memory_content(record: Record) -> str:
+def memory_content(record: Record, warnings: list[str] | None = None) -> str:
     """The memory text of a record: headline, prose body, then ``Field: value`` lines (empty ones left out).
 
     The labels of that last block are for readers only: the ``bm25`` profile indexes the values, not the
     labels (``memory.analysis.searchable_text``), so a query for "branch" or "tags" does not match every record.
+    A text over ``MAX_CONTENT_CHARS`` is cut there (the file keeps the record whole); ``warnings`` gets a
+    line naming the file and line when given.
     """
     head = headline(record).strip() or f"{record.kind} {record.id or '(no ID)'}"
     parts = [head]
@@ -144,7 +146,13 @@ def memory_content(record: Record) -> str:
     if lines:
         parts += ["", *lines]
     text = _clean("\n".join(parts))
-    return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
+    if len(text) <= MAX_CONTENT_CHARS:
+        return text
+    if warnings is not None:
+        warnings.append(f"{record.source_file} line {record.line}: record {record.id or '(no ID)'} is "
+                        f"{len(text):,} characters; its memory keeps the first {MAX_CONTENT_CHARS:,} "
+                        "(the file keeps it whole)")
+    return text[: MAX_CONTENT_CHARS - 1] + "…"
 
 
 _ENCODE = compat.json_encoder()  # json.dumps(..., ensure_ascii=False), its C encoder built once

@@ -25,13 +25,10 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from mneme_tui.display import json_document
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-
-if TYPE_CHECKING:
-    from mneme_tui.memory.records import ScoredMemory
 
 T = TypeVar("T")
 
@@ -110,17 +107,17 @@ def _needed(items: Sequence[T], budget: int, render: Render[T]) -> int:
     return needed
 
 
-def json_render(document: Callable[[Sequence[T], Omission], Any]) -> Render[T]:
-    """A render of ``document(kept, omission)`` as the CLI's ``--json`` and the MCP tools print it."""
-    return lambda kept, omission: json_document(document(kept, omission)) + "\n"
+Dumps = Callable[[Any], str]
+"""How a surface writes a JSON document: ``display.json_document`` (``--json``) or ``display.compact_json`` (MCP)."""
 
 
-def fit_json(items: Sequence[T], tokens: int, document: Callable[[Sequence[T], Omission], Any]) -> Any:
-    """``document`` of the best whole ``items`` whose JSON fits in ``tokens``."""
-    fitted = fit(items, tokens, json_render(document))
+def json_render(document: Callable[[Sequence[T], Omission], Any], dumps: Dumps = json_document) -> Render[T]:
+    """A render of ``document(kept, omission)`` as ``dumps`` writes it (by default as ``--json`` prints it)."""
+    return lambda kept, omission: dumps(document(kept, omission)) + "\n"
+
+
+def fit_json(items: Sequence[T], tokens: int, document: Callable[[Sequence[T], Omission], Any],
+             dumps: Dumps = json_document) -> Any:
+    """``document`` of the best whole ``items`` whose JSON, as ``dumps`` writes it, fits in ``tokens``."""
+    fitted = fit(items, tokens, json_render(document, dumps))
     return document(fitted.kept, fitted.omission)
-
-
-def results_document(kept: Sequence[ScoredMemory], omission: Omission) -> dict[str, Any]:
-    """A budgeted recall's JSON: ``{"results": [...], "budget": {"tokens", "left_out", "needed"}}``."""
-    return {"results": [result.to_json() for result in kept], "budget": omission.to_json()}
