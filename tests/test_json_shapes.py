@@ -72,6 +72,8 @@ SHAPES: list[tuple[list[str], set[str]]] = [
                                        "warnings"}),
     (["db", "info"], {"backend", "database", "memories", "schema_version", "tables"}),
     (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "source", "verified"}),
+    (["secrets", "scan", "-A"], {"proposals"}),
+    (["purge", "1", "--reason", "a leaked key"], {"clean", "markdown_rewritten", "purged", "reason"}),
     (["eval", str(DATASET)], {"description", "held_out_from", "memories", "questions", "results"}),
     (["eval", str(DATASET), "--ablation"], {"ablation", "description", "held_out_from", "memories", "questions",
                                             "results"}),

@@ -125,6 +125,8 @@ def test_the_results_have_the_same_shapes(both) -> None:
     assert set(mcp("dismiss", ids=[1])) == set(cli("dismiss", "2")) == {"dismissed", "unchanged"}
     assert set(mcp("restore", ids=[1])) == set(cli("restore", "2")) == {"restored", "unchanged"}
     assert set(mcp("supersede", memory_id=3, content="tombstone it")) == set(cli("supersede", "4", "x"))
+    assert set(mcp("purge", ids=[1], reason="a leaked key")) == set(cli("purge", "2", "--reason", "a leaked key")) == {
+        "purged", "reason", "clean", "markdown_rewritten"}
 
 
 def test_a_budget_cuts_the_same_documents(both) -> None:

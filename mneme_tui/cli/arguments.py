@@ -143,10 +143,13 @@ def _int_at_least(raw: str, minimum: int) -> int:
 
 
 def open_store(args: argparse.Namespace) -> Store:
-    """The Store for ``--db`` / ``MNEME_DB`` / the default path."""
+    """The Store for ``--db`` / ``MNEME_DB`` / the default path (redacting secrets when ``--redact`` was given)."""
     from mneme_tui.memory.store import Store
 
-    return Store(config.resolve_db_path(getattr(args, "db", None)))
+    store = Store(config.resolve_db_path(getattr(args, "db", None)))
+    if getattr(args, "redact", False):
+        store.secrets_policy = "redact"
+    return store
 
 
 memory_ids = values.memory_ids

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config
-from mneme_tui.cli import arguments
+from mneme_tui.cli import arguments, output
 from mneme_tui.memory.records import SAVE
 from mneme_tui.operations.declaration import (
     BOOL,
@@ -130,6 +130,19 @@ class CliSession:
     def legion(self) -> LegionMemory:
         assert self._legion is not None, "a Legion command passes its folder"
         return self._legion()
+
+    def screened(self, fields: dict[str, Any], redact: bool) -> dict[str, Any]:
+        """As the Session says, an error naming the option (``--pattern``); the count of redactions on stderr."""
+        from mneme_tui.memory import secrets
+
+        spelled = {_option(name): value for name, value in fields.items()}
+        screened, replaced = secrets.screen_fields(spelled, secrets.policy_for(redact))
+        output.print_redactions(replaced)
+        return {name: screened[_option(name)] for name in fields}
+
+
+def _option(name: str) -> str:
+    return f"--{name.replace('_', '-')}"
 
 
 def run(

@@ -12,6 +12,7 @@ from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, STATUTORY_KINDS
 from mneme_tui.memory.records import Memory, MemoryDetail, actor_label, iso, supersession_json
+from mneme_tui.operations.declaration import REDACT_PARAM
 from mneme_tui.operations.memory import RESTORE, SHOW, SUPERSEDE
 
 
@@ -22,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     edit = arguments.add_command(sub, "edit", "edit a memory's text in $VISUAL or $EDITOR, then supersede it with that")
     edit.add_argument("id", metavar="ID")
+    declared.add_param(edit, REDACT_PARAM)
     edit.set_defaults(func=cmd_edit)
 
 
@@ -94,7 +96,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
     values = declared.values_of(SUPERSEDE, args)
     session = declared.CliSession(args)
     _check_editable(session.store().get(values["memory_id"]))
-    _report_superseded(args, values["memory_id"], declared.run(SUPERSEDE, args, session=session, given=values))
+    new = declared.run(SUPERSEDE, args, session=session, given=values)
+    _report_superseded(args, values["memory_id"], new, session.store().redactions)
     return 0
 
 
@@ -117,7 +120,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if not edited.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, f"the edited text is empty; memory {memory_id} is unchanged")
     new = store.supersede(memory_id, edited)
-    _report_superseded(args, memory_id, new)
+    _report_superseded(args, memory_id, new, store.redactions)
     return 0
 
 
@@ -138,7 +141,8 @@ def _check_editable(memory: Memory) -> None:
         )
 
 
-def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory) -> None:
+def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory, redactions: int) -> None:
+    output.print_redactions(redactions)
     if args.json:
         output.print_json(supersession_json(old_id, new))
     else:

@@ -22,7 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_save(args: argparse.Namespace) -> int:
-    memory = declared.run(SAVE, args)
+    session = declared.CliSession(args)
+    memory = declared.run(SAVE, args, session=session)
+    output.print_redactions(session.store().redactions)
     if args.json:
         output.print_json(SAVE.to_json(memory, {}))
     else:

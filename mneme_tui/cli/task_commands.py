@@ -67,10 +67,12 @@ def _read_report(raw: str) -> TaskReport:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
+    from mneme_tui.memory import secrets
     from mneme_tui.memory.learning.distill import distill
+    from mneme_tui.memory.learning.report import screened_report
     from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
 
-    report = _read_report(args.report)
+    report, redactions = screened_report(_read_report(args.report), secrets.policy_for(args.redact))
     plan = distill(report, _root(args))
     if not plan.verified:  # phase one refused: do not even open the database
         result = SyncResult(report.task_id, report.repo, False, plan.reason, args.dry_run, notes=plan.notes)
@@ -81,6 +83,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         return 1
     store = arguments.open_store(args)
     result = preview(store, plan) if args.dry_run else commit(store, plan)
+    output.print_redactions(redactions + store.redactions)
     if args.json:
         output.print_json(result.to_json())
     else:

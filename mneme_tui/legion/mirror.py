@@ -52,6 +52,7 @@ from mneme_tui.legion.records import (
 )
 from mneme_tui.legion.schemas import ARCHIVE, ERROR, OUTCOME, OUTCOMES, PATTERN, PREFERENCE
 from mneme_tui.legion.scoring import parse_record_date
+from mneme_tui.memory import secrets
 from mneme_tui.memory.persistence.repositories import LegionRecords
 from mneme_tui.memory.records import LEGION_IMPORT, Provenance
 from mneme_tui.validation import MAX_CONTENT_CHARS
@@ -203,7 +204,8 @@ def family_of(file_name: str, kind: str) -> str:
 
 
 def record_identity(record: Record) -> str:
-    """The record's ID, or a ``~``-prefixed fingerprint for a row without one (see module doc)."""
+    """The record's ID, or a ``~``-prefixed fingerprint for a row without one (see module doc; a secret in it
+    redacted)."""
     if record.id.strip():
         return record.id.strip()
     if isinstance(record, OutcomeRecord):
@@ -212,7 +214,8 @@ def record_identity(record: Record) -> str:
         parts = [record.date, record.decision_point, record.context]
     else:
         parts = [record.date, headline(record)]
-    return "~" + "|".join(part.strip() for part in parts)
+    # the fingerprint is stored (identity, provenance detail): a secret in it is redacted, the same way every sync
+    return "~" + secrets.redact("|".join(part.strip() for part in parts))[0]
 
 
 def _clean(text: str) -> str:

@@ -77,6 +77,7 @@ from mneme_tui.legion.mirror import (
     memory_topic,
     record_json,
 )
+from mneme_tui.legion.secret_rows import redacted_record, redaction_warning
 from mneme_tui.legion.storage import SYNC_LOCK_NAME, memory_lock, write_point
 from mneme_tui.legion.sync_export import (
     Export,
@@ -87,6 +88,7 @@ from mneme_tui.legion.sync_export import (
 from mneme_tui.legion.sync_pairing import Incoming, PairingPlan, pair_records
 from mneme_tui.legion.write_slices import WriteSlices
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory import secrets
 from mneme_tui.memory.store import Store
 
 ARCHIVED_REASON = "archived in ARCHIVE.md"
@@ -298,10 +300,13 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
     fresh = [i for i in plan.incoming if i.match is None and i.link is None]
     for start in range(0, len(fresh), BATCH_ROWS):  # memory text, vectors and rows of one batch at a time
         batch = fresh[start : start + BATCH_ROWS]
+        for item in batch:
+            _redact_secrets(item, report)
         minted = store.mint_ids([
             dict(content=memory_content(i.record, report.warnings), kind=memory_kind(i.record),
                  topic=memory_topic(i.record), repo_id=project, task_id=memory_task_id(i.record),
-                 created_at=created_at(i.record), provenance=mt.provenance(i.file, i.identity))
+                 created_at=created_at(i.record), provenance=mt.provenance(i.file, i.identity),
+                 secrets_policy=secrets.REDACT)
             for i in batch
         ])
         new_rows: list[tuple] = []
@@ -323,7 +328,7 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
     slices.boundary()
     for item in plan.incoming:
         if item.match is not None:
-            _update_matched(store, project, item, now, counts, report.warnings)
+            _update_matched(store, project, item, now, counts, report)
             slices.boundary()
 
     _reconcile_statuses(slices, plan, now, counts)
@@ -343,7 +348,18 @@ def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: 
     )
 
 
-def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict, warnings: list[str]
+def _redact_secrets(item: Incoming, report: SyncReport) -> None:
+    """Redact a secret in a record on its way into the store, saying where (the file is left as it is; the
+    content hash stays the file row's, so the next sync sees it unchanged)."""
+    record, findings = redacted_record(item.record)
+    if record is not item.record:
+        item.columns_and_hash()
+        item.record = record
+        if findings:
+            report.warnings.append(redaction_warning(record, findings))
+
+
+def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict, report: SyncReport
                     ) -> None:
     row = item.match
     assert row is not None and row.memory_status is not None
@@ -355,14 +371,15 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
     # a record exported from the store keeps its memory's kind (a task-sync pattern stays a pattern)
     kind = row.memory_kind if row.origin != mt.FILE_ORIGIN and row.memory_kind else memory_kind(item.record)
     if row.content_hash != item.hash or row.memory_kind != kind:
-        content = memory_content(item.record, warnings)
+        _redact_secrets(item, report)
+        content = memory_content(item.record, report.warnings)
         topic, task_id = memory_topic(item.record), memory_task_id(item.record)
         if row.memory_kind != kind:
             # a memory's kind is fixed: mint the right kind and let it supersede the old memory
             status = K.ACTIVE if item.owned else row.memory_status
             new = store.mint(content, kind=kind, topic=topic, repo_id=project, task_id=task_id,
                              created_at=created_at(item.record), status=status,
-                             provenance=mt.provenance(item.file, item.identity))
+                             provenance=mt.provenance(item.file, item.identity), secrets_policy=secrets.REDACT)
             if item.owned:
                 store.set_status([row.memory_id], K.SUPERSEDED, superseded_by=new.id,
                                  reason=f"{item.file} {item.identity}: kind changed to {kind}")
@@ -371,7 +388,8 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
             item.status = (status, 0)
             fields.update(sync_status=status, sync_superseded_by=0)
         else:
-            store.update_content(row.memory_id, content=content, topic=topic, task_id=task_id)
+            store.update_content(row.memory_id, content=content, topic=topic, task_id=task_id,
+                                 secrets_policy=secrets.REDACT)
         fields.update(content_hash=item.hash, columns=record_json(item.record))
         changed = True
     if row.source_file != item.file or row.archived != item.archived:

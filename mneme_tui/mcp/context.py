@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mneme_tui.legion.api import LegionMemory
+from mneme_tui.memory import secrets
 from mneme_tui.memory.records import MCP
 from mneme_tui.memory.store import Store
 
@@ -56,3 +58,6 @@ class Call:
 
     def legion(self) -> LegionMemory:
         return self.ctx.legion()
+
+    def screened(self, fields: dict[str, Any], redact: bool) -> dict[str, Any]:
+        return secrets.screen_fields(fields, secrets.policy_for(redact))[0]

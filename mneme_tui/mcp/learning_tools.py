@@ -9,9 +9,10 @@ from typing import Any
 from mneme_tui.display import compact_json
 from mneme_tui.mcp.context import Call
 from mneme_tui.memory.learning.orientation import orientation, within_budget
-from mneme_tui.memory.learning.report import parse_report_text
+from mneme_tui.memory.learning.report import parse_report_text, screened_report
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
+from mneme_tui.memory.secrets import policy_for
 from mneme_tui.operations.learning import HANDSHAKE, TASK_SYNC
 
 
@@ -26,9 +27,11 @@ def handshake(call: Call, repo: str | None, task_id: str | None, modified: list[
     return view.to_json()
 
 
-def task_sync(call: Call, report: dict[str, Any], dry_run: bool) -> Any:
+def task_sync(call: Call, report: dict[str, Any], dry_run: bool, redact: bool) -> Any:
+    """Sync the report, its text screened for secrets (refused, or redacted with ``redact``) before anything else."""
     ctx = call.ctx
-    return sync_task(ctx.store, parse_report_text(json.dumps(report)), ctx.root, dry_run=dry_run).to_json()
+    screened, _ = screened_report(parse_report_text(json.dumps(report)), policy_for(redact))
+    return sync_task(ctx.store, screened, ctx.root, dry_run=dry_run).to_json()
 
 
 WORK: dict[str, Callable[..., Any]] = {HANDSHAKE.tool: handshake, TASK_SYNC.tool: task_sync}

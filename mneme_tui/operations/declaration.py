@@ -18,19 +18,22 @@ BOTH: frozenset[str] = frozenset({CLI, MCP})
 
 
 class Effect(Enum):
-    """What an operation does to its world, as the MCP annotations say it (read-only, destructive, idempotent)."""
+    """What an operation does to its world, as the MCP annotations say it (read-only, destructive, idempotent),
+    and whether it can be undone (the fourth value: only a purge cannot)."""
 
-    READ = (True, False, True)
+    READ = (True, False, True, True)
     """Reads (a ``task_id`` may record that the task read a memory: bookkeeping, never content or status)."""
-    ADD = (False, False, False)
+    ADD = (False, False, False, True)
     """Adds something new each time it runs."""
-    ADD_ONCE = (False, False, True)
+    ADD_ONCE = (False, False, True, True)
     """Adds something, but the same call again adds nothing more (a known item is recognised)."""
-    CHANGE = (False, True, True)
+    CHANGE = (False, True, True, True)
     """Changes the status of what exists (audited and undoable, never deleted); repeating it changes nothing."""
-    REPLACE = (False, True, False)
+    REPLACE = (False, True, False, True)
     """Adds a new item and may change or move old ones (a supersession; an outcome that sets off the project's
     auto-prune, which moves old outcomes to ARCHIVE.md)."""
+    DELETE = (False, True, False, False)
+    """Removes text for good (``purge``, the one deletion: audited, never undoable)."""
 
     @property
     def read_only(self) -> bool:
@@ -104,6 +107,13 @@ class Param:
         if self.default_note and self.default is None:
             return f"{text} (default: {self.default_note})"
         return text
+
+
+REDACT_PARAM = Param(
+    "redact", BOOL, "store a secret found in the text as [REDACTED:<type>] instead of refusing the write",
+    flags=("--redact",), default=False, default_note="the config file's secrets setting, else refuse",
+)
+"""Every write of text takes it: a secret is otherwise refused (ERR_SECRET), never stored or echoed."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from mneme_tui.operations.declaration import (
     INT,
     MCP,
     OBJECT,
+    REDACT_PARAM,
     TEXT,
     TEXT_LIST,
     Effect,
@@ -46,6 +47,7 @@ TASK_SYNC = Operation(
         Param("report", OBJECT, "the task's verification report: the JSON object `mneme task sync` reads",
               required=True, surfaces=frozenset({MCP})),
         Param("dry_run", BOOL, "show what would be written; write nothing", flags=("--dry-run",), default=False),
+        REDACT_PARAM,
     ),
 )
 

@@ -15,6 +15,7 @@ from mneme_tui.operations.declaration import (
     CLI,
     INT,
     MCP,
+    REDACT_PARAM,
     TEXT,
     TEXT_LIST,
     Effect,
@@ -72,12 +73,12 @@ def _record(kind: str, summary: str, params: tuple[Param, ...], effect: Effect) 
         replace(_TAGS, help="tags"),
         Param("branch", TEXT, "branch", flags=("--branch",), default_note="the current git branch"),
     )
-    def run(session: Session, **fields: Any) -> StoreResult:
-        return getattr(session.legion(), f"record_{kind}")(**fields)
+    def run(session: Session, redact: bool = False, **fields: Any) -> StoreResult:
+        return getattr(session.legion(), f"record_{kind}")(**session.screened(fields, redact))
 
     return Operation(
         tool=f"legion_record_{kind}", command=("legion", "record", kind), title=f"Record a Legion {kind}",
-        summary=summary, effect=effect, params=(*params, *common), run=run,
+        summary=summary, effect=effect, params=(*params, *common, REDACT_PARAM), run=run,
     )
 
 

@@ -9,12 +9,14 @@ from mneme_tui.display import compact_json, json_document
 from mneme_tui.memory.budget import Dumps, fit_json
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES, validate_kind
 from mneme_tui.memory.records import supersession_json
+from mneme_tui.memory.secrets import policy_for
 from mneme_tui.operations.declaration import (
     BOOL,
     INT,
     MCP,
     MEMORY_ID,
     MEMORY_IDS,
+    REDACT_PARAM,
     TEXT,
     Effect,
     Operation,
@@ -114,10 +116,11 @@ def run_recall(session: Session, query: str, all_repos: bool, repo: str | None, 
                                   profile=session.profile(profile), task_id=_task(task_id))
 
 
-def run_save(session: Session, content: str, topic: str, kind: str, repo: str | None, task_id: str) -> Memory:
-    """A new advisory memory, its provenance the session's."""
+def run_save(session: Session, content: str, topic: str, kind: str, repo: str | None, task_id: str,
+             redact: bool = False) -> Memory:
+    """A new advisory memory, its provenance the session's (a secret refused, or redacted with ``redact``)."""
     return session.store().save(content, kind=kind, topic=topic, repo_id=session.repo(repo), task_id=task_id,
-                                source=session.source, detail=session.detail)
+                                source=session.source, detail=session.detail, secrets_policy=policy_for(redact))
 
 
 def run_list(session: Session, status: str, all_repos: bool, repo: str | None, limit: int,
@@ -140,10 +143,11 @@ def run_restore(session: Session, ids: list[int]) -> StatusChange:
     return session.store().restore(ids)
 
 
-def run_supersede(session: Session, memory_id: int, content: str, topic: str | None, kind: str | None) -> Memory:
-    """The new memory that supersedes ``memory_id``."""
+def run_supersede(session: Session, memory_id: int, content: str, topic: str | None, kind: str | None,
+                  redact: bool = False) -> Memory:
+    """The new memory that supersedes ``memory_id`` (its text screened for secrets as ``save`` does)."""
     return session.store().supersede(memory_id, content, topic=topic, kind=kind, source=session.source,
-                                     detail=session.detail)
+                                     detail=session.detail, secrets_policy=policy_for(redact))
 
 
 RECALL = Operation(
@@ -185,6 +189,7 @@ SAVE = Operation(
         _repo("repository scope", "the active repo; 'global' for everyone"),
         Param("task_id", TEXT, "linked task key, e.g. INT-734", flags=("--task",), metavar="ID", default="",
               dest="task"),
+        REDACT_PARAM,
     ),
 )
 
@@ -249,6 +254,7 @@ SUPERSEDE = Operation(
         Param("content", TEXT, "the new text", metavar="CONTENT", required=True, reads_stdin=True),
         Param("topic", TEXT, "the new memory's topic", flags=("--topic",), default_note="the old one's"),
         _kind("the new memory's advisory kind", ADVISORY_KINDS, note="the old one's"),
+        REDACT_PARAM,
     ),
 )
 

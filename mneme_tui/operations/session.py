@@ -3,7 +3,7 @@ MCP server's context and client), so that one function does the work for both.""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from mneme_tui.legion.api import LegionMemory
@@ -37,4 +37,9 @@ class Session(Protocol):
 
     def legion(self) -> LegionMemory:
         """The Legion memory folder."""
+        ...
+
+    def screened(self, fields: dict[str, Any], redact: bool) -> dict[str, Any]:
+        """``fields`` as they may be written: every text screened for secrets, refused (ERR_SECRET naming the
+        argument as this surface spells it) or, with ``redact`` or the config file's, redacted."""
         ...

@@ -79,6 +79,7 @@ def test_the_inspector_lists_and_drives_every_tool(inspector: Path, workspace: P
         assert call(inspector, workspace, tool, branch="main", **arguments)["action"] == "created", tool
     assert call(inspector, workspace, "legion_recall", kind="errors", query="KeyError")["records"]
     assert call(inspector, workspace, "legion_briefing")["total_records"] == 1
+    assert call(inspector, workspace, "purge", ids=[saved["id"]], reason="a leaked key")["purged"][0]["id"] == saved["id"]
 
 
 def test_the_inspector_reads_the_prompt_and_the_resource(inspector: Path, workspace: Path) -> None:

@@ -14,7 +14,7 @@ from mcp_session import cli_error, cli_json, error, server
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 
 READ_ONLY = {"recall", "list", "show", "handshake", "legion_briefing", "legion_recall"}
-DESTRUCTIVE = {"dismiss", "restore", "supersede", "legion_record_outcome"}  # an outcome may set off auto-prune
+DESTRUCTIVE = {"dismiss", "restore", "supersede", "legion_record_outcome", "purge"}  # an outcome may set off auto-prune
 
 
 async def test_every_tool_has_a_title_annotations_and_plain_descriptions(workspace: Path) -> None:
