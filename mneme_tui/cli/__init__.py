@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="the TUI's Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)",
     )
     parser.add_argument("--profile", help="the TUI's starting ranking profile")
+    parser.add_argument("--read-only", action="store_true",
+                        help="open the TUI with every write action off (also: read_only = true in the config file)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=arguments.Parser)
     for module in COMMAND_MODULES:
         module.register(sub)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mneme_tui import config
-from mneme_tui.cli import declared, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.operations.memory import DISMISS, LIST, RECALL, SAVE
 
 if TYPE_CHECKING:
@@ -32,6 +32,8 @@ def cmd_save(args: argparse.Namespace) -> int:
             f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)},"
             f" repo {output.literal(memory.repo_id)})"
         )
+        if config.repo_defaulted_to_global(args.project):
+            print(f"saved to {config.GLOBAL_REPO} (not inside a git work tree; -p REPO to choose)")
     return 0
 
 
@@ -41,27 +43,29 @@ def cmd_recall(args: argparse.Namespace) -> int:
     if args.json:  # with --budget: {"results": [...], "budget": {...}} of the results that fit
         output.print_json(RECALL.to_json(results, values))
     elif args.budget is not None:
-        _print_recall_within(results, args.budget)
+        _print_recall_within(results, args.budget, args.query, arguments.resolve_profile(args))
     else:
-        _print_recall(results)
+        _print_recall(results, args.query, arguments.resolve_profile(args))
     return 0
 
 
-def _print_recall(results: Sequence[ScoredMemory]) -> None:
-    """The text form of recall's results: what a ``--budget`` measures."""
+def _print_recall(results: Sequence[ScoredMemory], query: str, profile: str) -> None:
+    """The text form of recall's results (``cli.recall_layout``): what a ``--budget`` measures."""
     if not results:
         print("No matching memories.")
     else:
-        _print_recall_table(results)
+        from mneme_tui.cli import recall_layout
+
+        recall_layout.print_recall(list(results), query=query, profile=profile, now=config.now())
 
 
-def _print_recall_within(results: list[ScoredMemory], budget: int) -> None:
-    """``--budget`` in text: the best whole results whose printed table fits, then the budget's note."""
+def _print_recall_within(results: list[ScoredMemory], budget: int, query: str, profile: str) -> None:
+    """``--budget`` in text: the best whole results whose printed text fits, then the budget's note."""
     from mneme_tui.cli import budget_output
 
     def show(kept: Sequence[ScoredMemory]) -> None:
         if kept or not results:  # when none fit, the note says so
-            _print_recall(kept)
+            _print_recall(kept, query, profile)
 
     budget_output.print_within(results, budget, budget_output.text_render(show, "result"))
 
@@ -98,20 +102,5 @@ def _print_list_table(memories: list[Memory]) -> None:
         table.add_row(
             str(memory.id), memory.kind, output.text(memory.topic), output.text(memory.repo_id),
             output.age(memory.created_at, now), memory.status, output.text(memory.content),
-        )
-    output.print_table(table)
-
-
-def _print_recall_table(results: Sequence[ScoredMemory]) -> None:
-    now = config.now()
-    table = output.table(
-        ("#", "right"), ("Score", "right"), ("ID", "right"), ("Kind", "left"),
-        ("Topic", "left"), ("Repo", "left"), ("Age", "right"), ("Content", "left"),
-    )
-    for rank, result in enumerate(results, start=1):
-        memory = result.memory
-        table.add_row(
-            str(rank), f"{result.score:.3f}", str(memory.id), memory.kind, output.text(memory.topic),
-            output.text(memory.repo_id), output.age(memory.created_at, now), output.text(memory.content),
         )
     output.print_table(table)
