@@ -13,6 +13,7 @@ from mneme_tui.cli import (
     bench_command,
     db_commands,
     eval_command,
+    export_commands,
     legion_commands,
     lifecycle_commands,
     mcp_command,
@@ -20,13 +21,14 @@ from mneme_tui.cli import (
     output,
     purge_command,
     secrets_command,
+    setup_command,
     task_commands,
 )
 from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
     memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
-    db_commands, purge_command, secrets_command,
+    db_commands, purge_command, secrets_command, setup_command, export_commands,
 )
 
 
