@@ -34,8 +34,13 @@ def age(created_at: datetime, now: datetime) -> str:
 
 
 def json_document(document: Any) -> str:
-    """A JSON document as ``--json`` prints it and the MCP tools return it: indented, unicode kept as is."""
+    """A JSON document as ``--json`` prints it: indented, unicode kept as is."""
     return json.dumps(document, ensure_ascii=False, indent=2)
+
+
+def compact_json(document: Any) -> str:
+    """A JSON document as the MCP tools return it: without indentation or spaces, unicode kept as is."""
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
 def cut(line: str, width: int | None) -> str:

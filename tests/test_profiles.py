@@ -65,13 +65,17 @@ def test_english_stemmer_is_porter2() -> None:
 @pytest.mark.parametrize(
     ("text", "terms"),
     [
-        ("connection_context", ["connect", "context"]),
-        ("snake_case", ["snake", "case"]),
-        ("CamelCase", ["camel", "case"]),
-        ("HTTPServer useCart", ["http", "server", "us", "cart"]),  # Porter: use → us
-        ("src/store/models.py", ["src", "store", "model", "py"]),
-        ("OperationalError: database is locked", ["oper", "error", "databas", "lock"]),
-        ("arm64 Int64 utf8 30M-row", ["arm64", "int64", "utf8", "30m", "row"]),
+        ("connection_context", ["connect", "context", "connection_context"]),
+        ("snake_case", ["snake", "case", "snake_case"]),
+        ("CamelCase", ["camel", "case", "camelcase"]),
+        ("HTTPServer useCart", ["http", "server", "httpserver", "us", "cart", "usecart"]),  # Porter: use → us
+        ("src/store/models.py", ["src", "store", "model", "py", "src/store/models.py"]),
+        ("OperationalError: database is locked", ["oper", "error", "operationalerror", "databas", "lock"]),
+        ("arm64 Int64 utf8 30M-row", ["arm64", "int64", "utf8", "30m", "row", "30m-row"]),
+        # a whole identifier is a term of its own, even when every part is a stop word
+        ("expect(x).toBe(y)", ["expect", "x", "tobe"]),
+        ("Object.hasOwn doIt", ["object", "hasown", "doit", "object.hasown"]),
+        ("__all__ _private value_", ["privat", "valu", "__all__", "_private", "value_"]),
         ("what should I do before I push", ["push"]),
         ("not wrapped in act(...)", ["not", "wrap", "act"]),
         ("ÄRGER Straße", ["ärger", "straße"]),  # m = 1 and *o: Porter keeps the e
@@ -83,12 +87,14 @@ def test_analyzer_splits_identifiers_drops_stop_words_and_stems(text: str, terms
 
 def test_analyzer_switches() -> None:
     text = "The OperationalError in db.atomic was LOCKING"
-    assert Analyzer(split_identifiers=False).terms(text) == ["operationalerror", "db", "atom", "lock"]
-    assert Analyzer(stop_words=False).terms(text) == ["the", "oper", "error", "in", "db", "atom", "wa", "lock"]
-    assert Analyzer(stemmer="none").terms(text) == ["operational", "error", "db", "atomic", "locking"]
-    # compounds: the whole camel-case word and the dotted name are extra, unstemmed terms
-    assert Analyzer(compounds=True).terms(text) == [
-        "oper", "error", "operationalerror", "db", "atom", "lock", "db.atomic"]
+    assert Analyzer(split_identifiers=False, compounds=False).terms(text) == [
+        "operationalerror", "db", "atom", "lock"]
+    assert Analyzer(stop_words=False, compounds=False).terms(text) == [
+        "the", "oper", "error", "in", "db", "atom", "wa", "lock"]
+    assert Analyzer(stemmer="none", compounds=False).terms(text) == ["operational", "error", "db", "atomic", "locking"]
+    # compounds (the default): the whole camel-case word and the dotted name are extra, unstemmed terms
+    assert Analyzer().terms(text) == ["oper", "error", "operationalerror", "db", "atom", "lock", "db.atomic"]
+    assert Analyzer(compounds=False).terms(text) == ["oper", "error", "db", "atom", "lock"]
     with pytest.raises(ValueError, match="unknown stemmer"):
         Analyzer(stemmer="snowball")
 
@@ -115,12 +121,12 @@ def test_bm25_profile_matches_hand_computed_scores(store: Store) -> None:
     results = store.recall("Database LOCKED?", repo="app", limit=10, profile="bm25")
     assert [r.memory.id for r in results] == [d1.id, d3.id, d2.id]
 
-    # scoped: N = 3 (d4 is not a candidate), avgdl = 8/3, df(databas) = df(lock) = 2, k1 = 1.2, b = 0.75
+    # scoped: N = 3 (d4 is not a candidate), avgdl = median(2, 3, 3) = 3, df(databas) = df(lock) = 2, k1 = 1.2, b = 0.75
     idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
     def term(tf: float, dl: float) -> float:
-        return tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / (8 / 3)))
+        return tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / 3))
     expected = {d1.id: idf * (term(1, 2) + term(1, 2)), d2.id: idf * term(1, 3), d3.id: idf * term(2, 3)}
-    assert expected[d1.id] == pytest.approx(2 * 0.470004 * 1.113924, abs=1e-5)  # ln 1.6 · 2.2 / 1.975, twice
+    assert expected[d1.id] == pytest.approx(2 * 0.470004 * 1.157895, abs=1e-5)  # ln 1.6 · 2.2 / 1.9, twice
     best = expected[d1.id]
     for result in results:
         c = result.components
@@ -137,7 +143,7 @@ def test_bm25_profile_matches_hand_computed_scores(store: Store) -> None:
                                                      limit=10, profile="bm25")}
     assert set(crossed) == {d1.id, d2.id, d3.id, d4.id}
     idf4 = math.log(1 + (4 - 3 + 0.5) / (3 + 0.5))
-    avg4 = 11 / 4
+    avg4 = 3  # the median of the lengths 2, 3, 3, 3
     d1_cross = 2 * idf4 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / avg4))
     assert crossed[d1.id].components["bm25"] == pytest.approx(d1_cross, rel=1e-12)
     assert crossed[d1.id].components["locality"] == 1.0

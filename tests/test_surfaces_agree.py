@@ -127,3 +127,19 @@ def test_the_results_have_the_same_shapes(both) -> None:
     assert set(mcp("supersede", memory_id=3, content="tombstone it")) == set(cli("supersede", "4", "x"))
     assert set(mcp("purge", ids=[1], reason="a leaked key")) == set(cli("purge", "2", "--reason", "a leaked key")) == {
         "purged", "reason", "clean", "markdown_rewritten"}
+
+
+def test_a_budget_cuts_the_same_documents(both) -> None:
+    """``budget`` / ``--budget``: the same shape on both surfaces; a budget that holds everything keeps the same
+    items (each surface measures what it prints: compact JSON in MCP, indented with ``--json``)."""
+    cli, mcp, folder = both
+    ample = "100000"
+    for tool, argv, items in (("recall", ("recall", "connection thread"), "results"),
+                              ("handshake", ("handshake",), "learned_pitfalls"),
+                              ("legion_briefing", ("legion", "briefing", "--dir", folder), "top_agents"),
+                              ("legion_recall", ("legion", "recall", "--dir", folder), "records")):
+        extra = {"query": "connection thread", "detail": True} if tool == "recall" else {}
+        answer, printed = mcp(tool, budget=int(ample), **extra), cli(*argv, "--budget", ample)
+        assert set(answer) == set(printed) and answer[items] == printed[items], tool
+        assert answer["budget"]["left_out"] == printed["budget"]["left_out"] == 0, tool
+        assert answer["budget"]["needed"] < printed["budget"]["needed"], tool

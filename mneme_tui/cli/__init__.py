@@ -36,7 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The full parser: global options plus every command group's commands."""
     parser = arguments.Parser(
         prog="mneme",
-        description="Long-lived memory for coding agents. Without a command, opens the TUI.",
+        description=(
+            "Long-lived memory for coding agents. Without a command, opens the TUI in a terminal "
+            "(with no terminal it prints this help and exits 2)."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"mneme {__version__}")
     arguments.add_common_options(parser, suppress_defaults=False)
@@ -65,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         arguments.check_arguments(parser, args)
         if args.command is None:
+            if not (sys.stdin.isatty() and sys.stdout.isatty()):
+                return _no_terminal(parser)
             from mneme_tui.tui.launch import launch  # Textual only when the TUI opens
 
             return launch(args)
@@ -76,3 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _no_terminal(parser: argparse.ArgumentParser) -> int:
+    """No command and no terminal (an agent's shell tool, a pipe): the help on stderr and exit 2, never the TUI."""
+    sys.stderr.write(parser.format_help())
+    print("mneme: the full-screen app needs a terminal on stdin and stdout; give a command (see above)",
+          file=sys.stderr)
+    return 2

@@ -21,6 +21,7 @@ from mneme_tui.validation import is_folder, user_path
 
 if TYPE_CHECKING:  # the Legion API is imported by the handlers that use it: `mneme recall` never loads it
     from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.legion.briefing_report import BriefingReport
     from mneme_tui.legion.gitbranch import BranchProvider
     from mneme_tui.legion.records import OutcomeRecord, Record
 
@@ -209,12 +210,22 @@ def cmd_briefing(args: argparse.Namespace) -> int:
     from mneme_tui.legion.schemas import OUTCOMES
 
     legion = _legion(args)
-    if args.json:
-        output.print_json(briefing_report(legion).to_json())
-        return 0
     report = briefing_report(legion)
+    present = legion.has_file(OUTCOMES.file_name)
+    if args.budget is not None and (args.json or present or report.briefing.claude_memory):
+        _print_briefing_within(report, args.budget, args.json, present)
+    elif args.json:
+        output.print_json(report.to_json())
+    else:
+        _print_briefing(report, present)
+    if not args.json:
+        _warn(report.briefing.warnings)
+    return 0
+
+
+def _print_briefing(report: BriefingReport, present: bool) -> None:
     briefing = report.briefing
-    if legion.has_file(OUTCOMES.file_name):  # spec §6: nothing displayed without OUTCOMES.md
+    if present:  # spec §6: nothing displayed without OUTCOMES.md
         print(f"Session briefing: {briefing.total_records} outcome records")
         if briefing.recent_outcomes:
             print("\nRecent outcomes")
@@ -235,8 +246,20 @@ def cmd_briefing(args: argparse.Namespace) -> int:
     if briefing.claude_memory:
         print("\nClaude Code memory (MEMORY.md excerpt)")
         print(display.printable(briefing.claude_memory).rstrip("\n"))
-    _warn(briefing.warnings)
-    return 0
+
+
+def _print_briefing_within(report: BriefingReport, tokens: int, as_json: bool, present: bool) -> None:
+    """``--budget``: the briefing with the entries that fit (``legion.briefing_budget``), then its note."""
+    from mneme_tui.cli import budget_output
+    from mneme_tui.legion.briefing_budget import BudgetedBriefing, within_budget
+
+    def render(view: BudgetedBriefing) -> str:
+        if as_json:
+            return display.json_document(view.to_json()) + "\n"
+        shown = budget_output.captured(lambda: _print_briefing(view.report, present))
+        return shown + view.omission.line("entry", "entries") + "\n"
+
+    sys.stdout.write(render(within_budget(report, tokens, render)))
 
 
 def cmd_agents(args: argparse.Namespace) -> int:

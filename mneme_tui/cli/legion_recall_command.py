@@ -23,6 +23,7 @@ from mneme_tui.legion.recall import (
     OUTCOMES,
     PATTERNS,
     PREFERENCES,
+    KindRecall,
     RecallFilters,
 )
 from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record
@@ -73,24 +74,46 @@ def run(args: argparse.Namespace, legion: LegionMemory, *, outcome_table: Outcom
 
     kind, filters = parse_request(args)
     found = recall_kind(legion, kind, filters)
-    if args.json:
+    if args.json and args.budget is None:
         output.print_json(found.document)
         return 0
-    if not legion.has_file(FILES[kind]):  # spec §6: nothing displayed without the file
+    if not args.json and not legion.has_file(FILES[kind]):  # spec §6: nothing displayed without the file
         warn(found.warnings)
         return 0
+    if args.budget is not None:
+        _print_within(found, args.budget, args.json, outcome_table)
+    else:
+        _print_found(found, found.records, outcome_table)
+    if not args.json:
+        warn(found.warnings)
+    return 0
+
+
+def _print_found(found: KindRecall, records: Sequence[Record], outcome_table: OutcomeTable) -> None:
+    """The text form of ``records`` (all of ``found``'s, or those a budget kept), then its notes."""
+    kind = found.kind
     if not found.records:
         print(f"No matching {kind} ({found.total_records} records in {FILES[kind]}).")
-    else:
+    elif records:
         if kind == OUTCOMES:
-            outcome_table([r for r in found.records if isinstance(r, OutcomeRecord)])
+            outcome_table([r for r in records if isinstance(r, OutcomeRecord)])
         else:
-            _print_records(kind, found.records)
-        print(f"{len(found.records)} of {found.total_records} records")
+            _print_records(kind, records)
+        print(f"{len(records)} of {found.total_records} records")
     for note in found.notes:
         print(output.literal(note))
-    warn(found.warnings)
-    return 0
+
+
+def _print_within(found: KindRecall, budget: int, as_json: bool, outcome_table: OutcomeTable) -> None:
+    """``--budget``: the best whole records that fit; the JSON document gains a ``budget`` object."""
+    from mneme_tui.cli import budget_output
+    from mneme_tui.memory.budget import json_render
+
+    def show(kept: Sequence[Record]) -> None:
+        _print_found(found, kept, outcome_table)
+
+    render = json_render(found.budgeted) if as_json else budget_output.text_render(show, "record")
+    budget_output.print_within(found.records, budget, render)
 
 
 def _cell(value: Any) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mneme_tui import config
@@ -10,7 +11,7 @@ from mneme_tui.cli import arguments, declared, output
 from mneme_tui.operations.memory import DISMISS, LIST, RECALL, SAVE
 
 if TYPE_CHECKING:
-    from mneme_tui.memory.records import Memory
+    from mneme_tui.memory.records import Memory, ScoredMemory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,17 +38,36 @@ def cmd_save(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    results = declared.run(RECALL, args)
-    if args.json:
-        output.print_json(RECALL.to_json(results, {}))
-    elif not results:
+    values = declared.values_of(RECALL, args)
+    results = declared.run(RECALL, args, given=values)
+    if args.json:  # with --budget: {"results": [...], "budget": {...}} of the results that fit
+        output.print_json(RECALL.to_json(results, values))
+    elif args.budget is not None:
+        _print_recall_within(results, args.budget, args.query, arguments.resolve_profile(args))
+    else:
+        _print_recall(results, args.query, arguments.resolve_profile(args))
+    return 0
+
+
+def _print_recall(results: Sequence[ScoredMemory], query: str, profile: str) -> None:
+    """The text form of recall's results (``cli.recall_layout``): what a ``--budget`` measures."""
+    if not results:
         print("No matching memories.")
     else:
         from mneme_tui.cli import recall_layout
 
-        recall_layout.print_recall(results, query=args.query, profile=arguments.resolve_profile(args),
-                                   now=config.now())
-    return 0
+        recall_layout.print_recall(list(results), query=query, profile=profile, now=config.now())
+
+
+def _print_recall_within(results: list[ScoredMemory], budget: int, query: str, profile: str) -> None:
+    """``--budget`` in text: the best whole results whose printed text fits, then the budget's note."""
+    from mneme_tui.cli import budget_output
+
+    def show(kept: Sequence[ScoredMemory]) -> None:
+        if kept or not results:  # when none fit, the note says so
+            _print_recall(kept, query, profile)
+
+    budget_output.print_within(results, budget, budget_output.text_render(show, "result"))
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from mneme_tui.operations.learning import HANDSHAKE, TASK_SYNC
 from mneme_tui.validation import is_folder, user_path
 
 if TYPE_CHECKING:  # the learning modules load the store and numpy: imported by the handlers that run
+    from mneme_tui.memory.learning.orientation import Orientation
     from mneme_tui.memory.learning.report import TaskReport
     from mneme_tui.memory.learning.tasksync import SyncResult
 
@@ -134,7 +135,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 
 def cmd_handshake(args: argparse.Namespace) -> int:
-    from mneme_tui.memory.learning.orientation import orientation
+    from mneme_tui.memory.learning.orientation import orientation, within_budget
     from mneme_tui.memory.learning.scope import relative_to_root
 
     repo = config.resolve_repo(args.project)
@@ -143,8 +144,16 @@ def cmd_handshake(args: argparse.Namespace) -> int:
         raise MnemeError(ERR_VALIDATION_FAILED, "--task cannot be empty")
     store = arguments.open_store(args, create=True)  # the session-start hook's first run makes the store
     view = orientation(store, repo, args.task.strip() if args.task else None, modified, limit=args.limit)
-    if args.json:
-        output.print_json(view.to_json())
-    else:
-        sys.stdout.write(view.to_text())
+    render = _orientation_json if args.json else _orientation_text
+    if args.budget is not None:
+        view = within_budget(view, args.budget, render)
+    sys.stdout.write(render(view))
     return 0
+
+
+def _orientation_json(view: Orientation) -> str:
+    return display.json_document(view.to_json()) + "\n"
+
+
+def _orientation_text(view: Orientation) -> str:
+    return view.to_text()

@@ -133,6 +133,8 @@ def _details(record: Record) -> list[tuple[str, str]]:
 def memory_content(record: Record, warnings: list[str] | None = None) -> str:
     """The memory text of a record: headline, prose body, then ``Field: value`` lines (empty ones left out).
 
+    The labels of that last block are for readers only: the ``bm25`` profile indexes the values, not the
+    labels (``memory.analysis.searchable_text``), so a query for "branch" or "tags" does not match every record.
     A text over ``MAX_CONTENT_CHARS`` is cut there (the file keeps the record whole); ``warnings`` gets a
     line naming the file and line when given.
     """

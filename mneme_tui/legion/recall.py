@@ -31,6 +31,7 @@ from mneme_tui.legion.scoring import (
 
 if TYPE_CHECKING:
     from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.memory.budget import Omission
 
 PATTERN_LIMIT = 10
 ERROR_LIMIT = 5
@@ -230,6 +231,10 @@ class KindRecall:
     total_records: int
     warnings: list[str]
     notes: list[str]
+
+    def budgeted(self, kept: Sequence[Record], omission: Omission) -> dict[str, Any]:
+        """The JSON document with only the ``kept`` records and a ``budget`` object (``--budget``)."""
+        return {**self.document, "records": [record.to_json() for record in kept], "budget": omission.to_json()}
 
 
 def recall_kind(legion: LegionMemory, kind: str, filters: RecallFilters) -> KindRecall:

@@ -6,8 +6,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from mneme_tui.display import compact_json
 from mneme_tui.mcp.context import Call
-from mneme_tui.memory.learning.orientation import orientation
+from mneme_tui.memory.learning.orientation import orientation, within_budget
 from mneme_tui.memory.learning.report import parse_report_text, screened_report
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
@@ -15,11 +16,14 @@ from mneme_tui.memory.secrets import policy_for
 from mneme_tui.operations.learning import HANDSHAKE, TASK_SYNC
 
 
-def handshake(call: Call, repo: str | None, task_id: str | None, modified: list[str], limit: int) -> Any:
+def handshake(call: Call, repo: str | None, task_id: str | None, modified: list[str], limit: int,
+              budget: int | None) -> Any:
     ctx = call.ctx
     task = task_id.strip() if task_id and task_id.strip() else None
     view = orientation(ctx.store, ctx.repo_of(repo), task, [relative_to_root(path, ctx.root) for path in modified],
                        limit=limit)
+    if budget is not None:
+        view = within_budget(view, budget, lambda cut: compact_json(cut.to_json()))
     return view.to_json()
 
 

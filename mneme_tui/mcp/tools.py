@@ -4,7 +4,6 @@ it) and return compact JSON."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -23,11 +22,6 @@ OWN_WORK: dict[str, Callable[..., Any]] = {**learning_tools.WORK, **legion_tools
 """Tool name → the function answering it, for the operations whose work the two surfaces do differently."""
 
 
-def compact(document: Any) -> str:
-    """A tool result's text: JSON without indentation or spaces, unicode kept as is."""
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
-
-
 def answer(call: Call, name: str, arguments: dict[str, Any]) -> str:
     """The result text of tool ``name`` called with ``arguments``; a MnemeError (unknown tool, bad arguments, a
     refusal of the store) carries the CLI's one-line error."""
@@ -36,8 +30,8 @@ def answer(call: Call, name: str, arguments: dict[str, Any]) -> str:
     operation = TOOLS[name]
     values = check_arguments(operation, arguments)
     if operation.run is None:
-        return compact(OWN_WORK[name](call, **values))
-    return compact(operation.mcp_document(operation.run(call, **values), values))
+        return display.compact_json(OWN_WORK[name](call, **values))
+    return display.compact_json(operation.mcp_document(operation.run(call, **values), values))
 
 
 def error_text(name: str, exc: MnemeError) -> str:

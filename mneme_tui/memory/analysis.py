@@ -16,11 +16,17 @@ text becomes a list of *terms* in four deterministic steps (no model, no downloa
    (:data:`porter_stem`, Snowball's ``porter`` algorithm), so ``locked``/``locking``/``locks`` all
    become ``lock``. Words containing a digit are not stemmed.
 
-Optionally (``compounds=True``, off by default) the *whole* identifier is also kept as an extra,
-unstemmed term next to its parts: every run of words joined by ``_ . / -`` (``connection_context``,
-``src/store/models.py``, ``db.atomic``) and every camel-case word (``operationalerror``). On the
-evaluation set it changed nothing (identifier questions are already answered by their parts), so the
-shipped profile leaves it off and keeps the index smaller.
+5. **Whole identifiers** (``compounds=True``, the default): the *whole* identifier is also kept as an
+   extra, unstemmed, lowercased term next to its parts: every run of words joined by ``_ . / -``
+   (``connection_context``, ``src/store/models.py``, ``db.atomic``), every word wrapped in or led by
+   underscores (``__all__``, ``_private``) and every camel-case word (``operationalerror``). That is what
+   finds identifiers made of stop words (``toBe``, ``hasOwn``, ``doIt``, ``__all__``), whose parts are all
+   dropped in step 3. On the evaluation set it changes no figure.
+
+Field labels are not terms: in a memory whose last paragraph is all ``Label: value`` lines (the field
+block the Legion mirror writes, ``legion.mirror.memory_content``), only the values are analysed
+(:func:`searchable_text`; two of the block's labels must be Legion's, :data:`FIELD_LABELS`), so "branch" or
+"tags" does not match every imported record.
 
 Each step can be switched off (:class:`Analyzer` fields); the evaluation harness's ablation table uses that.
 ``term_features.TermFeatures`` keeps every memory's analysed terms for BM25.
@@ -47,8 +53,18 @@ def words_of(text: str) -> list[str]:
     return _ASCII_WORD.findall(text) if text.isascii() else WORD.findall(text)
 
 
-COMPOUND = re.compile(r"[^\W_]+(?:[._/\-]+[^\W_]+)+")
-"""Words joined by ``_``, ``.``, ``/`` or ``-``: identifiers, dotted names and paths."""
+COMPOUND = re.compile(r"(?<!\w)(?:_*+[^\W_]++(?:[._/\-]++[^\W_]++)++_*+|_++[^\W_]++_*+|[^\W_]++_++(?![^\W_]))")
+"""Words joined by ``_``, ``.``, ``/`` or ``-`` (identifiers, dotted names and paths), and words with leading
+or trailing underscores (``__all__``, ``_private``, ``value_``). A match starts only where a word does and its
+quantifiers never backtrack (possessive), so the pattern costs one pass over the text."""
+FIELD_LINE = re.compile(r"([A-Z][A-Za-z]*(?: [A-Za-z]+){0,2}): ")
+"""The start of a ``Label: value`` line: a capitalised label of one to three words, a colon and a space."""
+FIELD_LABELS: frozenset[str] = frozenset({
+    "ID", "Outcome", "Agent", "Task type", "Importance", "Phase", "Plan", "Context", "Reuse criteria", "Source",
+    "Fix", "Resolved", "Decision point", "Proposed", "User choice", "Signal", "Branch", "Date", "Tags",
+    "Superseded by",
+})
+"""The labels of the field block the Legion mirror writes (``legion.mirror.memory_content``)."""
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _HAS_DIGIT = re.compile(r"\d")
 MEMO_LIMIT = 500_000  # memoised words before a memo is cleared
@@ -67,6 +83,30 @@ STOP_WORDS: frozenset[str] = frozenset(
 """English function words (NLTK's/Snowball's list without the negations no/nor/not, plus a few modal and
 auxiliary verbs). Negations stay because they carry meaning in engineering notes ("NOT NULL", "not
 wrapped in act")."""
+
+
+ANALYSIS_VERSION = 2
+"""Bumped whenever the same options analyse a text differently (2: field labels left out, underscored words
+kept whole), so an index snapshot made by an older analysis is not reused."""
+
+
+def searchable_text(content: str) -> str:
+    """``content`` without the labels of its trailing field block.
+
+    When the last paragraph (after the last blank line) is made only of ``Label: value`` lines
+    (:data:`FIELD_LINE`), at least two of them with a Legion field label (:data:`FIELD_LABELS`; other labels
+    are the record's extra columns), each line's label is cut and its value kept. Any other text is returned
+    as is: a closing ``Timezones: store.py stores naive UTC.`` line is prose.
+    """
+    head, blank, block = content.rpartition("\n\n")
+    if not blank or ": " not in block:
+        return content
+    lines = block.split("\n")
+    labels = [FIELD_LINE.match(line) for line in lines]
+    if not all(labels) or sum(label.group(1) in FIELD_LABELS for label in labels if label) < 2:
+        return content
+    values = [line[label.end() :] for line, label in zip(lines, labels) if label]
+    return head + blank + "\n".join(values)
 
 
 # --------------------------------------------------------------------------- stemmers
@@ -111,7 +151,7 @@ class Analyzer:
     split_identifiers: bool = True
     stop_words: bool = True
     stemmer: str = "porter"
-    compounds: bool = False
+    compounds: bool = True
     _memo: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -122,7 +162,7 @@ class Analyzer:
     @property
     def key(self) -> tuple:
         """What the analysis depends on (an index built with one key cannot answer another's queries)."""
-        return (self.split_identifiers, self.stop_words, self.stemmer, self.compounds)
+        return (ANALYSIS_VERSION, self.split_identifiers, self.stop_words, self.stemmer, self.compounds)
 
     def word_terms(self, word: str) -> tuple[str, ...]:
         """The terms of one word (letters/digits run, original case), memoised."""

@@ -21,7 +21,7 @@ import numpy as np
 import peewee
 
 from mneme_tui.config import parse_timestamp
-from mneme_tui.memory.analysis import Analyzer, words_of
+from mneme_tui.memory.analysis import Analyzer, searchable_text, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
 from mneme_tui.memory.persistence.memories import index_load_batches, index_rows
 from mneme_tui.memory.persistence.repositories import database_revision
@@ -91,10 +91,20 @@ class Candidates:
         return self._maps
 
     def average_length(self, lengths: np.ndarray) -> float:
-        """Mean analysed length of the candidates (BM25's avgdl over this candidate set)."""
+        """Median analysed length of the candidates (BM25's avgdl over this candidate set; the median, so one
+        outlier memory does not move it)."""
         if self._avg_length is None:
-            self._avg_length = float(lengths[self.rows].mean(dtype=np.float64)) if self.rows.size else 0.0
+            self._avg_length = _median(lengths[self.rows]) if self.rows.size else 0.0
         return self._avg_length
+
+
+def _median(values: np.ndarray) -> float:
+    """The median of a non-empty array by partition (``np.median`` imports ``numpy.ma``: ~30 ms of cold start)."""
+    middle = values.size // 2
+    if values.size % 2:
+        return float(np.partition(values, middle)[middle])
+    low, high = np.partition(values, [middle - 1, middle])[middle - 1 : middle + 1]
+    return (float(low) + float(high)) / 2
 
 
 class _SpecWordIds(dict):
@@ -236,7 +246,8 @@ class MemoryIndex:
                     changed_text.append((position, row[3], row[4]))
         if changed_text:
             positions, topics, contents = zip(*changed_text)
-            self.terms.replace(list(positions), list(map(words_of, contents)), contents, topics)
+            texts = list(map(searchable_text, contents))
+            self.terms.replace(list(positions), list(map(words_of, texts)), texts, topics)
         if new_rows:
             self._append(new_rows)
 
@@ -281,7 +292,9 @@ class MemoryIndex:
         self.access = np.concatenate([self.access, np.asarray(access, dtype=np.int32)])
         words = list(map(words_of, contents))  # one pass over each text, shared by both analyses
         self._row_tokens.extend(map(self._spec_token_ids, contents, words))
-        self.terms.append(words, contents, topics)
+        texts = list(map(searchable_text, contents))  # bm25 leaves out field labels; the spec reads everything
+        words = [row if text is content else words_of(text) for row, text, content in zip(words, texts, contents)]
+        self.terms.append(words, texts, topics)
         self.size += count
         if self.size - self._postings_built_for > max(2_000, self._postings_built_for // 5):
             self._postings_stale = True

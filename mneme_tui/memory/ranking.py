@@ -11,7 +11,9 @@
 - locality: 1.25 for an exact repo match in a scoped search, else 1.0.
 Scoped searches see the repo's memories plus ``global`` ones; untyped scoped searches cap global axioms at
 max(1, ⌊limit/3⌋) slots and backfill from the overflow only when too few other results scored above 0.
-Only active memories are candidates and only scores above 0 are returned.
+Only active memories are candidates and only scores above 0 are returned; the ``bm25`` profile also leaves
+out rows whose bm25 is below ``RELEVANCE_FLOOR`` × the best bm25 of the query, and results scoring below
+``SCORE_FLOOR`` × the top result's score.
 
 The ``bm25`` profile keeps every factor above and replaces only the relevance (see :class:`Bm25Profile`
 and the README's "Recall quality" section for the measurements behind each choice).
@@ -36,6 +38,10 @@ REINFORCEMENT_CAP = 10
 DEFAULT_PROFILE = "bm25"
 BM25_K1 = 1.2
 BM25_B = 0.75
+RELEVANCE_FLOOR = 0.1
+"""The bm25 profile returns no row whose BM25 score is below this share of the best BM25 score of the query."""
+SCORE_FLOOR = 0.01
+"""The bm25 profile returns no result whose score is below this share of the top result's score."""
 _MIN_LOG_RELEVANCE = -700.0  # exp(-700) is still a positive float64: a weak match never scores exactly 0
 
 
@@ -89,6 +95,11 @@ class RelevanceProfile(Protocol):
         """One line saying how it ranks."""
         ...
 
+    @property
+    def score_floor(self) -> float:
+        """Results scoring below this share of the top result's score are not returned (0: none cut)."""
+        ...
+
     def score(self, index: MemoryIndex, text: str, candidates: Candidates) -> Relevance:
         """Relevance of the candidates (all of them, or the ``positions`` that can score above 0)."""
         ...
@@ -98,6 +109,7 @@ class SpecProfile:
     """The spec's relevance, bit for bit: 0.75 · cosine + 0.25 · lexical overlap."""
 
     name = "spec"
+    score_floor = 0.0  # the spec returns every score above 0
     description = (
         "The Mneme spec's formula, exactly: 0.75 × cosine of the 64-dim hashed vectors + 0.25 × share of "
         "query words in the memory, times decay, reinforcement and locality."
@@ -146,6 +158,11 @@ class Bm25Profile:
     - Statistics: N, df and avgdl over the query's candidate set (the active memories this search may
       return), so a word common in this repository weighs less here, as in the harness's BM25 baseline.
       idf = ln(1 + (N − df + 0.5) / (df + 0.5)), k1 = 1.2, b = 0.75 (the textbook values, not tuned).
+      avgdl is the *median* analysed length, not the mean: one very long memory would otherwise raise the
+      mean enough to shrink every other memory's length penalty and flatten their scores against the best.
+    - Floors: a row whose bm25 is below ``RELEVANCE_FLOOR`` (10 %) of the query's best bm25 is not a
+      candidate (on the evaluation set every right answer in the top 10 has at least 20 % of the best), and
+      a result whose final score is below ``SCORE_FLOOR`` (1 %) of the top result's is not returned.
     - Relevance = exp(bm25 − best): BM25 is a sum of log-odds weights, so its exponential is an odds
       ratio that the spec's factors can scale; equivalently the ranking is by bm25 + ln decay +
       ln reinforcement + ln locality. The best match of a query has relevance 1; memories sharing no
@@ -168,6 +185,8 @@ class Bm25Profile:
     transform: str = "exp"  # "exp": exp(bm25 − best); "linear": bm25 / best
     statistics: str = "candidates"  # "candidates": N, df, avgdl of the searched set; "index": of all active rows
     cosine_weight: float = 0.0  # w > 0: relevance = (1 − w) · relevance + w · spec cosine, for every candidate
+    floor: float = RELEVANCE_FLOOR  # rows with bm25 below floor × the best bm25 are not returned
+    score_floor: float = SCORE_FLOOR  # results scoring below score_floor × the top result's are not returned
 
     def __post_init__(self) -> None:
         if self.transform not in ("exp", "linear") or self.statistics not in ("candidates", "index"):
@@ -197,6 +216,8 @@ class Bm25Profile:
             relevance = bm25 / best if best > 0 else bm25
         else:
             relevance = np.exp(np.maximum(bm25 - best, _MIN_LOG_RELEVANCE))
+        kept = bm25 >= self.floor * best  # negligible next to the best match: not a result
+        hits, bm25, relevance = hits[kept], bm25[kept], relevance[kept]
         parts = {"relevance": relevance, "bm25": bm25, "matched": matched_terms[hits] / float(max(distinct, 1))}
         positions = local_of[hits]
         if self.cosine_weight <= 0:
@@ -292,6 +313,9 @@ def rank(index: MemoryIndex, query: RecallQuery, profile: RelevanceProfile | Non
         locality = np.where(local & (not query.cross_repo), LOCALITY_BOOST, 1.0)
         score = relevance * decay * reinforcement * locality
         picked, backfilled = _select(score, candidates.capped[at], index.ids[rows], query.limit)
+        if picked and profile.score_floor > 0:  # negligible next to the top result: not a result
+            top = float(score[picked[0]])
+            picked = [i for i in picked if score[i] >= profile.score_floor * top]
         results = []
         for i in picked:
             components = {name: float(values[i]) for name, values in parts.items()}

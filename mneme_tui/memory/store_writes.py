@@ -445,7 +445,8 @@ class StoreWrites:
     ) -> Memory:
         """Edit as supersede: save a new memory with ``content`` and mark the old one superseded by it, in
         one transaction (audited); nothing is overwritten. The new memory keeps the old one's repo, task,
-        topic and kind unless ``topic`` / ``kind`` are given.
+        topic and kind unless ``topic`` / ``kind`` are given, and its reinforcement (access count and the tasks
+        behind it), so a correction does not fall out of sight; its decay starts afresh.
 
         Only active advisory memories can be superseded by hand (``source``: save, tui or mcp, with the new
         memory's provenance ``detail`` as ``save`` takes it, e.g. the MCP client's name): the spec
@@ -469,10 +470,18 @@ class StoreWrites:
                 content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
                 repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail, secrets_policy=secrets_policy,
             )
+            self._carry_reinforcement(old, new.id)
             self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
-            return new
+            return self.get(new.id)
 
         return self.run_transaction(write)
+
+    def _carry_reinforcement(self, old: Memory, new_id: int) -> None:
+        """A new version keeps what the old one earned: its access count, and the tasks that counted it (so
+        those tasks do not count the same knowledge twice). Its decay starts afresh: it was written now."""
+        self.memories.update(new_id, access_count=old.access_count)
+        for task_id in self.task_access.tasks_for([old.id]).get(old.id, []):
+            self.task_access.add_once(task_id, new_id, config.now())
 
     def _change_status(
         self, memory_id: int, previous: str, status: str, reason: str, superseded_by: int | None = None

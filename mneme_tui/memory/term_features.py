@@ -141,7 +141,8 @@ class TermFeatures:
                 extra_weights += [1.0] * len(ids) + [self.topic_weight] * len(topic_ids)
             terms = np.concatenate([terms, np.asarray(extra_terms, dtype=np.int64)])
             owners = np.concatenate([owners, np.asarray(extra_owners, dtype=np.int64)])
-            weights = np.concatenate([np.ones(terms.size - len(extra_terms)), np.asarray(extra_weights)])
+            if self.topic_weight > 0:  # compound terms alone weigh 1 each: the plain counting below serves
+                weights = np.concatenate([np.ones(terms.size - len(extra_terms)), np.asarray(extra_weights)])
         width = max(len(self.vocab), 1)
         keys = owners * width + terms
         if weights is None:

@@ -16,6 +16,7 @@ from mneme_tui.operations.declaration import (
     Operation,
     Param,
 )
+from mneme_tui.operations.memory import BUDGET
 
 HANDSHAKE = Operation(
     tool="handshake", command=("handshake",), title="Orient at the start of a task",
@@ -31,6 +32,7 @@ HANDSHAKE = Operation(
               flags=("--modified",), metavar="FILE", default=()),
         Param("limit", INT, "at most this many pitfalls, and this many patterns", flags=("-n", "--limit"), default=20,
               default_note="20", minimum=1),
+        BUDGET,
     ),
 )
 

@@ -22,6 +22,7 @@ from mneme_tui.operations.declaration import (
     Operation,
     Param,
 )
+from mneme_tui.operations.memory import BUDGET
 
 if TYPE_CHECKING:
     from mneme_tui.legion.record_files import StoreResult
@@ -30,8 +31,9 @@ if TYPE_CHECKING:
 LEGION_BRIEFING = Operation(
     tool="legion_briefing", command=("legion", "briefing"), title="Legion session briefing",
     summary="session briefing: recent outcomes, top agents, totals", effect=Effect.READ,
-    details="Of this project's .planning/memory, with Claude Code's MEMORY.md excerpt.",
-    params=(),
+    details="Of this project's .planning/memory, with Claude Code's MEMORY.md excerpt. A `budget` cuts the recent "
+            "outcomes, then the top agents, then the excerpt.",
+    params=(BUDGET,),
 )
 
 _MCP_ONLY, _CLI_ONLY = frozenset({MCP}), frozenset({CLI})
@@ -61,6 +63,7 @@ LEGION_RECALL = Operation(
               flags=("--include-superseded",)),
         Param("limit", INT, "result limit", flags=("-n", "--limit"), minimum=1,
               default_note="outcomes 20, patterns 10, errors 5, preferences 10"),
+        BUDGET,
     ),
 )
 

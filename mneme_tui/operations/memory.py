@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mneme_tui.display import compact_json, json_document
+from mneme_tui.memory.budget import Dumps, fit_json
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES, validate_kind
 from mneme_tui.memory.records import supersession_json
 from mneme_tui.memory.secrets import policy_for
@@ -22,6 +24,9 @@ from mneme_tui.operations.declaration import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from mneme_tui.memory.budget import Omission
     from mneme_tui.memory.records import Memory, MemoryDetail, ScoredMemory, StatusChange
     from mneme_tui.operations.session import Session
 
@@ -50,11 +55,30 @@ def _kind(help_text: str, kinds: tuple[str, ...], *, default: str | None = None,
                  default_note=note)
 
 
-def recall_json(results: list[ScoredMemory], detail: bool = True) -> list[dict[str, Any]]:
+BUDGET = Param("budget", INT, "only the best whole items whose output fits in about this many tokens (estimated; "
+               "says how many were left out)", flags=("--budget",), metavar="TOKENS", minimum=1)
+"""``--budget TOKENS`` / ``budget``: recall, handshake and the Legion briefing and recall cut to a token budget
+(``memory.budget``), measured on what the surface prints."""
+
+
+def recall_json(results: Sequence[ScoredMemory], detail: bool = True) -> list[dict[str, Any]]:
     """The ranked memories: every field, score components and reasons (``detail``), or only what an agent uses."""
     if detail:
         return [result.to_json() for result in results]
     return [_lean(result) for result in results]
+
+
+def recall_document(results: list[ScoredMemory], values: dict[str, Any], dumps: Dumps = json_document) -> Any:
+    """Recall's JSON: the ranked memories, or with a ``budget`` ``{"results": [...], "budget": {"tokens",
+    "left_out", "needed"}}`` of the best whole results whose JSON, as ``dumps`` writes it, fits."""
+    detail = values.get("detail", True)
+    if values.get("budget") is None:
+        return recall_json(results, detail)
+
+    def document(kept: Sequence[ScoredMemory], omission: Omission) -> dict[str, Any]:
+        return {"results": recall_json(kept, detail), "budget": omission.to_json()}
+
+    return fit_json(results, values["budget"], document, dumps)
 
 
 def _lean(result: ScoredMemory) -> dict[str, Any]:
@@ -84,8 +108,9 @@ def _task(task_id: str | None) -> str | None:
 
 
 def run_recall(session: Session, query: str, all_repos: bool, repo: str | None, limit: int, kind: str | None,
-               profile: str | None, task_id: str | None = None, detail: bool = True) -> list[ScoredMemory]:
-    """The memories most relevant to ``query`` (``detail`` shapes only the JSON)."""
+               profile: str | None, budget: int | None = None, task_id: str | None = None,
+               detail: bool = True) -> list[ScoredMemory]:
+    """The memories most relevant to ``query`` (``budget`` and ``detail`` shape only what is printed)."""
     kind = _kind_filter(kind)  # checked before the store is opened
     return session.store().recall(query, repo=session.repo(repo), cross_repo=all_repos, kind=kind, limit=limit,
                                   profile=session.profile(profile), task_id=_task(task_id))
@@ -128,9 +153,10 @@ def run_supersede(session: Session, memory_id: int, content: str, topic: str | N
 RECALL = Operation(
     tool="recall", command=("recall",), title="Recall memories", summary="search memories, best match first",
     effect=Effect.READ, run=run_recall,
-    to_json=lambda results, values: recall_json(results, values.get("detail", True)),
+    to_json=recall_document, mcp_json=lambda results, values: recall_document(results, values, compact_json),
     details="The memories most relevant to `query` by the hybrid ranking, each with its score. `detail` adds "
-            "every field, the score components and the reasons (as `mneme recall --json`).",
+            "every field, the score components and the reasons (as `mneme recall --json`). With `budget`: "
+            '{"results": [...], "budget": {"tokens", "left_out", "needed"}}.',
     params=(
         Param("query", TEXT, "what you want to know, in words (an error text, a file, a topic)", metavar="QUERY",
               required=True),
@@ -141,6 +167,7 @@ RECALL = Operation(
         _kind("only this kind", ALL_KINDS),
         Param("profile", TEXT, "ranking profile", flags=("--profile",), choices=PROFILE_NAMES,
               checked_by="operation", default_note="$MNEME_PROFILE, the config file's `profile`, or bm25"),
+        BUDGET,
         Param("task_id", TEXT, "the task you work on: each memory returned is reinforced once for it",
               surfaces=frozenset({MCP})),
         Param("detail", BOOL, "every field, the score components and why each memory is in the list",

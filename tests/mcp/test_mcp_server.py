@@ -30,7 +30,7 @@ async def test_lists_every_tool_with_a_described_schema(workspace: Path) -> None
     recall = next(tool for tool in tools if tool.name == "recall")
     assert recall.input_schema["required"] == ["query"]
     assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id",
-                                                      "detail"}
+                                                      "detail", "budget"}
 
 
 async def test_memory_tools_answer_like_the_cli(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -374,3 +374,39 @@ def test_other_commands_do_not_import_the_sdk() -> None:
     code = "import sys; from mneme_tui.cli import build_parser; build_parser(); print('mcp' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+async def test_budget_argument_cuts_what_the_tool_answers(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``budget`` on recall, handshake, legion_briefing and legion_recall: the ``--budget N --json`` document's
+    shape, measured on the compact JSON the tool answers (so it keeps at least what the CLI's indented JSON keeps);
+    ``budget: 0`` is one ERR_VALIDATION_FAILED line."""
+    from mneme_tui.display import compact_json
+    from mneme_tui.memory.budget import estimate_tokens
+
+    folder = str(legion_dir(workspace))
+    for n in range(6):
+        cli_json(capsys, workspace, "save", f"the upload worker retries job {n} with jitter " + "and backs off " * n)
+        cli_json(capsys, workspace, "legion", "record", "outcome", "--dir", folder, "--agent", "agent-a",
+                 "--outcome", "success", "--summary", f"shipped change {n} of the upload worker", "--branch", "main")
+    async with server(workspace) as session:
+        answers = {
+            "recall": (await call(session, "recall", query="upload worker", limit=6, detail=True, budget=300),
+                       ["recall", "upload worker", "-n", "6", "--budget", "300"]),
+            "handshake": (await call(session, "handshake", budget=400), ["handshake", "--budget", "400"]),
+            "legion_briefing": (await call(session, "legion_briefing", budget=900),
+                                ["legion", "briefing", "--dir", folder, "--budget", "900"]),
+            "legion_recall": (await call(session, "legion_recall", budget=250),
+                              ["legion", "recall", "--dir", folder, "--budget", "250"]),
+        }
+        refused = await error(session, "recall", query="upload", budget=0)
+    assert refused.count("\n") == 0 and "ERR_VALIDATION_FAILED: budget must be at least 1: '0'" in refused
+    for tool, (answer, argv) in answers.items():
+        budget, cli = int(argv[-1]), cli_json(capsys, workspace, *argv)
+        assert set(answer) == set(cli) and answer["budget"]["tokens"] == budget, tool
+        assert estimate_tokens(compact_json(answer)) <= budget, tool
+        assert estimate_tokens(json.dumps(cli, indent=2, ensure_ascii=False)) <= budget, tool
+        assert answer["budget"]["left_out"] <= cli["budget"]["left_out"], tool
+    recalled = answers["recall"][0]["results"]
+    assert {r["id"] for r in cli_json(capsys, workspace, *answers["recall"][1])["results"]} <= {r["id"] for r in recalled}
+    for tool in ("recall", "legion_recall"):
+        assert cli_json(capsys, workspace, *answers[tool][1])["budget"]["left_out"] > 0, tool

@@ -37,6 +37,8 @@ async def test_every_tool_has_a_title_annotations_and_plain_descriptions(workspa
     assert schemas["legion_recall"]["kind"]["enum"] == ["outcomes", "patterns", "errors", "preferences"]
     assert schemas["legion_record_outcome"]["outcome"]["enum"] == ["success", "partial", "failed"]
     assert schemas["recall"]["limit"] == {"type": "integer", "description": "result limit", "minimum": 1, "default": 5}
+    for tool in ("recall", "handshake", "legion_briefing", "legion_recall"):
+        assert schemas[tool]["budget"]["minimum"] == 1 and "default" not in schemas[tool]["budget"], tool
 
 
 async def test_results_are_compact_and_lean(workspace: Path) -> None:
@@ -60,7 +62,9 @@ async def test_results_are_compact_and_lean(workspace: Path) -> None:
     ("recall", {"query": 5}, "ERR_VALIDATION_FAILED: query must be text, not a number (5)"),
     ("recall", {"query": "x", "bogus": 1},
      "ERR_VALIDATION_FAILED: unknown argument 'bogus' (recall takes: query, all_repos, repo, limit, kind, profile, "
-     "task_id, detail)"),
+     "budget, task_id, detail)"),
+    ("recall", {"query": "x", "budget": 0}, "ERR_VALIDATION_FAILED: budget must be at least 1: '0'"),
+    ("legion_briefing", {"budget": -5}, "ERR_VALIDATION_FAILED: budget must be at least 1: '-5'"),
     ("dismiss", {"ids": []}, "ERR_VALIDATION_FAILED: ids needs at least one memory id"),
     ("legion_recall", {"kind": "patterns", "signal": "loud"},
      "ERR_VALIDATION_FAILED: signal must be one of all, positive, negative, corrective: 'loud'"),

@@ -14,14 +14,16 @@ graduation candidates and imported Legion knowledge of one repository (spec §4.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from mneme_tui import config
 from mneme_tui.display import printable
+from mneme_tui.memory import budget
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.budget import Omission
 from mneme_tui.memory.learning.graduation import GraduationCandidate, Occurrences, graduation_candidates, group_pitfalls
 from mneme_tui.memory.learning.scope import in_scope, repo_path, split_topic
 from mneme_tui.memory.records import Memory, iso
@@ -100,6 +102,8 @@ class Orientation:
     cooled: tuple[int, ...] = ()
     reinforced: tuple[int, ...] = ()
     omitted: dict[str, int] = field(default_factory=dict)  # list name → entries cut by ``limit``
+    budget: Omission | None = None  # what ``within_budget`` left out, when a token budget was given
+    budget_cut: dict[str, int] = field(default_factory=dict)  # list name → entries the budget left out
 
     @property
     def read_only(self) -> bool:
@@ -110,7 +114,9 @@ class Orientation:
         return bool(self.modified)
 
     def to_json(self) -> dict[str, Any]:
+        budget = {} if self.budget is None else {"budget": self.budget.to_json()}
         return {
+            **budget,
             "repo": self.repo, "task_id": self.task_id, "read_only": self.read_only, "scoped": self.scoped,
             "modified_files": list(self.modified), "generated_at": iso(self.generated_at),
             "cooling_days": COOLING_DAYS,
@@ -171,6 +177,24 @@ def orientation(
     )
 
 
+BUDGET_SECTIONS = ("learned_pitfalls", "verified_patterns", "graduation_candidates", "imported")
+"""The lists a token budget cuts, most important first; a budget keeps whole entries, best first in each."""
+
+
+def within_budget(view: Orientation, tokens: int, render: Callable[[Orientation], str]) -> Orientation:
+    """``view`` cut to the entries whose ``render``-ed output fits in ``tokens`` (``memory.budget``), most
+    important section first; ``budget`` says how many entries were left out."""
+    entries = [(name, entry) for name in BUDGET_SECTIONS for entry in getattr(view, name)]
+
+    def cut(kept: Sequence[tuple[str, Any]], omission: Omission) -> Orientation:
+        lists: dict[str, Any] = {name: tuple(e for section, e in kept if section == name) for name in BUDGET_SECTIONS}
+        cut_counts = {name: len(getattr(view, name)) - len(lists[name]) for name in BUDGET_SECTIONS}
+        return replace(view, **lists, budget=omission, budget_cut=cut_counts)
+
+    fitted = budget.fit(entries, tokens, lambda kept, omission: render(cut(kept, omission)))
+    return cut(fitted.kept, fitted.omission)
+
+
 def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment: datetime) -> OrientedPitfall:
     matched = group.scope is not None and any(in_scope(path, group.scope) for path in files)
     age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
@@ -216,7 +240,7 @@ def render_text(view: Orientation) -> str:
         out.append("Unscoped: no modified files given.")
     out += ["", f"## Learned pitfalls ({len(view.learned_pitfalls)})"]
     if not view.learned_pitfalls:
-        out.append("None.")
+        out.append(_none(view, "learned_pitfalls"))
     for number, item in enumerate(view.learned_pitfalls, start=1):
         facts = ["structural gate" if item.structural else "policy gate", _tasks(item.tasks), _age(item.age_days)]
         if item.in_scope:
@@ -227,7 +251,7 @@ def render_text(view: Orientation) -> str:
     out += _omitted(view, "learned_pitfalls", "pitfall")
     out += ["", f"## Verified patterns ({len(view.verified_patterns)})"]
     if not view.verified_patterns:
-        out.append("None.")
+        out.append(_none(view, "verified_patterns"))
     for number, pattern in enumerate(view.verified_patterns, start=1):
         memory = pattern.memory
         days = (view.generated_at - memory.created_at).total_seconds() / 86400
@@ -240,7 +264,7 @@ def render_text(view: Orientation) -> str:
     out += _omitted(view, "verified_patterns", "pattern")
     out += ["", f"## Graduation candidates ({len(view.graduation_candidates)})"]
     if not view.graduation_candidates:
-        out.append("None.")
+        out.append(_none(view, "graduation_candidates"))
     for number, candidate in enumerate(view.graduation_candidates, start=1):
         ids = " ".join(map(str, candidate.related_ids))
         topic, reason = printable(candidate.memory.topic), printable(candidate.reason)
@@ -257,7 +281,15 @@ def render_text(view: Orientation) -> str:
         out += ["", f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
                     f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; "
                     "pass --modified FILE to keep those in scope.)"]
+    if view.budget is not None:
+        out += ["", view.budget.line("entry", "entries")]
     return "\n".join(out) + "\n"
+
+
+def _none(view: Orientation, key: str) -> str:
+    """An empty list's line: ``None.``, or how many entries the token budget left out of it."""
+    cut = view.budget_cut.get(key, 0)
+    return f"None within the budget ({cut} left out)." if cut else "None."
 
 
 def _omitted(view: Orientation, key: str, noun: str) -> list[str]:
