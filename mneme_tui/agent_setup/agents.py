@@ -13,7 +13,7 @@ from mneme_tui.agent_setup.documents import JSON, TOML, Entry, Format
 from mneme_tui.agent_setup.names import Scope
 
 #: The SessionStart recipe of docs/agents.md (tests/setup checks they agree): orientation and briefing.
-SESSION_START_COMMANDS = ("mneme handshake -n 10", "mneme legion briefing")
+SESSION_START_COMMANDS = ("mneme handshake -n 10 --budget 1500", "mneme legion briefing --budget 600")
 SERVER_NAME = "mneme"
 MCP_ARGS = ["mcp"]
 
