@@ -22,7 +22,10 @@ from typing import Any, TypeVar
 from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.curation.catalogue import Catalogue
+from mneme_tui.memory.curation.same_text import TextMatch, match_text
 from mneme_tui.memory.index import MemoryIndex
+from mneme_tui.memory.persistence.curation import DecisionLog, PinTable, last_reads
 from mneme_tui.memory.persistence.database import DATABASE_ERRORS, dialect_of, open_database
 from mneme_tui.memory.persistence.memories import MemoryTable, memory_from_row
 from mneme_tui.memory.persistence.repositories import (
@@ -110,6 +113,10 @@ class StoreWrites:
         self.task_sync_ledger = TaskSyncLedger(self.db)
         self.provenance_log = ProvenanceLog(self.db)
         self.index = MemoryIndex()
+        self.pins = PinTable(self.db)
+        self.decisions = DecisionLog(self.db)
+        self.catalogue = Catalogue()
+        """Curation's features of every memory (``memory/curation``), refreshed by revision like ``index``."""
 
     # ------------------------------------------------------------------ plumbing
     @cached_property
@@ -175,13 +182,45 @@ class StoreWrites:
         detail: str = "",
     ) -> Memory:
         """Save an advisory memory (spec 5.1) written by hand: ``source`` is ``save`` (``mneme save``), ``tui``
-        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED."""
+        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED. A text
+        equal after normalising to an active memory of the same repo and kind stores nothing: that memory is
+        returned (``save_checked`` says which happened)."""
+        return self.save_checked(content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id, source=source,
+                                 detail=detail)[0]
+
+    def save_checked(
+        self,
+        content: str,
+        *,
+        kind: str = "reflection",
+        topic: str = "General",
+        repo_id: str = config.GLOBAL_REPO,
+        task_id: str = "",
+        source: str = SAVE,
+        detail: str = "",
+    ) -> tuple[Memory, TextMatch]:
+        """``save``, with what the new text matched: ``duplicate_of`` (nothing stored, the memory returned is
+        that one) or the ``closest`` near duplicate (stored all the same)."""
         K.validate_kind(kind, allow_statutory=False)
         if source not in HAND_SOURCES:
             valid = ", ".join(HAND_SOURCES)
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown save source {source!r} (valid: {valid})")
-        return self.mint(content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
-                         provenance=Provenance(source, detail))
+        repo = config.GLOBAL_REPO if repo_id is None else str(repo_id).strip()
+
+        def write() -> tuple[Memory, TextMatch]:
+            match = self.existing_text(_checked_content(content), repo_id=repo, kind=kind)
+            if match.duplicate_of is not None:
+                return self.get(match.duplicate_of), match
+            return self.mint(content, kind=kind, topic=topic, repo_id=repo, task_id=task_id,
+                             provenance=Provenance(source, detail)), match
+
+        return self.run_transaction(write)
+
+    def existing_text(self, content: str, *, repo_id: str, kind: str) -> TextMatch:
+        """The no-new-duplicates check (``curation/same_text``): an active memory of ``repo_id`` and ``kind``
+        with the same text after normalising, or the closest near one."""
+        with self.sqlite_errors():
+            return match_text(self.db, content, repo_id=repo_id, kind=kind)
 
     def mint(
         self,
@@ -357,6 +396,21 @@ class StoreWrites:
         source: str = SAVE,
         detail: str = "",
     ) -> Memory:
+        """``supersede_checked``'s memory: the new one, or the existing one its text duplicates."""
+        return self.supersede_checked(memory_id, content, topic=topic, kind=kind, reason=reason, source=source,
+                                      detail=detail)[0]
+
+    def supersede_checked(
+        self,
+        memory_id: int,
+        content: str,
+        *,
+        topic: str | None = None,
+        kind: str | None = None,
+        reason: str | None = None,
+        source: str = SAVE,
+        detail: str = "",
+    ) -> tuple[Memory, TextMatch]:
         """Edit as supersede: save a new memory with ``content`` and mark the old one superseded by it, in
         one transaction (audited); nothing is overwritten. The new memory keeps the old one's repo, task,
         topic and kind unless ``topic`` / ``kind`` are given.
@@ -365,11 +419,12 @@ class StoreWrites:
         memory's provenance ``detail`` as ``save`` takes it, e.g. the MCP client's name): the spec
         lets only task sync mint statutory kinds (pitfall, pattern, task, ...) and only the Legion import
         writes imported ones, so superseding one, or choosing such a ``kind``, raises ERR_VALIDATION_FAILED,
-        as does a memory that is not active.
+        as does a memory that is not active. A text equal after normalising to an active memory of the same
+        repo and kind (the old one included) changes nothing: that memory is returned with the match.
         """
         new_kind = K.validate_kind(kind, allow_statutory=False) if kind is not None else None
 
-        def write() -> Memory:
+        def write() -> tuple[Memory, TextMatch]:
             old = self.get(memory_id)
             if old.kind in K.STATUTORY_KINDS or old.kind in K.IMPORTED_KINDS:
                 raise MnemeError(
@@ -379,12 +434,13 @@ class StoreWrites:
                 )
             if old.status != K.ACTIVE:
                 raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")
-            new = self.save(
+            new, match = self.save_checked(
                 content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
                 repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail,
             )
-            self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
-            return new
+            if match.duplicate_of is None:
+                self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
+            return new, match
 
         return self.run_transaction(write)
 
@@ -426,3 +482,43 @@ class StoreWrites:
             return counted
 
         return self.run_transaction(write)
+
+    # ------------------------------------------------------------------- curation
+    def pin(self, ids: Iterable[int]) -> list[int]:
+        """Pin memories (never cold, first in a handshake); every id is checked first. The ids newly pinned."""
+        return self._set_pins(ids, pin=True)
+
+    def unpin(self, ids: Iterable[int]) -> list[int]:
+        """Unpin memories; every id is checked first. The ids that were pinned."""
+        return self._set_pins(ids, pin=False)
+
+    def _set_pins(self, ids: Iterable[int], *, pin: bool) -> list[int]:
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        if not wanted:
+            raise MnemeError(ERR_VALIDATION_FAILED, "no memory ids given")
+
+        def write() -> list[int]:
+            statuses = self.memories.statuses([i for i in wanted if 0 < i <= MAX_ID])
+            missing = [i for i in wanted if i not in statuses]
+            if missing:
+                raise MnemeError(ERR_NOT_FOUND, f"no memory with id {', '.join(map(str, missing))}")
+            moment, changed = config.now(), []
+            for memory_id in wanted:
+                done = self.pins.pin(memory_id, moment, self.actor) if pin else self.pins.unpin(memory_id)
+                if done:
+                    status = statuses[memory_id]
+                    self.audit_log.add(memory_id, status, status, moment, "pinned" if pin else "unpinned", self.actor)
+                    changed.append(memory_id)
+            return changed
+
+        return self.run_transaction(write)
+
+    def pinned_ids(self) -> set[int]:
+        """The ids of every pinned memory."""
+        with self.sqlite_errors():
+            return self.pins.ids()
+
+    def last_reads(self) -> dict[int, str]:
+        """Memory id → when a task last read it (stored text), for memories some task read."""
+        with self.sqlite_errors():
+            return last_reads(self.db)

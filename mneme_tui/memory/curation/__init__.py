@@ -1,6 +1,3 @@
-"""Curation: the store proposes what to merge, re-check or retire; a person or an agent decides.
-
-Import from the submodules (this package re-exports nothing):
-
-- ``stale``: the code a memory names and whether the work tree still has it (``StaleChecker``).
-"""
+"""Curation: the store proposes (duplicates, conflicts, stale-by-code, cold), a person or an agent decides, and
+every decision is audited and undoable. ``proposals.open_proposals`` lists, ``review.decide`` decides; core
+only (no Textual, Rich or MCP)."""

@@ -1,0 +1,118 @@
+"""Open proposals: what the store suggests a person merges, supersedes, re-checks or dismisses.
+
+``open_proposals`` refreshes the store's catalogue (only what changed since the last call), runs each kind's
+finder over the repo asked for, drops the proposals a person rejected (while their memories are unchanged) and
+orders the rest best first. Nothing here writes: deciding is ``review.decide``."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from mneme_tui import config
+from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory.curation import finders
+from mneme_tui.memory.curation.catalogue import Catalogue
+from mneme_tui.memory.index import days_since_epoch
+
+if TYPE_CHECKING:
+    from mneme_tui.memory.store import Store
+
+KINDS = ("duplicate", "conflict", "stale", "cold")
+"""Every proposal kind, in the order a review lists ties."""
+ACTIONS = ("merge", "supersede", "recheck", "dismiss")
+COLD_DAYS = 180
+"""Days without a read after which an advisory memory is proposed as cold (setting ``cold_days``)."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One suggestion: its kind, the memories, the one that stays (merge/supersede), the action and why."""
+
+    id: str
+    """Short and stable while its memories are unchanged (kind + ids + their content hashes)."""
+    kind: str
+    memory_ids: tuple[int, ...]
+    keep_id: int | None
+    action: str
+    reason: str
+    score: float
+    repo_id: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        """The proposal as ``mneme review --json`` prints it."""
+        return {"id": self.id, "kind": self.kind, "memory_ids": list(self.memory_ids), "keep_id": self.keep_id,
+                "action": self.action, "reason": self.reason, "score": round(self.score, 3), "repo": self.repo_id}
+
+
+def proposal_id(kind: str, memory_ids: tuple[int, ...], digests: list[int]) -> str:
+    """The id of a proposal over these memories with these content hashes."""
+    text = kind + ":" + ",".join(f"{i}/{d:x}" for i, d in sorted(zip(memory_ids, digests)))
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+def cold_days() -> int:
+    """The ``cold_days`` setting (config file), ``COLD_DAYS`` when unset; a bad value is ERR_CONFIG."""
+    value = config.load_settings().get("cold_days", COLD_DAYS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise MnemeError(ERR_CONFIG, "cold_days in the config file must be a whole number of days, at least 1")
+    return value
+
+
+def check_kinds(kinds: frozenset[str] | None) -> frozenset[str]:
+    """``kinds`` (every kind when None) if each is a proposal kind, else ERR_VALIDATION_FAILED."""
+    unknown = sorted((kinds or frozenset()) - set(KINDS))
+    if unknown:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"unknown proposal kind {unknown[0]!r} (valid: {', '.join(KINDS)})")
+    return kinds or frozenset(KINDS)
+
+
+def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
+                   limit: int | None = None, root: Path | None = None) -> list[Proposal]:
+    """The open proposals of ``repo`` (None: every repo), best first, at most ``limit``; ``root`` is the git
+    work tree the stale kind reads (stale is skipped without one)."""
+    wanted = check_kinds(kinds)
+    if limit is not None and limit < 1:
+        raise MnemeError(ERR_VALIDATION_FAILED, "limit must be at least 1")
+    catalogue = store.catalogue
+    with store.sqlite_errors(), catalogue.lock:
+        catalogue.refresh(store.db)
+        rows = catalogue.rows
+        scope = np.ones(rows.ids.size, dtype=bool) if repo is None else np.array(
+            [r == repo for r in rows.repos], dtype=bool)
+        found = _find(store, catalogue, scope, wanted, root)
+        rejected = store.decisions.rejected()
+        proposals = [p for p in (_proposal(catalogue, f) for f in found) if p.id not in rejected]
+    proposals.sort(key=lambda p: (-p.score, KINDS.index(p.kind), p.memory_ids))
+    return proposals[:limit] if limit is not None else proposals
+
+
+def _find(store: Store, catalogue: Catalogue, scope: np.ndarray, kinds: frozenset[str],
+          root: Path | None) -> list[finders.Found]:
+    found: list[finders.Found] = []
+    if "duplicate" in kinds:
+        found += finders.duplicates(catalogue, scope)
+    if "conflict" in kinds:
+        found += finders.conflicts(catalogue, scope)
+    if "cold" in kinds:
+        reads = store.last_reads()
+        read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
+        now_days = float(days_since_epoch([config.now().isoformat(sep=" ")])[0])
+        found += finders.cold(catalogue, scope, now_days=now_days, cold_days=cold_days(),
+                              last_read_days=read_days, pinned=store.pinned_ids())
+    return found
+
+
+def _proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:
+    rows = catalogue.rows
+    ids = tuple(int(rows.ids[p]) for p in found.positions)
+    digests = [int(rows.digests[p]) for p in found.positions]
+    return Proposal(
+        id=proposal_id(found.kind, ids, digests), kind=found.kind, memory_ids=ids,
+        keep_id=None if found.keep is None else int(rows.ids[found.keep]), action=found.action,
+        reason=found.reason, score=found.score, repo_id=rows.repos[found.positions[0]],
+    )

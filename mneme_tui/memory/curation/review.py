@@ -1,0 +1,100 @@
+"""Deciding proposals: accept runs the store's audited operations (supersede, dismiss) with the reason
+``review: …``, reject remembers the proposal so it is not proposed again while its memories are unchanged, and
+undo reverses either. Every decision is a row of ``curation_decisions`` with who and when."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mneme_tui import config
+from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory.curation.proposals import Proposal, open_proposals
+from mneme_tui.memory.persistence.curation import DecisionRow
+from mneme_tui.memory.records import StatusChange
+
+if TYPE_CHECKING:
+    from mneme_tui.memory.store import Store
+
+DECISIONS = ("accept", "reject")
+UNDONE = "undone"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What deciding a proposal did: the proposal, the decision and the status changes it made."""
+
+    proposal_id: str
+    kind: str
+    decision: str
+    memory_ids: tuple[int, ...]
+    change: StatusChange
+    actor: str
+
+    def to_json(self) -> dict[str, object]:
+        """What ``mneme review accept|reject|undo --json`` prints."""
+        return {"proposal": self.proposal_id, "kind": self.kind, "decision": self.decision,
+                "memory_ids": list(self.memory_ids), "changed": self.change.ids, "actor": self.actor}
+
+
+def decide(store: Store, proposal_id: str, decision: str, *, actor: str | None = None, repo: str | None = None,
+           root: Path | None = None) -> Decision:
+    """Accept or reject one open proposal of ``repo`` (None: any repo); ERR_NOT_FOUND when it is not open
+    (decided already, or its memories changed)."""
+    if decision not in DECISIONS:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"unknown decision {decision!r} (valid: {', '.join(DECISIONS)})")
+    proposal = _open(store, proposal_id, repo, root)
+    who = actor or store.actor
+
+    def write() -> Decision:
+        change = _accept(store, proposal) if decision == "accept" else StatusChange()
+        store.decisions.record(DecisionRow(proposal.id, proposal.kind, decision, proposal.memory_ids, change.changed,
+                                           proposal.reason, config.now().isoformat(sep=" "), who))
+        return Decision(proposal.id, proposal.kind, decision, proposal.memory_ids, change, who)
+
+    return store.run_transaction(write)
+
+
+def undo(store: Store, proposal_id: str, *, actor: str | None = None) -> Decision:
+    """Reverse the last decision on a proposal: an accept's status changes are put back (audited), a rejection
+    is forgotten (the proposal is open again)."""
+    who = actor or store.actor
+
+    def write() -> Decision:
+        row = store.decisions.get(proposal_id.strip())
+        if row is None or row.decision == UNDONE:
+            raise MnemeError(ERR_NOT_FOUND, f"no decision on proposal {proposal_id!r} to undo")
+        change = store.undo(StatusChange(row.changes), reason=f"review undo: {row.decision} of {row.proposal_id}")
+        store.decisions.record(DecisionRow(row.proposal_id, row.kind, UNDONE, row.memory_ids, (), row.reason,
+                                           config.now().isoformat(sep=" "), who))
+        return Decision(row.proposal_id, row.kind, UNDONE, row.memory_ids, change, who)
+
+    return store.run_transaction(write)
+
+
+def _open(store: Store, proposal_id: str, repo: str | None, root: Path | None) -> Proposal:
+    wanted = proposal_id.strip()
+    for proposal in open_proposals(store, repo, root=root):
+        if proposal.id == wanted:
+            return proposal
+    with store.sqlite_errors():
+        row = store.decisions.get(wanted)
+    if row is not None and row.decision != UNDONE:
+        raise MnemeError(ERR_NOT_FOUND, f"proposal {wanted} is already decided ({row.decision}ed by {row.actor})")
+    raise MnemeError(ERR_NOT_FOUND, f"no open proposal {wanted!r} (see `mneme review`; a proposal's id changes when "
+                                    "its memories do)")
+
+
+def _accept(store: Store, proposal: Proposal) -> StatusChange:
+    """Run the proposal's action through the store's audited operations."""
+    if proposal.action in ("merge", "supersede") and proposal.keep_id is not None:
+        keep = proposal.keep_id
+        why = f"review: duplicate of #{keep}" if proposal.kind == "duplicate" else f"review: {proposal.kind}, " \
+              f"superseded by #{keep}"
+        changed: list[tuple[int, str]] = []
+        for other in proposal.memory_ids:
+            if other != keep:
+                changed += store.mark_superseded(other, keep, reason=why).changed
+        return StatusChange(tuple(changed))
+    return store.dismiss(list(proposal.memory_ids), reason=f"review: {proposal.kind}: {proposal.reason}")

@@ -1,0 +1,53 @@
+"""The no-new-duplicates check of ``save`` and ``supersede``: is a new text already an active memory of the same
+repo and kind (after normalising), or nearly one?"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import peewee
+
+from mneme_tui.memory.curation import text as T
+from mneme_tui.memory.curation.finders import NEAR_THRESHOLD
+from mneme_tui.memory.persistence.curation import same_text_candidates
+
+CANDIDATES = 2_000
+"""At most this many memories (newest first) sharing a probe word are compared with a new text."""
+_PROBE = re.compile(r"[A-Za-z0-9]{3,}")
+
+
+@dataclass(frozen=True)
+class TextMatch:
+    """What a new text matches: an active memory with the same normalised text, or the closest near one."""
+
+    duplicate_of: int | None = None
+    closest: int | None = None
+    similarity: float = 0.0
+
+    def near_json(self) -> dict[str, object]:
+        """``{"near_duplicate": {...}}`` for a near match, else nothing (added to a save's JSON)."""
+        if self.closest is None:
+            return {}
+        return {"near_duplicate": {"id": self.closest, "similarity": round(self.similarity, 3)}}
+
+
+def match_text(db: peewee.Database, content: str, *, repo_id: str, kind: str) -> TextMatch:
+    """Compare ``content`` with the active memories of ``repo_id`` and ``kind`` that contain one of its two
+    longest words (a text equal after normalising contains them; a near one almost always does)."""
+    probes = sorted(set(_PROBE.findall(content)), key=lambda w: (-len(w), w))[:2]
+    normal = T.normalised(content)
+    words = normal.split()
+    mine = T.shingles(words)
+    anchors, numbers = T.anchors(content), T.claim(normal).numbers
+    best: tuple[float, int] | None = None
+    for memory_id, other in same_text_candidates(db, repo_id, kind, probes, CANDIDATES):
+        other_normal = T.normalised(other)
+        if other_normal == normal:
+            return TextMatch(duplicate_of=memory_id)
+        if T.anchors(other) != anchors or T.claim(other_normal).numbers != numbers:
+            continue
+        value = T.jaccard(mine, T.shingles(other_normal.split()))
+        if value >= NEAR_THRESHOLD and (best is None or value > best[0]):
+            best = (value, memory_id)
+    return TextMatch() if best is None else TextMatch(closest=best[1], similarity=best[0])
