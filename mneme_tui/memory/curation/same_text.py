@@ -25,11 +25,24 @@ class TextMatch:
     closest: int | None = None
     similarity: float = 0.0
 
-    def near_json(self) -> dict[str, object]:
-        """``{"near_duplicate": {...}}`` for a near match, else nothing (added to a save's JSON)."""
-        if self.closest is None:
-            return {}
-        return {"near_duplicate": {"id": self.closest, "similarity": round(self.similarity, 3)}}
+    def to_json(self) -> dict[str, object]:
+        """What a save's or supersede's JSON adds: ``duplicate_of`` (nothing stored), ``near_duplicate`` (stored,
+        with the closest memory and the similarity), or nothing."""
+        if self.duplicate_of is not None:
+            return {"duplicate_of": self.duplicate_of}
+        if self.closest is not None:
+            return {"near_duplicate": {"id": self.closest, "similarity": round(self.similarity, 3)}}
+        return {}
+
+    def notice(self) -> str:
+        """The one line a person reads about the match ('' when there is none)."""
+        if self.duplicate_of is not None:
+            return (f"Not stored: the same text (after normalising case, whitespace and punctuation) is already "
+                    f"memory {self.duplicate_of}")
+        if self.closest is not None:
+            return (f"Note: nearly the same as memory {self.closest} (similarity {self.similarity:.2f}); "
+                    "`mneme review --kind duplicate` proposes merging them")
+        return ""
 
 
 def match_text(db: peewee.Database, content: str, *, repo_id: str, kind: str) -> TextMatch:
@@ -39,13 +52,13 @@ def match_text(db: peewee.Database, content: str, *, repo_id: str, kind: str) ->
     normal = T.normalised(content)
     words = normal.split()
     mine = T.shingles(words)
-    anchors, numbers = T.anchors(content), T.claim(normal).numbers
+    anchors, claim = T.anchors(content), T.claim(normal)
     best: tuple[float, int] | None = None
     for memory_id, other in same_text_candidates(db, repo_id, kind, probes, CANDIDATES):
         other_normal = T.normalised(other)
         if other_normal == normal:
             return TextMatch(duplicate_of=memory_id)
-        if T.anchors(other) != anchors or T.claim(other_normal).numbers != numbers:
+        if T.anchors(other) != anchors or not T.claim(other_normal).agrees(claim):
             continue
         value = T.jaccard(mine, T.shingles(other_normal.split()))
         if value >= NEAR_THRESHOLD and (best is None or value > best[0]):

@@ -85,6 +85,10 @@ class Claim:
     numbers: tuple[str, ...]
     negated: bool
 
+    def agrees(self, other: Claim) -> bool:
+        """The same figures and the same polarity (texts that may be duplicates rather than a conflict)."""
+        return self.numbers == other.numbers and self.negated == other.negated
+
 
 def claim(normal: str) -> Claim:
     """The claim of a normalised text: "busy timeout 5 s" and "busy timeout 10 s" share a skeleton and differ
