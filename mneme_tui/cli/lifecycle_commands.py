@@ -161,15 +161,14 @@ def _check_editable(memory: Memory) -> None:
 
 def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory, match: TextMatch) -> None:
     """The new memory and what it superseded, or (a duplicate text) that nothing changed."""
-    superseded = None if match.duplicate_of is not None else old_id
     if args.json:
-        output.print_json({**supersession_json(superseded, new), **match.to_json()})
+        output.print_json(match.superseded_json(old_id, new))
         return
-    if superseded is not None:
+    if match.duplicate_of is None:
         print(
             f"Saved memory {new.id} ({new.kind}, topic {output.literal(new.topic)}, repo "
             f"{output.literal(new.repo_id)}); memory {old_id} is now superseded by it"
         )
     if match.notice():
-        print(match.notice() + ("" if superseded is not None else f"; memory {old_id} is unchanged"))
+        print(match.notice() + ("" if match.duplicate_of is None else f"; memory {old_id} is unchanged"))
 

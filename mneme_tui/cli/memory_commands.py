@@ -64,7 +64,7 @@ def cmd_save(args: argparse.Namespace) -> int:
         task_id=args.task,
     )
     if args.json:
-        output.print_json({**memory.to_json(), **match.to_json()})
+        output.print_json(match.saved_json(memory))
         return 0
     if match.duplicate_of is None:
         print(

@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from mneme_tui import config
 from mneme_tui.cli import arguments, output
 from mneme_tui.cli.task_commands import _root, _root_option
-
-if TYPE_CHECKING:
-    from mneme_tui.memory.curation.proposals import Proposal
-    from mneme_tui.memory.curation.review import Decision
-
-KINDS = ("duplicate", "conflict", "stale", "cold")
+from mneme_tui.memory.curation.names import DECISIONS, KINDS, UNDO
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,12 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     _root_option(review)
     review.set_defaults(func=cmd_review)
     actions = review.add_subparsers(dest="review_command", metavar="ACTION", parser_class=arguments.Parser)
-    for name, help_text in (("accept", "accept proposals: run their action (audited; `review undo` reverses it)"),
-                            ("reject", "reject proposals: never proposed again while their memories are unchanged"),
-                            ("undo", "undo the last decision on proposals (an accept's changes are put back)")):
+    helps = ("accept proposals: run their action (audited; `review undo` reverses it)",
+             "reject proposals: never proposed again while their memories are unchanged",
+             "undo the last decision on proposals (an accept's changes are put back)")
+    for name, help_text in zip((*DECISIONS, UNDO), helps, strict=True):
         action = arguments.add_command(actions, name, help_text)
         action.add_argument("proposals", nargs="+", metavar="PROPOSAL", help="proposal ids from `mneme review`")
-        if name != "undo":
+        if name != UNDO:
             _root_option(action)
         action.set_defaults(func=cmd_decide, decision=name)
 
@@ -45,50 +41,44 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from mneme_tui.memory.curation.proposals import open_proposals
+    from mneme_tui.memory.curation.proposals import review_document
 
     repo = None if args.all_repos else config.resolve_repo(args.project)
-    store = arguments.open_store(args)
-    proposals = open_proposals(store, repo, kinds=frozenset(args.kind) if args.kind else None, limit=args.limit,
-                               root=_work_tree(args))
+    document = review_document(arguments.open_store(args), repo, kinds=frozenset(args.kind) if args.kind else None,
+                               limit=args.limit, root=_work_tree(args))
     if args.json:
-        output.print_json({"repo": repo, "proposals": [proposal.to_json() for proposal in proposals]})
-    elif not proposals:
+        output.print_json(document)
+    elif not document["proposals"]:
         print("No open proposals." + ("" if args.all_repos else f" (repo {output.literal(str(repo))}; -A: every repo)"))
     else:
-        _print_proposals(proposals)
+        _print_proposals(document["proposals"])
     return 0
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from mneme_tui.memory.curation.review import decide_many, undo
+    from mneme_tui.memory.curation.review import decide_document
 
-    store = arguments.open_store(args)
-    if args.decision == "undo":
-        decisions = store.run_transaction(lambda: [undo(store, proposal) for proposal in args.proposals])
-    else:
-        decisions = decide_many(store, args.proposals, args.decision, root=_work_tree(args))
+    document = decide_document(arguments.open_store(args), args.proposals, args.decision, root=_work_tree(args))
     if args.json:
-        output.print_json({"decisions": [decision.to_json() for decision in decisions]})
+        output.print_json(document)
     else:
-        for decision in decisions:
+        for decision in document["decisions"]:
             print(_decision_line(decision))
     return 0
 
 
 def cmd_pin(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.curation.review import pin_document
+
     key = "pinned" if args.pin else "unpinned"
-    ids = arguments.memory_ids(args.ids, key)
-    store = arguments.open_store(args)
-    changed = store.pin(ids) if args.pin else store.unpin(ids)
-    unchanged = [i for i in dict.fromkeys(ids) if i not in changed]
+    document = pin_document(arguments.open_store(args), arguments.memory_ids(args.ids, key), pin=args.pin)
     if args.json:
-        output.print_json({key: changed, "unchanged": unchanged})
+        output.print_json(document)
         return 0
-    if changed:
-        print(f"{key.capitalize()} {', '.join(map(str, changed))}")
-    if unchanged:
-        print(f"Already {key}: {', '.join(map(str, unchanged))}")
+    if document[key]:
+        print(f"{key.capitalize()} {', '.join(map(str, document[key]))}")
+    if document["unchanged"]:
+        print(f"Already {'pinned' if args.pin else 'not pinned'}: {', '.join(map(str, document['unchanged']))}")
     return 0
 
 
@@ -97,18 +87,18 @@ def _work_tree(args: argparse.Namespace) -> Path | None:
     return _root(args) if getattr(args, "root", None) else config.find_git_root()
 
 
-def _decision_line(decision: Decision) -> str:
-    ids = ", ".join(f"#{i}" for i in decision.memory_ids)
-    done = {"accept": "Accepted", "reject": "Rejected", "undone": "Undid the decision on"}[decision.decision]
-    changed = f"; changed {', '.join(f'#{i}' for i in decision.change.ids)}" if decision.change.ids else ""
-    return f"{done} {decision.kind} proposal {decision.proposal_id} ({ids}){changed}"
+def _decision_line(decision: dict[str, Any]) -> str:
+    ids = ", ".join(f"#{i}" for i in decision["memory_ids"])
+    done = {"accept": "Accepted", "reject": "Rejected", "undone": "Undid the decision on"}[decision["decision"]]
+    changed = f"; changed {', '.join(f'#{i}' for i in decision['changed'])}" if decision["changed"] else ""
+    return f"{done} {decision['kind']} proposal {decision['proposal']} ({ids}){changed}"
 
 
-def _print_proposals(proposals: list[Proposal]) -> None:
+def _print_proposals(proposals: list[dict[str, Any]]) -> None:
     table = output.table(("Proposal", "left"), ("Kind", "left"), ("Action", "left"), ("Memories", "left"),
                          ("Keep", "right"), ("Score", "right"), ("Why", "left"))
     for proposal in proposals:
-        table.add_row(proposal.id, proposal.kind, proposal.action, ", ".join(map(str, proposal.memory_ids)),
-                      "" if proposal.keep_id is None else str(proposal.keep_id), f"{proposal.score:.2f}",
-                      output.text(proposal.reason))
+        keep = proposal["keep_id"]
+        table.add_row(proposal["id"], proposal["kind"], proposal["action"], ", ".join(map(str, proposal["memory_ids"])),
+                      "" if keep is None else str(keep), f"{proposal['score']:.2f}", output.text(proposal["reason"]))
     output.print_table(table)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,14 +17,12 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.curation import finders
 from mneme_tui.memory.curation.catalogue import Catalogue
+from mneme_tui.memory.curation.names import KINDS
 from mneme_tui.memory.index import days_since_epoch
 
 if TYPE_CHECKING:
     from mneme_tui.memory.store import Store
 
-KINDS = ("duplicate", "conflict", "stale", "cold")
-"""Every proposal kind, in the order a review lists ties."""
-ACTIONS = ("merge", "supersede", "recheck", "dismiss")
 COLD_DAYS = 180
 """Days without a read after which an advisory memory is proposed as cold (setting ``cold_days``)."""
 
@@ -123,3 +121,10 @@ def _proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:
         keep_id=None if found.keep is None else int(rows.ids[found.keep]), action=found.action,
         reason=found.reason, score=found.score, repo_id=rows.repos[found.positions[0]],
     )
+
+
+def review_document(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
+                    limit: int | None = None, root: Path | None = None) -> dict[str, Any]:
+    """``open_proposals`` as ``mneme review --json`` prints it and the MCP tool ``review`` returns it."""
+    proposals = open_proposals(store, repo, kinds=kinds, limit=limit, root=root)
+    return {"repo": repo, "proposals": [proposal.to_json() for proposal in proposals]}

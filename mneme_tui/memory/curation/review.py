@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory.curation.names import DECISIONS, UNDO, UNDONE
 from mneme_tui.memory.curation.proposals import Proposal, open_proposals
 from mneme_tui.memory.persistence.curation import DecisionRow
 from mneme_tui.memory.records import StatusChange
@@ -18,8 +19,6 @@ from mneme_tui.memory.records import StatusChange
 if TYPE_CHECKING:
     from mneme_tui.memory.store import Store
 
-DECISIONS = ("accept", "reject")
-UNDONE = "undone"
 
 
 @dataclass(frozen=True)
@@ -114,3 +113,21 @@ def _accept(store: Store, proposal: Proposal) -> StatusChange:
                 changed += store.mark_superseded(other, keep, reason=why).changed
         return StatusChange(tuple(changed))
     return store.dismiss(list(proposal.memory_ids), reason=f"review: {proposal.kind}: {proposal.reason}")
+
+
+def decide_document(store: Store, proposal_ids: Sequence[str], decision: str, *, actor: str | None = None,
+                    root: Path | None = None) -> dict[str, Any]:
+    """Accept, reject or undo (``decision``) proposals in one transaction, as ``mneme review accept|reject|undo
+    --json`` prints it and the MCP tool ``review_decide`` returns it: ``{"decisions": [...]}``."""
+    if decision == UNDO:
+        decisions = store.run_transaction(lambda: [undo(store, pid, actor=actor) for pid in proposal_ids])
+    else:
+        decisions = decide_many(store, proposal_ids, decision, actor=actor, root=root)
+    return {"decisions": [item.to_json() for item in decisions]}
+
+
+def pin_document(store: Store, ids: Sequence[int], *, pin: bool) -> dict[str, list[int]]:
+    """Pin or unpin memories, as ``mneme pin|unpin --json`` prints it and the MCP tools return it:
+    ``{"pinned"|"unpinned": ids changed, "unchanged": the others}``."""
+    changed = store.pin(ids) if pin else store.unpin(ids)
+    return {"pinned" if pin else "unpinned": changed, "unchanged": [i for i in dict.fromkeys(ids) if i not in changed]}

@@ -11,6 +11,7 @@ import peewee
 from mneme_tui.memory.curation import text as T
 from mneme_tui.memory.curation.finders import NEAR_THRESHOLD
 from mneme_tui.memory.persistence.curation import same_text_candidates
+from mneme_tui.memory.records import Memory, supersession_json
 
 CANDIDATES = 2_000
 """At most this many memories (newest first) sharing a probe word are compared with a new text."""
@@ -33,6 +34,16 @@ class TextMatch:
         if self.closest is not None:
             return {"near_duplicate": {"id": self.closest, "similarity": round(self.similarity, 3)}}
         return {}
+
+    def saved_json(self, memory: Memory) -> dict[str, object]:
+        """``save``'s document (CLI ``--json`` and MCP): the memory (the existing one for a duplicate) and the
+        match."""
+        return {**memory.to_json(), **self.to_json()}
+
+    def superseded_json(self, old_id: int, memory: Memory) -> dict[str, object]:
+        """``supersede``'s and ``edit``'s document: ``superseded`` is null when the text was a duplicate
+        (nothing changed), plus the match."""
+        return {**supersession_json(None if self.duplicate_of is not None else old_id, memory), **self.to_json()}
 
     def notice(self) -> str:
         """The one line a person reads about the match ('' when there is none)."""
