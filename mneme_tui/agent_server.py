@@ -17,10 +17,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from mneme_tui import __version__, display
@@ -30,13 +31,21 @@ from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.recall import KINDS, OUTCOMES, RecallFilters, recall_kind
 from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.curation.proposals import review_document
+from mneme_tui.memory.curation.review import decide_document, pin_document
 from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report_text
 from mneme_tui.memory.learning.scope import relative_to_root
 from mneme_tui.memory.learning.tasksync import sync_task
-from mneme_tui.memory.records import MCP, supersession_json
+from mneme_tui.memory.records import MCP
 from mneme_tui.memory.store import Store
 from mneme_tui.validation import check_document, check_text
+
+ProposalKind = Literal["duplicate", "conflict", "stale", "cold"]
+ReviewDecision = Literal["accept", "reject", "undo"]
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+DECIDES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+IDEMPOTENT = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 INSTRUCTIONS = (
     "mneme is long-lived memory for coding work: reflections, decisions, learned pitfalls and verified "
@@ -158,10 +167,13 @@ def build_server(ctx: ServerContext) -> MCPServer:
     ) -> str:
         """Save an advisory memory and return it (`mneme save --json`). Pitfalls, patterns and other statutory
         kinds are minted only by `task_sync` of a verified report; asking for one fails with ERR_VALIDATION_FAILED."""
-        return _answer(lambda: store.save(
-            content, kind=kind, topic=topic, repo_id=repo_of(repo), task_id=task_id, source=MCP,
-            detail=client_name(context) if context is not None else "").to_json(),
-            content=content, kind=kind, topic=topic, repo=repo, task_id=task_id)
+        def saved() -> dict[str, object]:
+            memory, match = store.save_checked(content, kind=kind, topic=topic, repo_id=repo_of(repo),
+                                               task_id=task_id, source=MCP,
+                                               detail=client_name(context) if context is not None else "")
+            return match.saved_json(memory)
+
+        return _answer(saved, content=content, kind=kind, topic=topic, repo=repo, task_id=task_id)
 
     @server.tool(name="list", structured_output=False)
     def list_memories(
@@ -214,10 +226,12 @@ def build_server(ctx: ServerContext) -> MCPServer:
         given); the old one becomes superseded by it. Nothing is overwritten. Only active advisory memories:
         dismiss a pitfall or pattern instead. Returns {"superseded": old id, "memory": the new memory}
         (`mneme supersede --json`)."""
-        return _answer(lambda: supersession_json(memory_id, store.supersede(
-            memory_id, content, topic=topic, kind=kind, source=MCP,
-            detail=client_name(context) if context is not None else "")),
-            content=content, topic=topic, kind=kind)
+        def superseded() -> dict[str, object]:
+            memory, match = store.supersede_checked(memory_id, content, topic=topic, kind=kind, source=MCP,
+                                                    detail=client_name(context) if context is not None else "")
+            return match.superseded_json(memory_id, memory)
+
+        return _answer(superseded, content=content, topic=topic, kind=kind)
 
     @server.tool(structured_output=False)
     def handshake(
@@ -236,6 +250,40 @@ def build_server(ctx: ServerContext) -> MCPServer:
             store, repo_of(repo), task_id.strip() if task_id and task_id.strip() else None,
             [relative_to_root(path, ctx.root) for path in modified], limit=limit).to_json(),
             task_id=task_id, modified=modified, repo=repo)
+
+    @server.tool(structured_output=False, annotations=READ_ONLY)
+    def review(
+        kinds: Annotated[list[ProposalKind], Field(description="only these kinds; default: every kind")] = [],  # noqa: B006
+        limit: Annotated[int | None, Field(ge=1, description="at most this many proposals")] = None,
+        all_repos: Annotated[bool, Field(description="proposals of every repository")] = False,
+        repo: Repo = None,
+    ) -> str:
+        """What curation proposes, best first: duplicates to merge, conflicts to supersede, stale memories (their
+        code is gone from the work tree) to re-check, cold ones to dismiss; each with its evidence. Decide
+        with `review_decide` (`mneme review --json`)."""
+        return _answer(lambda: review_document(
+            store, None if all_repos else repo_of(repo), kinds=frozenset(kinds) or None, limit=limit, root=ctx.root),
+            repo=repo)
+
+    @server.tool(structured_output=False, annotations=DECIDES)
+    def review_decide(
+        proposals: Annotated[list[str], Field(min_length=1, description="proposal ids from `review`")],
+        decision: Annotated[ReviewDecision, Field(description="accept (run the action), reject (never propose "
+                                                              "again while unchanged) or undo the last decision")],
+    ) -> str:
+        """Accept, reject or undo proposals, all or nothing; accepting supersedes or dismisses through the
+        audited store operations (`mneme review accept|reject|undo --json`)."""
+        return _answer(lambda: decide_document(store, proposals, decision, root=ctx.root), proposals=proposals)
+
+    @server.tool(structured_output=False, annotations=IDEMPOTENT)
+    def pin(ids: Annotated[list[int], Field(min_length=1, description="ids of the memories to pin")]) -> str:
+        """Pin memories: never proposed as cold, listed first in the handshake (`mneme pin --json`)."""
+        return _answer(lambda: pin_document(store, ids, pin=True))
+
+    @server.tool(structured_output=False, annotations=IDEMPOTENT)
+    def unpin(ids: Annotated[list[int], Field(min_length=1, description="ids of the memories to unpin")]) -> str:
+        """Unpin memories (`mneme unpin --json`)."""
+        return _answer(lambda: pin_document(store, ids, pin=False))
 
     @server.tool(structured_output=False)
     def task_sync(

@@ -18,13 +18,14 @@ from mneme_tui.cli import (
     mcp_command,
     memory_commands,
     output,
+    review_commands,
     task_commands,
 )
 from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
     memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
-    db_commands,
+    db_commands, review_commands,
 )
 
 

@@ -6,12 +6,16 @@ Every change goes through the Store's audited status operations; nothing is over
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from mneme_tui import config, display
 from mneme_tui.cli import arguments, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
 from mneme_tui.memory.records import Memory, MemoryDetail, actor_label, iso, supersession_json
+
+if TYPE_CHECKING:
+    from mneme_tui.memory.curation.same_text import TextMatch
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -110,8 +114,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
     content = arguments.read_content(args.content)
     store = arguments.open_store(args)
     _check_editable(store.get(memory_id))
-    new = store.supersede(memory_id, content, topic=args.topic, kind=args.kind)
-    _report_superseded(args, memory_id, new)
+    new, match = store.supersede_checked(memory_id, content, topic=args.topic, kind=args.kind)
+    _report_superseded(args, memory_id, new, match)
     return 0
 
 
@@ -133,8 +137,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
         return 0
     if not edited.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, f"the edited text is empty; memory {memory_id} is unchanged")
-    new = store.supersede(memory_id, edited)
-    _report_superseded(args, memory_id, new)
+    new, match = store.supersede_checked(memory_id, edited)
+    _report_superseded(args, memory_id, new, match)
     return 0
 
 
@@ -155,12 +159,16 @@ def _check_editable(memory: Memory) -> None:
         )
 
 
-def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory) -> None:
+def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory, match: TextMatch) -> None:
+    """The new memory and what it superseded, or (a duplicate text) that nothing changed."""
     if args.json:
-        output.print_json(supersession_json(old_id, new))
-    else:
+        output.print_json(match.superseded_json(old_id, new))
+        return
+    if match.duplicate_of is None:
         print(
             f"Saved memory {new.id} ({new.kind}, topic {output.literal(new.topic)}, repo "
             f"{output.literal(new.repo_id)}); memory {old_id} is now superseded by it"
         )
+    if match.notice():
+        print(match.notice() + ("" if match.duplicate_of is None else f"; memory {old_id} is unchanged"))
 

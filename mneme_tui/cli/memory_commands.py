@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_save(args: argparse.Namespace) -> int:
     content = arguments.read_content(args.content)
     store = arguments.open_store(args)
-    memory = store.save(
+    memory, match = store.save_checked(
         content,
         kind=args.kind,
         topic=args.topic,
@@ -64,12 +64,15 @@ def cmd_save(args: argparse.Namespace) -> int:
         task_id=args.task,
     )
     if args.json:
-        output.print_json(memory.to_json())
-    else:
+        output.print_json(match.saved_json(memory))
+        return 0
+    if match.duplicate_of is None:
         print(
             f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)},"
             f" repo {output.literal(memory.repo_id)})"
         )
+    if match.notice():
+        print(match.notice())
     return 0
 
 

@@ -64,7 +64,7 @@ def test_conflicting_values_and_polarity(store: Store) -> None:
     found = {p.memory_ids: p for p in kinds(store, "conflict")}
     assert set(found) == {(old, new), (use, never)}
     assert found[(old, new)].keep_id == new and found[(old, new)].action == "supersede"
-    assert "5 / 10" in found[(old, new)].reason and "opposite" in found[(use, never)].reason
+    assert "5 / 10" in found[(old, new)].reason and "negates" in found[(use, never)].reason
 
 
 def test_cold_advisory_memories_but_never_statutory_or_pinned(store: Store, monkeypatch) -> None:

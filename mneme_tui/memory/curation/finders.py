@@ -114,8 +114,8 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> list[tuple[int, int, 
     keep = (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second])
     found = []
     for a, b in zip(first[keep].tolist(), second[keep].tolist()):
-        if rows.anchors[a] != rows.anchors[b] or rows.claims[a].numbers != rows.claims[b].numbers:
-            continue  # about other files, or other figures (a conflict, not a duplicate)
+        if rows.anchors[a] != rows.anchors[b] or not rows.claims[a].agrees(rows.claims[b]):
+            continue  # about other files, or other figures or polarity (a conflict, not a duplicate)
         value = T.jaccard(rows.shingles[a], rows.shingles[b])
         if value >= NEAR_THRESHOLD:
             found.append((a, b, value))
@@ -139,11 +139,11 @@ def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
         newest = members[-1]
         claims = [rows.claims[p] for p in members]
         polarity = len({c.negated for c in claims}) > 1
-        what = "the opposite" if polarity else "other figures (" + " / ".join(
+        what = "but one negates the other" if polarity else "with other figures (" + " / ".join(
             " ".join(c.numbers) or "none" for c in claims) + ")"
         ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
         found.append(Found("conflict", tuple(sorted(members)), newest, "supersede", 0.95 if polarity else 0.9,
-                           f"{ids} say the same thing about one topic with {what}; "
+                           f"{ids} say the same thing about one topic {what}; "
                            f"the newest, #{int(rows.ids[newest])}, supersedes the older"))
     return found
 

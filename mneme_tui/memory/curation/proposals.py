@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,14 +17,12 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.curation import finders
 from mneme_tui.memory.curation.catalogue import Catalogue
+from mneme_tui.memory.curation.names import KINDS
 from mneme_tui.memory.index import days_since_epoch
 
 if TYPE_CHECKING:
     from mneme_tui.memory.store import Store
 
-KINDS = ("duplicate", "conflict", "stale", "cold")
-"""Every proposal kind, in the order a review lists ties."""
-ACTIONS = ("merge", "supersede", "recheck", "dismiss")
 COLD_DAYS = 180
 """Days without a read after which an advisory memory is proposed as cold (setting ``cold_days``)."""
 
@@ -73,8 +71,9 @@ def check_kinds(kinds: frozenset[str] | None) -> frozenset[str]:
 
 def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
                    limit: int | None = None, root: Path | None = None) -> list[Proposal]:
-    """The open proposals of ``repo`` (None: every repo), best first, at most ``limit``; ``root`` is the git
-    work tree the stale kind reads (stale is skipped without one)."""
+    """The open proposals of ``repo`` (None: every repo), best first, at most ``limit``. ``root`` is the git
+    work tree the stale kind reads: of ``repo``'s memories, or (``repo`` None) of the memories of the repo
+    named after it (``config.resolve_repo``); stale is skipped without a root."""
     wanted = check_kinds(kinds)
     if limit is not None and limit < 1:
         raise MnemeError(ERR_VALIDATION_FAILED, "limit must be at least 1")
@@ -84,14 +83,14 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
         rows = catalogue.rows
         scope = np.ones(rows.ids.size, dtype=bool) if repo is None else np.array(
             [r == repo for r in rows.repos], dtype=bool)
-        found = _find(store, catalogue, scope, wanted, root)
+        found = _find(store, catalogue, scope, repo, wanted, root)
         rejected = store.decisions.rejected()
         proposals = [p for p in (_proposal(catalogue, f) for f in found) if p.id not in rejected]
     proposals.sort(key=lambda p: (-p.score, KINDS.index(p.kind), p.memory_ids))
     return proposals[:limit] if limit is not None else proposals
 
 
-def _find(store: Store, catalogue: Catalogue, scope: np.ndarray, kinds: frozenset[str],
+def _find(store: Store, catalogue: Catalogue, scope: np.ndarray, repo: str | None, kinds: frozenset[str],
           root: Path | None) -> list[finders.Found]:
     found: list[finders.Found] = []
     if "duplicate" in kinds:
@@ -104,6 +103,12 @@ def _find(store: Store, catalogue: Catalogue, scope: np.ndarray, kinds: frozense
         now_days = float(days_since_epoch([config.now().isoformat(sep=" ")])[0])
         found += finders.cold(catalogue, scope, now_days=now_days, cold_days=cold_days(),
                               last_read_days=read_days, pinned=store.pinned_ids())
+    if "stale" in kinds and root is not None:
+        from mneme_tui.memory.curation.stale_proposals import stale  # git only when there is a work tree
+
+        of_root = scope if repo is not None else np.array([r == config.resolve_repo(start=root)
+                                                           for r in catalogue.rows.repos], dtype=bool)
+        found += stale(catalogue, of_root, root, store.pinned_ids())
     return found
 
 
@@ -116,3 +121,10 @@ def _proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:
         keep_id=None if found.keep is None else int(rows.ids[found.keep]), action=found.action,
         reason=found.reason, score=found.score, repo_id=rows.repos[found.positions[0]],
     )
+
+
+def review_document(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
+                    limit: int | None = None, root: Path | None = None) -> dict[str, Any]:
+    """``open_proposals`` as ``mneme review --json`` prints it and the MCP tool ``review`` returns it."""
+    proposals = open_proposals(store, repo, kinds=kinds, limit=limit, root=root)
+    return {"repo": repo, "proposals": [proposal.to_json() for proposal in proposals]}

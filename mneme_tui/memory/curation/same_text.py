@@ -11,6 +11,7 @@ import peewee
 from mneme_tui.memory.curation import text as T
 from mneme_tui.memory.curation.finders import NEAR_THRESHOLD
 from mneme_tui.memory.persistence.curation import same_text_candidates
+from mneme_tui.memory.records import Memory, supersession_json
 
 CANDIDATES = 2_000
 """At most this many memories (newest first) sharing a probe word are compared with a new text."""
@@ -25,11 +26,34 @@ class TextMatch:
     closest: int | None = None
     similarity: float = 0.0
 
-    def near_json(self) -> dict[str, object]:
-        """``{"near_duplicate": {...}}`` for a near match, else nothing (added to a save's JSON)."""
-        if self.closest is None:
-            return {}
-        return {"near_duplicate": {"id": self.closest, "similarity": round(self.similarity, 3)}}
+    def to_json(self) -> dict[str, object]:
+        """What a save's or supersede's JSON adds: ``duplicate_of`` (nothing stored), ``near_duplicate`` (stored,
+        with the closest memory and the similarity), or nothing."""
+        if self.duplicate_of is not None:
+            return {"duplicate_of": self.duplicate_of}
+        if self.closest is not None:
+            return {"near_duplicate": {"id": self.closest, "similarity": round(self.similarity, 3)}}
+        return {}
+
+    def saved_json(self, memory: Memory) -> dict[str, object]:
+        """``save``'s document (CLI ``--json`` and MCP): the memory (the existing one for a duplicate) and the
+        match."""
+        return {**memory.to_json(), **self.to_json()}
+
+    def superseded_json(self, old_id: int, memory: Memory) -> dict[str, object]:
+        """``supersede``'s and ``edit``'s document: ``superseded`` is null when the text was a duplicate
+        (nothing changed), plus the match."""
+        return {**supersession_json(None if self.duplicate_of is not None else old_id, memory), **self.to_json()}
+
+    def notice(self) -> str:
+        """The one line a person reads about the match ('' when there is none)."""
+        if self.duplicate_of is not None:
+            return (f"Not stored: the same text (after normalising case, whitespace and punctuation) is already "
+                    f"memory {self.duplicate_of}")
+        if self.closest is not None:
+            return (f"Note: nearly the same as memory {self.closest} (similarity {self.similarity:.2f}); "
+                    "`mneme review --kind duplicate` proposes merging them")
+        return ""
 
 
 def match_text(db: peewee.Database, content: str, *, repo_id: str, kind: str) -> TextMatch:
@@ -39,13 +63,13 @@ def match_text(db: peewee.Database, content: str, *, repo_id: str, kind: str) ->
     normal = T.normalised(content)
     words = normal.split()
     mine = T.shingles(words)
-    anchors, numbers = T.anchors(content), T.claim(normal).numbers
+    anchors, claim = T.anchors(content), T.claim(normal)
     best: tuple[float, int] | None = None
     for memory_id, other in same_text_candidates(db, repo_id, kind, probes, CANDIDATES):
         other_normal = T.normalised(other)
         if other_normal == normal:
             return TextMatch(duplicate_of=memory_id)
-        if T.anchors(other) != anchors or T.claim(other_normal).numbers != numbers:
+        if T.anchors(other) != anchors or not T.claim(other_normal).agrees(claim):
             continue
         value = T.jaccard(mine, T.shingles(other_normal.split()))
         if value >= NEAR_THRESHOLD and (best is None or value > best[0]):

@@ -36,8 +36,6 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 _APOSTROPHES = re.compile(r"['’`]")
 _NON_WORD = re.compile(r"[\W_]+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_EXTENSIONS = "py|js|ts|tsx|go|rs|java|rb|c|h|cpp|toml|yml|yaml|json|md|sql|sh|tf|css|html"
-_PATH = re.compile(rf"[\w.-]*[\w-]/[\w./-]*\w|\b[\w-]+\.(?:{_EXTENSIONS})\b")
 
 
 def normalised(text: str) -> str:
@@ -53,8 +51,10 @@ def text_key(text: str) -> str:
 
 
 def anchors(text: str) -> frozenset[str]:
-    """The paths a text names, in lower case: two memories about different files are never duplicates."""
-    return frozenset(match.lower() for match in _PATH.findall(text))
+    """The paths a text names (``stale.code_refs``): two memories about different files are never duplicates."""
+    from mneme_tui.memory.curation.stale import code_refs  # git and ast only when curation runs
+
+    return frozenset(ref.path for ref in code_refs(text))
 
 
 def shingles(words: list[str], memo: dict[str, int] | None = None) -> np.ndarray:
@@ -84,6 +84,10 @@ class Claim:
     skeleton: str
     numbers: tuple[str, ...]
     negated: bool
+
+    def agrees(self, other: Claim) -> bool:
+        """The same figures and the same polarity (texts that may be duplicates rather than a conflict)."""
+        return self.numbers == other.numbers and self.negated == other.negated
 
 
 def claim(normal: str) -> Claim:
