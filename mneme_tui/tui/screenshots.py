@@ -105,8 +105,11 @@ async def graduation_scene(pilot) -> None:
 
 
 async def review_scene(pilot) -> None:
-    """Review: the demo's open proposals, best first, with the first one's evidence and memories."""
+    """Review: the demo's open proposals, best first, the first stale one highlighted (its evidence below)."""
     await press(pilot, "escape", "6")
+    shown = pilot.app.screen.shown
+    kinds = [proposal.kind for proposal in shown.proposals] if shown is not None else []
+    await press(pilot, *["down"] * (kinds.index("stale") if "stale" in kinds else 0))
 
 
 async def help_scene(pilot) -> None:

@@ -40,7 +40,7 @@ CONFIRM_LISTED = 8
 """The most marked proposals a bulk confirmation names one by one."""
 EMPTY_MESSAGE = ("No open proposals: nothing to merge, re-check or retire here. A rejected proposal stays "
                  "rejected while its memories are unchanged; r shows every repo.")
-KIND_CELL_STYLES = {"duplicate": "bold yellow", "conflict": "bold red", "stale": "bold magenta", "cold": "cyan"}
+KIND_CELL_STYLES = {"duplicate": "bold yellow", "conflict": "bold red", "stale": "bold blue", "cold": "cyan"}
 VERBS = {"accept": ("Accept", "Accepted"), "reject": ("Reject", "Rejected")}
 
 
@@ -118,8 +118,9 @@ class ReviewScreen(ModeScreen):
         self.fetch_in_worker(lambda: self._load(all_repos), lambda shown: self._show(shown, keep, row))
 
     def _scope(self, all_repos: bool) -> tuple[str | None, Path | None]:
-        """The repo to review (None: every repo) and the git work tree the stale kind reads."""
-        root = config.find_git_root()
+        """The repo to review (None: every repo) and the git work tree the stale kind reads: the project's
+        (the Legion folder's, else the current folder's) when the active repo is named after it."""
+        root = config.find_git_root(self.ctx.legion_dir)
         return (None if all_repos else self.ctx.repo), (root if root is not None and root.name == self.ctx.repo
                                                          else None)
 
