@@ -299,6 +299,13 @@ def test_since_bounds_the_history_read(repo: Repo) -> None:
     assert len(StaleChecker(repo.root, since=datetime(2026, 1, 1)).evidence("old.py", CREATED)) == 1
 
 
+def test_a_repository_without_commits_has_files_but_no_history(repo: Repo) -> None:
+    repo.write("src/a.py", "def f():\n    pass\n")
+    checker = StaleChecker(repo.root)
+    assert checker.evidence("src/a.py [f] and src/b.py", CREATED) == []
+    assert [item.reason for item in checker.evidence("src/a.py [g]", CREATED)] == ["missing_symbol"]
+
+
 def test_outside_a_git_work_tree_is_a_clear_error(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()

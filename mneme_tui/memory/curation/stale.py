@@ -230,7 +230,14 @@ class StaleChecker:
         arguments = ["log", "-z", "--no-renames", "--name-only", "--format=%x01%ct"]
         if self._since is not None:
             arguments.append(f"--since=@{_epoch(self._since)}")
-        return _History.parse(_git(self.root, *arguments))
+        try:
+            return _History.parse(_git(self.root, *arguments))
+        except MnemeError:
+            try:
+                _git(self.root, "rev-parse", "--verify", "--quiet", "HEAD")
+            except MnemeError:  # a repository without a commit yet has no history to read
+                return _History.parse("")
+            raise
 
     def evidence(self, text: str, created_at: datetime) -> list[StaleEvidence]:
         """Evidence that the code ``text`` names has gone or changed since ``created_at``, best first."""
