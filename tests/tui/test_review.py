@@ -6,9 +6,13 @@ The store is built for it: three copies of one lesson (a merge), two memories wi
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 from provenances import SAVED
 
 from mneme_tui.memory.curation.proposals import open_proposals
@@ -213,3 +217,46 @@ async def test_help_lists_the_review_keys_and_pin(empty_app):
         for binding in ReviewScreen.BINDINGS:
             assert " ".join(binding.tooltip.split()) in shown
         assert shown.count("Pin or unpin") == 2  # Memories and Memory detail
+
+
+def _git(root: Path, *arguments: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+           "GIT_AUTHOR_DATE": "@1767225600 +0000", "GIT_COMMITTER_DATE": "@1767225600 +0000",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", *arguments], cwd=root, env=env, check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+async def test_a_memory_about_deleted_code_is_proposed_as_stale_and_a_dismisses_it(make_app):
+    project = Path("atlas-api")
+    (project / "src" / "store").mkdir(parents=True)
+    (project / ".planning" / "memory").mkdir(parents=True)
+    (project / "src" / "store" / "old.py").write_text("x = 1\n", encoding="utf-8")
+    (project / "src" / "store" / "store.py").write_text("class Store:\n    def load(self): ...\n", encoding="utf-8")
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "one")
+    _git(project, "rm", "-q", "src/store/old.py")
+    _git(project, "commit", "-q", "-m", "two")
+    store = Store(Path("stale.db"))
+    # written before the commits (2026-01-01), so the history read (from the oldest memory on) holds them
+    gone = _mint(store, "Keep src/store/old.py small: it is imported at start-up.", "2025-12-01")
+    renamed = _mint(store, "Refactored src/store/store.py [Store.save, Store.load]", "2025-12-01", kind="decision")
+    _mint(store, "src/store/store.py is the one writer.", "2025-12-01", kind="decision")  # still true: not stale
+    app = make_app(store, legion_dir=project / ".planning" / "memory")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        assert _kinds(app) == ["stale", "stale"]
+        assert [p.memory_ids for p in screen.shown.proposals] == [(gone,), (renamed,)]
+        facts = plain(screen.query_one("#review-facts"))
+        assert "src/store/old.py no longer exists in the work tree" in facts
+        assert "re-check the code it names: accept dismisses #1, reject keeps it" in facts
+        await pilot.press("down")
+        await settle(pilot)
+        assert "Store.save is no longer defined in src/store/store.py (parsed with ast)" in plain(
+            screen.query_one("#review-facts"))
+        await pilot.press("a")
+        await settle(pilot)
+        assert store.get(renamed).status == "tombstoned" and _kinds(app) == ["stale"]
+        assert store.history(renamed)[-1].reason.startswith("review: stale")
