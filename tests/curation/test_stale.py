@@ -104,6 +104,11 @@ def test_code_refs_ignores_ordinary_text(text: str) -> None:
     assert code_refs(text) == []
 
 
+def test_a_long_token_that_names_no_code_is_skipped_whole() -> None:
+    blob = "https://example.com/" + "/".join(["a"] * 20_000) + "/x.py"
+    assert code_refs(f"{blob} then src/a.py") == [CodeRef("src/a.py")]
+
+
 def test_brackets_that_are_not_symbol_lists_are_not_symbols() -> None:
     assert code_refs("Fixed ci.yml [skip ci] and notes.md [see](http://x) and a.py [1]") == [
         CodeRef("ci.yml"), CodeRef("notes.md"), CodeRef("a.py")]

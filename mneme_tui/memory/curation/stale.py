@@ -64,6 +64,7 @@ _TOKEN = re.compile(
     r"(?![\w/@\\-])"  # the token ends here (a ":12" line number, a comma or a bracket may follow)
     r"(?:[ \t]*\[([^\[\]\n]*)\](?!\())?"  # "[Store.save, load]", but not a markdown link "[text](url)"
 )
+_SPACE = re.compile(r"[ \t\n]")
 _SYMBOL = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*[?!]?")
 _MORE = re.compile(r"\+\d+ more")
 _WORD = re.compile(r"[\w$]+[?!]?")
@@ -104,8 +105,9 @@ def code_refs(text: str) -> list[CodeRef]:
     while anchor := _ANCHOR.search(text, position):
         start = _token_start(text, anchor.start())
         match = _TOKEN.match(text, start)
-        if match is None or match.end(1) <= anchor.start():
-            position = anchor.end()
+        if match is None or match.end(1) <= anchor.start():  # this token names no code: skip all of it
+            space = _SPACE.search(text, anchor.end())
+            position = space.start() if space else len(text)
             continue
         position = match.end()
         symbols = found.setdefault(match.group(1).rstrip("."), [])  # without a sentence's full stop
