@@ -260,3 +260,16 @@ async def test_a_memory_about_deleted_code_is_proposed_as_stale_and_a_dismisses_
         await settle(pilot)
         assert store.get(renamed).status == "tombstoned" and _kinds(app) == ["stale"]
         assert store.history(renamed)[-1].reason.startswith("review: stale")
+
+
+async def test_the_command_palette_goes_to_review_and_runs_its_keys(make_app):
+    store = review_store()
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open(pilot)
+        commands = {command.title: command for command in app.get_system_commands(app.screen)}
+        assert "Go to Review" in commands
+        assert {f"Review: {b.description}" for b in ReviewScreen.BINDINGS if b.show} <= set(commands)
+        await commands["Review: Reject"].callback()
+        await settle(pilot)
+        assert _kinds(app) == ["conflict", "cold"]
