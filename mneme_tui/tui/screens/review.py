@@ -121,8 +121,9 @@ class ReviewScreen(ModeScreen):
         """The repo to review (None: every repo) and the git work tree the stale kind reads: the project's
         (the Legion folder's, else the current folder's) when the active repo is named after it."""
         root = config.find_git_root(self.ctx.legion_dir)
-        return (None if all_repos else self.ctx.repo), (root if root is not None and root.name == self.ctx.repo
-                                                         else None)
+        if root is not None and root.name != self.ctx.repo:
+            root = None  # another repository's work tree: its files say nothing about this repo's memories
+        return (None if all_repos else self.ctx.repo), root
 
     def _load(self, all_repos: bool) -> ProposalList:
         """The open proposals and the memories they name, in a worker thread."""
