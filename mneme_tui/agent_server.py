@@ -24,7 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from mneme_tui import __version__, display
+from mneme_tui import __version__, config, display
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.briefing_report import briefing_report
@@ -262,7 +262,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
         code is gone from the work tree) to re-check, cold ones to dismiss; each with its evidence. Decide
         with `review_decide` (`mneme review --json`)."""
         return _answer(lambda: review_document(
-            store, None if all_repos else repo_of(repo), kinds=frozenset(kinds) or None, limit=limit, root=ctx.root),
+            store, None if all_repos else repo_of(repo), kinds=frozenset(kinds) or None, limit=limit,
+            root=config.find_git_root(ctx.root)),
             repo=repo)
 
     @server.tool(structured_output=False, annotations=DECIDES)
@@ -273,7 +274,8 @@ def build_server(ctx: ServerContext) -> MCPServer:
     ) -> str:
         """Accept, reject or undo proposals, all or nothing; accepting supersedes or dismisses through the
         audited store operations (`mneme review accept|reject|undo --json`)."""
-        return _answer(lambda: decide_document(store, proposals, decision, root=ctx.root), proposals=proposals)
+        return _answer(lambda: decide_document(store, proposals, decision, root=config.find_git_root(ctx.root)),
+                       proposals=proposals)
 
     @server.tool(structured_output=False, annotations=IDEMPOTENT)
     def pin(ids: Annotated[list[int], Field(min_length=1, description="ids of the memories to pin")]) -> str:

@@ -170,23 +170,10 @@ class StoreWrites:
         return memory
 
     # --------------------------------------------------------------------- writes
-    def save(
-        self,
-        content: str,
-        *,
-        kind: str = "reflection",
-        topic: str = "General",
-        repo_id: str = config.GLOBAL_REPO,
-        task_id: str = "",
-        source: str = SAVE,
-        detail: str = "",
-    ) -> Memory:
-        """Save an advisory memory (spec 5.1) written by hand: ``source`` is ``save`` (``mneme save``), ``tui``
-        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED. A text
-        equal after normalising to an active memory of the same repo and kind stores nothing: that memory is
-        returned (``save_checked`` says which happened)."""
-        return self.save_checked(content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id, source=source,
-                                 detail=detail)[0]
+    def save(self, content: str, **fields: Any) -> Memory:
+        """``save_checked``'s memory: the new one, or (a text equal after normalising to an active memory of the
+        same repo and kind) that one, nothing stored."""
+        return self.save_checked(content, **fields)[0]
 
     def save_checked(
         self,
@@ -199,8 +186,12 @@ class StoreWrites:
         source: str = SAVE,
         detail: str = "",
     ) -> tuple[Memory, TextMatch]:
-        """``save``, with what the new text matched: ``duplicate_of`` (nothing stored, the memory returned is
-        that one) or the ``closest`` near duplicate (stored all the same)."""
+        """Save an advisory memory (spec 5.1) written by hand: ``source`` is ``save`` (``mneme save``), ``tui``
+        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED.
+
+        Returns the memory and what its text matched: ``duplicate_of`` (an active memory of the same repo and
+        kind with the same text after normalising: nothing is stored and that memory is returned) or the
+        ``closest`` near duplicate (stored all the same)."""
         K.validate_kind(kind, allow_statutory=False)
         if source not in HAND_SOURCES:
             valid = ", ".join(HAND_SOURCES)
@@ -385,20 +376,9 @@ class StoreWrites:
         self.get(new_id)
         return self.set_status([old_id], K.SUPERSEDED, reason=reason, allowed_from=(K.ACTIVE,), superseded_by=new_id)
 
-    def supersede(
-        self,
-        memory_id: int,
-        content: str,
-        *,
-        topic: str | None = None,
-        kind: str | None = None,
-        reason: str | None = None,
-        source: str = SAVE,
-        detail: str = "",
-    ) -> Memory:
+    def supersede(self, memory_id: int, content: str, **fields: Any) -> Memory:
         """``supersede_checked``'s memory: the new one, or the existing one its text duplicates."""
-        return self.supersede_checked(memory_id, content, topic=topic, kind=kind, reason=reason, source=source,
-                                      detail=detail)[0]
+        return self.supersede_checked(memory_id, content, **fields)[0]
 
     def supersede_checked(
         self,

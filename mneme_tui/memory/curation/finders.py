@@ -12,13 +12,16 @@ from mneme_tui.memory.curation import text as T
 from mneme_tui.memory.curation.catalogue import Catalogue
 
 NEAR_THRESHOLD = 0.7
-"""Word-bigram Jaccard similarity from which two texts are near duplicates: one word changed in a sentence of
-twelve words keeps 0.69-0.83 of the bigrams (the same lesson reworded); two different lessons from one template
-share under 0.5 (measured on the demo and the bench's synthetic memories)."""
-BUCKET_LIMIT = 64
-"""An LSH bucket with more memories than this is boilerplate they share, not evidence: it proposes no pairs."""
-SCREEN = NEAR_THRESHOLD - 0.15
-"""Pairs whose MinHash estimate is under this are not compared exactly (the estimate's error is about ±0.08)."""
+"""Word-bigram Jaccard similarity from which two texts are near duplicates: one word added to or changed in a
+sentence of a dozen words keeps 0.7-0.9 of its bigrams (the same lesson reworded); two different lessons that
+share a phrase stay well under it."""
+BUCKET_LIMIT = 16
+"""An LSH bucket with more distinct texts than this is boilerplate they share (a template's phrase), not evidence:
+it proposes no pairs (copies of one text enter the buckets once, so a text saved many times is not cut)."""
+SCREEN = NEAR_THRESHOLD - 0.1
+"""Pairs whose MinHash estimate (32 values: its error is about ±0.08) is under this are not compared exactly."""
+CHUNK = 100_000
+"""Candidate pairs whose signatures are compared at a time (bounded memory)."""
 
 
 @dataclass(frozen=True)
@@ -35,43 +38,32 @@ class Found:
 
 def duplicates(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
     """Groups of active memories of one repo and kind whose texts are equal after normalising, or near
-    (``NEAR_THRESHOLD``) and naming the same paths; ``scope`` masks the rows considered."""
+    (``NEAR_THRESHOLD``) with the same paths, figures and polarity; ``scope`` masks the rows considered."""
     rows = catalogue.rows
     live = np.flatnonzero(scope & rows.active)
-    parent: dict[int, int] = {}
-    nodes: set[int] = set()
-    similarity: dict[int, list[float]] = defaultdict(list)
-
-    def find(x: int) -> int:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
-
-    def join(a: int, b: int, value: float) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-        nodes.update((a, b))
-        similarity[a].append(value)
-        similarity[b].append(value)
-
-    for group in _runs(rows.exact[live], live, limit=None):
-        for other in group[1:]:
-            join(int(group[0]), int(other), 1.0)
-    for a, b, value in _near_pairs(catalogue, live):
-        join(a, b, value)
-    components: dict[int, list[int]] = defaultdict(list)
-    for position in nodes:
-        components[find(position)].append(position)
+    first, second = _pairs(rows.exact[live], live, limit=None)
+    similarity = np.ones(first.size)
+    near_first, near_second, near_similarity = _near_pairs(catalogue, live)
+    groups = _components(np.concatenate([first, near_first]), np.concatenate([second, near_second]))
+    values = defaultdict(list)
+    for a, b, value in zip(np.concatenate([first, near_first]).tolist(), np.concatenate([second, near_second])
+                           .tolist(), np.concatenate([similarity, near_similarity]).tolist()):
+        values[a].append(value)
+        values[b].append(value)
     found = []
-    for members in components.values():
-        members.sort()
-        keep = max(members, key=lambda p: (int(rows.access[p]), float(rows.created_days[p]), int(rows.ids[p])))
-        exact = len({int(rows.exact[p]) for p in members}) == 1
-        score = 1.0 if exact else float(np.mean([v for p in members for v in similarity[p]]))
-        found.append(Found("duplicate", tuple(members), keep, "merge", score, _duplicate_reason(catalogue, members,
-                                                                                               keep, exact, score)))
+    for members in groups:
+        score = float(np.mean([v for p in members for v in values[p]]))
+        key = ("duplicate", *members, *catalogue.digests_of(members), *(int(rows.access[p]) for p in members), score)
+        found.append(catalogue.remembered(key, _duplicate, catalogue, members, score))
     return found
+
+
+def _duplicate(catalogue: Catalogue, members: list[int], score: float) -> Found:
+    rows = catalogue.rows
+    keep = max(members, key=lambda p: (int(rows.access[p]), float(rows.created_days[p]), int(rows.ids[p])))
+    exact = len({int(rows.exact[p]) for p in members}) == 1
+    return Found("duplicate", tuple(members), keep, "merge", 1.0 if exact else score,
+                 _duplicate_reason(catalogue, members, keep, exact, score))
 
 
 def _duplicate_reason(catalogue: Catalogue, members: list[int], keep: int, exact: bool, score: float) -> str:
@@ -83,43 +75,80 @@ def _duplicate_reason(catalogue: Catalogue, members: list[int], keep: int, exact
     return f"{len(members)} memories ({ids}) say {how}; keep #{int(rows.ids[keep])} ({why})"
 
 
-def _runs(keys: np.ndarray, positions: np.ndarray, limit: int | None) -> list[np.ndarray]:
-    """The groups of ``positions`` whose ``keys`` are equal (two or more, at most ``limit``)."""
-    if not keys.size:
-        return []
+def _pairs(keys: np.ndarray, positions: np.ndarray, limit: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of ``positions`` with equal ``keys`` (none from groups bigger than ``limit``), as two arrays."""
+    if keys.size < 2:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    cuts = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
-    starts = np.concatenate([[0], cuts])
-    ends = np.concatenate([cuts, [keys.size]])
-    sizes = ends - starts
-    wanted = (sizes >= 2) & (sizes <= (limit or keys.size))
-    return [positions[order[s:e]] for s, e in zip(starts[wanted], ends[wanted])]
-
-
-def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> list[tuple[int, int, float]]:
-    """Pairs of live positions sharing an LSH band whose exact similarity reaches ``NEAR_THRESHOLD``."""
-    rows = catalogue.rows
+    ordered = keys[order]
+    run_start = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+    run_id = np.cumsum(run_start) - 1
+    run_size = np.bincount(run_id)[run_id]
+    allowed = run_size <= (limit or keys.size)
     firsts, seconds = [], []
-    for band in range(T.BANDS):
-        for group in _runs(rows.bands[live, band], live, BUCKET_LIMIT):
-            a, b = np.triu_indices(group.size, 1)
-            firsts.append(group[a])
-            seconds.append(group[b])
+    for offset in range(1, int(run_size[allowed].max(initial=1))):
+        same = (run_id[offset:] == run_id[:-offset]) & allowed[offset:]
+        firsts.append(positions[order[:-offset][same]])
+        seconds.append(positions[order[offset:][same]])
     if not firsts:
-        return []
-    pairs = np.unique(np.stack([np.concatenate(firsts), np.concatenate(seconds)], axis=1), axis=0)
-    first, second = pairs[:, 0], pairs[:, 1]
-    estimate = (rows.signatures[first] == rows.signatures[second]).mean(axis=1)
-    keep = (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second])
-    found = []
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(firsts), np.concatenate(seconds)
+
+
+def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs of live positions sharing an LSH band whose exact similarity reaches ``NEAR_THRESHOLD``, with the
+    same paths, figures and polarity, and not the same text (those are exact)."""
+    rows = catalogue.rows
+    distinct = live[np.unique(rows.exact[live], return_index=True)[1]]  # one per exact text: the rest join it
+    found = [_pairs(rows.bands[distinct, band], distinct, BUCKET_LIMIT) for band in range(T.BANDS)]
+    first = np.concatenate([a for a, _ in found])
+    second = np.concatenate([b for _, b in found])
+    if not first.size:
+        return first, second, np.zeros(0)
+    size = np.int64(rows.ids.size)
+    pairs = np.sort(np.minimum(first, second) * size + np.maximum(first, second))
+    pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
+    first, second = pairs // size, pairs % size
+    estimate = np.concatenate([(rows.signatures[first[at:at + CHUNK]] == rows.signatures[second[at:at + CHUNK]])
+                               .mean(axis=1) for at in range(0, first.size, CHUNK)])
+    keep = (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[
+        second])
+    kept: list[tuple[int, int, float]] = []
     for a, b in zip(first[keep].tolist(), second[keep].tolist()):
-        if rows.anchors[a] != rows.anchors[b] or not rows.claims[a].agrees(rows.claims[b]):
-            continue  # about other files, or other figures or polarity (a conflict, not a duplicate)
-        value = T.jaccard(rows.shingles[a], rows.shingles[b])
+        value = catalogue.remembered(("near", a, b, *catalogue.digests_of((a, b))), _similarity, catalogue, a, b)
         if value >= NEAR_THRESHOLD:
-            found.append((a, b, value))
-    return found
+            kept.append((a, b, value))
+    if not kept:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    a_s, b_s, values = zip(*kept)
+    return np.array(a_s, np.int64), np.array(b_s, np.int64), np.array(values)
+
+
+def _similarity(catalogue: Catalogue, a: int, b: int) -> float:
+    """The word-bigram Jaccard similarity of two memories, 0 when they name other paths."""
+    if catalogue.anchors(a) != catalogue.anchors(b):
+        return 0.0
+    return T.jaccard(catalogue.rows.shingles[a], catalogue.rows.shingles[b])
+
+
+def _components(first: np.ndarray, second: np.ndarray) -> list[list[int]]:
+    """The connected groups of the pairs, each sorted."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in zip(first.tolist(), second.tolist()):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for node in list(parent):
+        groups[find(node)].append(node)
+    return [sorted(members) for members in groups.values()]
 
 
 def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
@@ -128,42 +157,58 @@ def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
     the others."""
     rows = catalogue.rows
     live = np.flatnonzero(scope & rows.active & (rows.claim_keys != 0))
+    first, second = _pairs(rows.claim_keys[live], live, BUCKET_LIMIT)
+    differ = rows.stances[first] != rows.stances[second]
     found = []
-    for group in _runs(rows.claim_keys[live], live, BUCKET_LIMIT):
+    for group in _components(first[differ], second[differ]):
         distinct: dict[int, int] = {}
-        for position in sorted(group.tolist(), key=lambda p: (float(rows.created_days[p]), int(rows.ids[p]))):
+        for position in sorted(group, key=lambda p: (float(rows.created_days[p]), int(rows.ids[p]))):
             distinct[int(rows.exact[position])] = position  # one (the newest) per exact text
         members = sorted(distinct.values(), key=lambda p: (float(rows.created_days[p]), int(rows.ids[p])))
-        if len(members) < 2:
-            continue
-        newest = members[-1]
-        claims = [rows.claims[p] for p in members]
-        polarity = len({c.negated for c in claims}) > 1
-        what = "but one negates the other" if polarity else "with other figures (" + " / ".join(
-            " ".join(c.numbers) or "none" for c in claims) + ")"
-        ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
-        found.append(Found("conflict", tuple(sorted(members)), newest, "supersede", 0.95 if polarity else 0.9,
-                           f"{ids} say the same thing about one topic {what}; "
-                           f"the newest, #{int(rows.ids[newest])}, supersedes the older"))
+        if len(members) >= 2:
+            key = ("conflict", *members, *catalogue.digests_of(members))
+            found.append(catalogue.remembered(key, _conflict, catalogue, members))
     return found
+
+
+def _conflict(catalogue: Catalogue, members: list[int]) -> Found:
+    rows = catalogue.rows
+    newest = members[-1]
+    claims = [T.claim(T.normalised(rows.texts[p])) for p in members]
+    polarity = len({c.negated for c in claims}) > 1
+    what = "but one negates the other" if polarity else "with other figures (" + " / ".join(
+        " ".join(c.numbers) or "none" for c in claims) + ")"
+    ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
+    return Found("conflict", tuple(sorted(members)), newest, "supersede", 0.95 if polarity else 0.9,
+                 f"{ids} say the same thing about one topic {what}; "
+                 f"the newest, #{int(rows.ids[newest])}, supersedes the older")
 
 
 def cold(catalogue: Catalogue, scope: np.ndarray, *, now_days: float, cold_days: int,
          last_read_days: dict[int, float], pinned: set[int]) -> list[Found]:
-    """Active advisory memories nobody has read (a task's recall) for ``cold_days`` since they were created or
-    last read; pinned memories are never cold."""
+    """Active advisory memories no task has read for ``cold_days``: read last that long ago, or never read
+    (``access_count`` 0) and created that long ago. One read at an unknown time (an imported count) is no
+    evidence of being cold. Pinned memories are never cold."""
     rows = catalogue.rows
+    last = np.full(rows.ids.size, np.nan)
+    for memory_id, days in last_read_days.items():
+        position = catalogue.position(memory_id)
+        if position is not None:
+            last[position] = days
+    since = np.where(np.isnan(last), rows.created_days, last)
+    unknown = np.isnan(last) & (rows.access > 0)
+    idle = now_days - since
+    candidates = np.flatnonzero(scope & rows.active & rows.advisory & ~unknown & (idle >= cold_days))
     found = []
-    for position in np.flatnonzero(scope & rows.active & rows.advisory).tolist():
+    for position in candidates.tolist():
         memory_id = int(rows.ids[position])
         if memory_id in pinned:
             continue
-        last = last_read_days.get(memory_id)
-        idle = now_days - (last if last is not None else float(rows.created_days[position]))
-        if idle < cold_days:
-            continue
-        since = "last read by a task" if last is not None else "created, never read by a task"
-        found.append(Found("cold", (position,), None, "dismiss", round(0.4 + 0.1 * min(idle / cold_days, 2.0), 3),
-                           f"#{memory_id} is advisory and was {since} {idle:.0f} days ago (cold after "
-                           f"{cold_days} days)"))
+        days = round(float(idle[position]))
+        how = "last read by a task" if not np.isnan(last[position]) else "created, never read by a task,"
+        key = ("cold", position, *catalogue.digests_of((position,)), days, cold_days, how)
+        found.append(catalogue.remembered(key, Found, "cold", (position,), None, "dismiss",
+                                          round(0.4 + 0.1 * min(days / cold_days, 2.0), 3),
+                                          f"#{memory_id} is advisory and was {how} {days} days ago (cold after "
+                                          f"{cold_days} days)"))
     return found

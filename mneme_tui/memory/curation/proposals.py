@@ -80,39 +80,60 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
     catalogue = store.catalogue
     with store.sqlite_errors(), catalogue.lock:
         catalogue.refresh(store.db)
-        rows = catalogue.rows
-        scope = np.ones(rows.ids.size, dtype=bool) if repo is None else np.array(
-            [r == repo for r in rows.repos], dtype=bool)
-        found = _find(store, catalogue, scope, repo, wanted, root)
+        pinned = frozenset(store.pinned_ids())
+        reads = store.last_reads() if "cold" in wanted else {}
+        now_days = float(days_since_epoch([config.now().isoformat(sep=" ")])[0])
+        # the same revision, repo, kinds, clock and pins give the same proposals (the work tree aside)
+        key = ("open", catalogue.revision, repo, wanted - {"stale"}, now_days, cold_days(), pinned,
+               tuple(sorted(reads.items())))
+        if catalogue.last_found[0] != key:
+            found = _find(catalogue, _scope(catalogue, repo), wanted, reads, now_days, pinned)
+            catalogue.last_found = (key, _ordered([_proposal(catalogue, f) for f in found]))
+        proposals = catalogue.last_found[1]
+        if "stale" in wanted and root is not None:
+            from mneme_tui.memory.curation.stale_proposals import stale  # git only when there is a work tree
+
+            of_root = _scope(catalogue, repo if repo is not None else config.resolve_repo(start=root))
+            found = stale(catalogue, of_root, root, set(pinned))
+            proposals = _ordered([*proposals, *(_proposal(catalogue, f) for f in found)]) if found else proposals
         rejected = store.decisions.rejected()
-        proposals = [p for p in (_proposal(catalogue, f) for f in found) if p.id not in rejected]
-    proposals.sort(key=lambda p: (-p.score, KINDS.index(p.kind), p.memory_ids))
-    return proposals[:limit] if limit is not None else proposals
+    kept = [p for p in proposals if p.id not in rejected]
+    return kept[:limit] if limit is not None else kept
 
 
-def _find(store: Store, catalogue: Catalogue, scope: np.ndarray, repo: str | None, kinds: frozenset[str],
-          root: Path | None) -> list[finders.Found]:
+def _ordered(proposals: list[Proposal]) -> list[Proposal]:
+    """Best first: by score, then kind, then memory ids."""
+    return sorted(proposals, key=lambda p: (-p.score, KINDS.index(p.kind), p.memory_ids))
+
+
+def _scope(catalogue: Catalogue, repo: str | None) -> np.ndarray:
+    """The rows of ``repo`` (None: every row)."""
+    repos = catalogue.rows.repos
+    return np.ones(len(repos), dtype=bool) if repo is None else np.fromiter((r == repo for r in repos), bool,
+                                                                             len(repos))
+
+
+def _find(catalogue: Catalogue, scope: np.ndarray, kinds: frozenset[str], reads: dict[int, str], now_days: float,
+          pinned: frozenset[int]) -> list[finders.Found]:
+    """Duplicates, conflicts and cold memories in ``scope``, as the kinds ask."""
     found: list[finders.Found] = []
     if "duplicate" in kinds:
         found += finders.duplicates(catalogue, scope)
     if "conflict" in kinds:
         found += finders.conflicts(catalogue, scope)
     if "cold" in kinds:
-        reads = store.last_reads()
         read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
-        now_days = float(days_since_epoch([config.now().isoformat(sep=" ")])[0])
-        found += finders.cold(catalogue, scope, now_days=now_days, cold_days=cold_days(),
-                              last_read_days=read_days, pinned=store.pinned_ids())
-    if "stale" in kinds and root is not None:
-        from mneme_tui.memory.curation.stale_proposals import stale  # git only when there is a work tree
-
-        of_root = scope if repo is not None else np.array([r == config.resolve_repo(start=root)
-                                                           for r in catalogue.rows.repos], dtype=bool)
-        found += stale(catalogue, of_root, root, store.pinned_ids())
+        found += finders.cold(catalogue, scope, now_days=now_days, cold_days=cold_days(), last_read_days=read_days,
+                              pinned=set(pinned))
     return found
 
 
 def _proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:
+    key = ("proposal", found, *catalogue.digests_of(found.positions))
+    return catalogue.remembered(key, _new_proposal, catalogue, found)
+
+
+def _new_proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:
     rows = catalogue.rows
     ids = tuple(int(rows.ids[p]) for p in found.positions)
     digests = [int(rows.digests[p]) for p in found.positions]

@@ -23,19 +23,16 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Decision:
-    """What deciding a proposal did: the proposal, the decision and the status changes it made."""
+    """What deciding a proposal did: the decision as recorded and the status changes it made."""
 
-    proposal_id: str
-    kind: str
-    decision: str
-    memory_ids: tuple[int, ...]
+    record: DecisionRow
     change: StatusChange
-    actor: str
 
     def to_json(self) -> dict[str, object]:
         """What ``mneme review accept|reject|undo --json`` prints."""
-        return {"proposal": self.proposal_id, "kind": self.kind, "decision": self.decision,
-                "memory_ids": list(self.memory_ids), "changed": self.change.ids, "actor": self.actor}
+        record = self.record
+        return {"proposal": record.proposal_id, "kind": record.kind, "decision": record.decision,
+                "memory_ids": list(record.memory_ids), "changed": self.change.ids, "actor": record.actor}
 
 
 def decide(store: Store, proposal_id: str, decision: str, *, actor: str | None = None, repo: str | None = None,
@@ -60,9 +57,10 @@ def decide_many(store: Store, proposal_ids: Sequence[str], decision: str, *, act
         decided = []
         for proposal in proposals:
             change = _accept(store, proposal) if decision == "accept" else StatusChange()
-            store.decisions.record(DecisionRow(proposal.id, proposal.kind, decision, proposal.memory_ids,
-                                               change.changed, proposal.reason, config.now().isoformat(sep=" "), who))
-            decided.append(Decision(proposal.id, proposal.kind, decision, proposal.memory_ids, change, who))
+            record = DecisionRow(proposal.id, proposal.kind, decision, proposal.memory_ids, change.changed,
+                                 proposal.reason, config.now().isoformat(sep=" "), who)
+            store.decisions.record(record)
+            decided.append(Decision(record, change))
         return decided
 
     return store.run_transaction(write)
@@ -78,9 +76,10 @@ def undo(store: Store, proposal_id: str, *, actor: str | None = None) -> Decisio
         if row is None or row.decision == UNDONE:
             raise MnemeError(ERR_NOT_FOUND, f"no decision on proposal {proposal_id!r} to undo")
         change = store.undo(StatusChange(row.changes), reason=f"review undo: {row.decision} of {row.proposal_id}")
-        store.decisions.record(DecisionRow(row.proposal_id, row.kind, UNDONE, row.memory_ids, (), row.reason,
-                                           config.now().isoformat(sep=" "), who))
-        return Decision(row.proposal_id, row.kind, UNDONE, row.memory_ids, change, who)
+        record = DecisionRow(row.proposal_id, row.kind, UNDONE, row.memory_ids, (), row.reason,
+                             config.now().isoformat(sep=" "), who)
+        store.decisions.record(record)
+        return Decision(record, change)
 
     return store.run_transaction(write)
 

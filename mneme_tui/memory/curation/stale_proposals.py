@@ -21,7 +21,7 @@ AGE_REASONS = frozenset({"churned"})
 def stale(catalogue: Catalogue, scope: np.ndarray, root: Path, pinned: set[int]) -> list[Found]:
     """Active memories in ``scope`` that name code in ``root`` which is missing or churned."""
     rows = catalogue.rows
-    candidates = [p for p in np.flatnonzero(scope & rows.active).tolist() if rows.texts[p] is not None]
+    candidates = [p for p in np.flatnonzero(scope & rows.active).tolist() if catalogue.anchors(p)]
     if not candidates:
         return []
     oldest = min(float(rows.created_days[p]) for p in candidates)
