@@ -2,10 +2,10 @@
 
 The list is ``memory.curation.proposals.open_proposals`` (duplicate, conflict, stale, cold). The highlighted
 proposal's evidence, suggested action and memories are shown literally in the detail pane. ``a`` accepts
-(``review.decide``: the store's audited supersede or dismiss, reason ``review: …``), ``x`` rejects (never
-proposed again while its memories are unchanged). ``space`` marks proposals; ``a``/``x`` then decide all the
-marked ones after a confirmation. ``u`` undoes this screen's last decision (``review.undo``: an accept's
-status changes are put back, a rejection is forgotten).
+(``review.decide_many``: the store's audited supersede or dismiss, reason ``review: …``), ``x`` rejects
+(never proposed again while its memories are unchanged). ``space`` marks proposals; ``a``/``x`` then decide
+all the marked ones, in one transaction, after a confirmation. ``u`` undoes this screen's last decision
+(``review.undo``: an accept's status changes are put back, a rejection is forgotten).
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ from textual.containers import Container, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from mneme_tui import config
-from mneme_tui.errors import MnemeError
 from mneme_tui.memory.curation.proposals import Proposal, open_proposals
-from mneme_tui.memory.curation.review import Decision, decide
+from mneme_tui.memory.curation.review import Decision, decide_many
 from mneme_tui.memory.curation.review import undo as undo_decision
 from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
@@ -56,11 +55,10 @@ class ProposalList:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One ``a`` or ``x``: the decisions made (``u`` undoes them together) and what stopped the rest."""
+    """One ``a`` or ``x``: the decision and the proposals it was made on (``u`` undoes them together)."""
 
     decision: str
     decisions: tuple[Decision, ...]
-    error: str = ""
 
 
 class ReviewScreen(ModeScreen):
@@ -259,21 +257,19 @@ class ReviewScreen(ModeScreen):
         for key in keys:  # show it at once; the write follows in a worker
             table.set_cell(key, "action", Text(f"{decision}ing", style="italic dim", end=""))
         repo, root = self._scope(self.all_repos)
-        write_in_worker(self, lambda store: decide_all(store, keys, decision, repo=repo, root=root), self._decided,
-                        self._failed, group="review-write")
+        def write(store: Store) -> Outcome:
+            return Outcome(decision, tuple(decide_many(store, keys, decision, repo=repo, root=root)))
+
+        write_in_worker(self, write, self._decided, self._failed, group="review-write")
 
     def _decided(self, outcome: Outcome) -> None:
         self.marked.clear()
-        if outcome.decisions:
-            self.undo_stack.append(outcome.decisions)
-            changed = sorted({i for d in outcome.decisions for i in d.change.ids})
-            did = VERBS[outcome.decision][1]
-            count = len(outcome.decisions)
-            what = f"{did} {count} proposal{'s' * (count != 1)}"
-            effect = f": {len(changed)} memor{'ies' if len(changed) != 1 else 'y'} changed" if changed else ""
-            self.mneme.say(f"{what}{effect} — press u to undo.")
-        if outcome.error:
-            self.mneme.say(outcome.error, "error")
+        self.undo_stack.append(outcome.decisions)
+        changed = sorted({i for d in outcome.decisions for i in d.change.ids})
+        count = len(outcome.decisions)
+        what = f"{VERBS[outcome.decision][1]} {count} proposal{'s' * (count != 1)}"
+        effect = f": {len(changed)} memor{'ies' if len(changed) != 1 else 'y'} changed" if changed else ""
+        self.mneme.say(f"{what}{effect} — press u to undo.")
         self.reload("decided")
 
     def _failed(self, message: str) -> None:
@@ -287,7 +283,7 @@ class ReviewScreen(ModeScreen):
         batch = self.undo_stack.pop()
 
         def write(store: Store) -> list[Decision]:
-            return [undo_decision(store, decision.proposal_id) for decision in reversed(batch)]
+            return [undo_decision(store, decision.record.proposal_id) for decision in reversed(batch)]
 
         def done(undone: list[Decision]) -> None:
             restored = sorted({i for d in undone for i in d.change.ids})
@@ -301,19 +297,6 @@ class ReviewScreen(ModeScreen):
             self._failed(f"Undo failed: {message}")
 
         write_in_worker(self, write, done, failed, group="review-write")
-
-
-def decide_all(store: Store, keys: list[str], decision: str, *, repo: str | None, root: Path | None) -> Outcome:
-    """Decide each proposal in turn; the first one that fails stops the rest (the ones before it stay
-    decided, and ``u`` undoes them)."""
-    done: list[Decision] = []
-    for key in keys:
-        try:
-            done.append(decide(store, key, decision, repo=repo, root=root))
-        except MnemeError as exc:
-            left = len(keys) - len(done)
-            return Outcome(decision, tuple(done), f"{exc.message} ({left} proposal{'s' * (left != 1)} not decided)")
-    return Outcome(decision, tuple(done))
 
 
 def suggested_action(proposal: Proposal) -> str:
