@@ -58,11 +58,10 @@ async def test_n_saves_a_new_memory_and_u_undoes_it(make_app):
 
 
 async def test_a_text_that_is_already_a_memory_stores_nothing_and_says_so(make_app):
-    store = _store()
-    app = make_app(store)
+    app = make_app(store := _store())
     async with app.run_test(size=SIZE) as pilot:
         form = await _open_form(pilot)
-        await type_text(pilot, "keep the deploy job IDEMPOTENT!")
+        form.query_one("#new-content", TextArea).text = "keep the deploy job IDEMPOTENT!"
         form.query_one("#new-kind", Select).value = "decision"
         await press(pilot, "ctrl+s")
         assert app.screen is form and store.count() == 1
