@@ -16,6 +16,9 @@ from mneme_tui.memory.records import Memory, supersession_json
 CANDIDATES = 200
 """At most this many memories (newest first) holding the probe words are compared with a new text."""
 _PROBE = re.compile(r"[A-Za-z0-9]{3,}")
+PROBE_CHARS = 64
+"""A probe word's first characters are enough to find the texts holding it (and keep the pattern far inside
+SQLite's LIKE limit)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class TextMatch:
 def match_text(db: peewee.Database, content: str, *, repo_id: str, kind: str) -> TextMatch:
     """Compare ``content`` with the active memories of ``repo_id`` and ``kind`` that contain its two longest
     words (a text equal after normalising always does; a near one does unless it changed one of them)."""
-    probes = sorted(set(_PROBE.findall(content)), key=lambda w: (-len(w), w))[:2]
+    probes = [word[:PROBE_CHARS] for word in sorted(set(_PROBE.findall(content)), key=lambda w: (-len(w), w))[:2]]
     normal = T.normalised(content)
     mine = T.shingles(normal.split())
     best: tuple[float, int] | None = None
