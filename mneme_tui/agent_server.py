@@ -24,14 +24,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from mneme_tui import __version__, config, display
+from mneme_tui import __version__, display
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.api import LegionMemory
 from mneme_tui.legion.briefing_report import briefing_report
 from mneme_tui.legion.recall import KINDS, OUTCOMES, RecallFilters, recall_kind
 from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.curation.proposals import review_document
+from mneme_tui.memory.curation.proposals import default_root, review_document
 from mneme_tui.memory.curation.review import decide_document, pin_document
 from mneme_tui.memory.learning.orientation import orientation
 from mneme_tui.memory.learning.report import parse_report_text
@@ -261,10 +261,9 @@ def build_server(ctx: ServerContext) -> MCPServer:
         """What curation proposes, best first: duplicates to merge, conflicts to supersede, stale memories (their
         code is gone from the work tree) to re-check, cold ones to dismiss; each with its evidence. Decide
         with `review_decide` (`mneme review --json`)."""
-        return _answer(lambda: review_document(
-            store, None if all_repos else repo_of(repo), kinds=frozenset(kinds) or None, limit=limit,
-            root=config.find_git_root(ctx.root)),
-            repo=repo)
+        wanted = None if all_repos else repo_of(repo)
+        return _answer(lambda: review_document(store, wanted, kinds=frozenset(kinds) or None, limit=limit,
+                                               root=default_root(wanted, ctx.repo, ctx.root)), repo=repo)
 
     @server.tool(structured_output=False, annotations=DECIDES)
     def review_decide(
@@ -274,7 +273,7 @@ def build_server(ctx: ServerContext) -> MCPServer:
     ) -> str:
         """Accept, reject or undo proposals, all or nothing; accepting supersedes or dismisses through the
         audited store operations (`mneme review accept|reject|undo --json`)."""
-        return _answer(lambda: decide_document(store, proposals, decision, root=config.find_git_root(ctx.root)),
+        return _answer(lambda: decide_document(store, proposals, decision, root=default_root(None, ctx.repo, ctx.root)),
                        proposals=proposals)
 
     @server.tool(structured_output=False, annotations=IDEMPOTENT)

@@ -45,7 +45,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     repo = None if args.all_repos else config.resolve_repo(args.project)
     document = review_document(arguments.open_store(args), repo, kinds=frozenset(args.kind) if args.kind else None,
-                               limit=args.limit, root=_work_tree(args))
+                               limit=args.limit, root=_work_tree(args, repo))
     if args.json:
         output.print_json(document)
     elif not document["proposals"]:
@@ -82,9 +82,12 @@ def cmd_pin(args: argparse.Namespace) -> int:
     return 0
 
 
-def _work_tree(args: argparse.Namespace) -> Path | None:
-    """``--root``, or the enclosing git work tree (stale-by-code reads it); None outside one."""
-    return _root(args) if getattr(args, "root", None) else config.find_git_root()
+def _work_tree(args: argparse.Namespace, repo: str | None = None) -> Path | None:
+    """``--root``, or the enclosing git work tree for the active repo (stale-by-code reads it); None outside one
+    or for another repo."""
+    from mneme_tui.memory.curation.proposals import default_root
+
+    return _root(args) if getattr(args, "root", None) else default_root(repo, config.resolve_repo())
 
 
 def _decision_line(decision: dict[str, Any]) -> str:

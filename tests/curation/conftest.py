@@ -20,5 +20,6 @@ def mint(store: Store, content: str, *, repo: str = "acme", kind: str = "reflect
 
 
 @pytest.fixture
-def store(tmp_path) -> Store:
-    return Store(tmp_path / "mneme.db")
+def store(db_target) -> Store:
+    """A fresh store on each backend in turn (``tests/pg_fixtures.py``)."""
+    return Store(db_target)

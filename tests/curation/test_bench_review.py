@@ -4,11 +4,13 @@ speed: the figures are whatever this machine measures)."""
 from __future__ import annotations
 
 from mneme_tui.memory.curation.bench import review_checks, review_figures
+from mneme_tui.memory.store import Store
 
 from .conftest import mint
 
 
-def test_review_figures_on_a_small_store(store) -> None:
+def test_review_figures_on_a_small_store(tmp_path) -> None:
+    store = Store(tmp_path / "bench.db")
     for _ in range(2):
         mint(store, "The same lesson twice")
     figures = review_figures(str(store.path))

@@ -67,7 +67,7 @@ def test_conflicting_values_and_polarity(store: Store) -> None:
     assert "5 / 10" in found[(old, new)].reason and "negates" in found[(use, never)].reason
 
 
-def test_cold_advisory_memories_but_never_statutory_or_pinned(store: Store, monkeypatch) -> None:
+def test_cold_advisory_memories_but_never_statutory_or_pinned(store: Store, monkeypatch, tmp_path) -> None:
     old = mint(store, "An old reflection nobody reads", created="2026-01-01")
     mint(store, "A recent reflection", created="2026-11-01")
     mint(store, "An old pitfall", kind="pitfall", created="2026-01-01")
@@ -77,8 +77,8 @@ def test_cold_advisory_memories_but_never_statutory_or_pinned(store: Store, monk
     store.reinforce("INT-1", [read])
     [proposal] = kinds(store, "cold")
     assert proposal.memory_ids == (old,) and proposal.action == "dismiss" and "180 days" in proposal.reason
-    monkeypatch.setenv("MNEME_CONFIG", str(store.path.parent / "config.toml"))
-    (store.path.parent / "config.toml").write_text("cold_days = 400\n")
+    monkeypatch.setenv("MNEME_CONFIG", str(tmp_path / "config.toml"))
+    (tmp_path / "config.toml").write_text("cold_days = 400\n")
     assert kinds(store, "cold") == []
 
 

@@ -62,3 +62,15 @@ def test_a_pin_holds_off_churn_but_not_a_missing_symbol(store: Store, tmp_path) 
     assert {p.memory_ids for p in stale_of(store, repo.root)} == {(churned,), (missing,)}
     store.pin([churned, missing])
     assert {p.memory_ids for p in stale_of(store, repo.root)} == {(missing,)}
+
+
+def test_the_default_work_tree_is_the_active_repos_only(tmp_path) -> None:
+    from mneme_tui.memory.curation.proposals import default_root
+
+    repo = Repo(tmp_path / "acme")
+    inside = repo.root / "src"
+    inside.mkdir()
+    assert default_root("acme", "acme", inside) == repo.root
+    assert default_root(None, "acme", inside) == repo.root
+    assert default_root("other", "acme", inside) is None
+    assert default_root("acme", "acme", tmp_path) is None  # outside any work tree

@@ -100,28 +100,69 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.
     same paths, figures and polarity, and not the same text (those are exact)."""
     rows = catalogue.rows
     distinct = live[np.unique(rows.exact[live], return_index=True)[1]]  # one per exact text: the rest join it
-    found = [_pairs(rows.bands[distinct, band], distinct, BUCKET_LIMIT) for band in range(T.BANDS)]
-    first = np.concatenate([a for a, _ in found])
-    second = np.concatenate([b for _, b in found])
-    if not first.size:
-        return first, second, np.zeros(0)
-    size = np.int64(rows.ids.size)
-    pairs = np.sort(np.minimum(first, second) * size + np.maximum(first, second))
-    pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
-    first, second = pairs // size, pairs % size
+    with np.errstate(over="ignore"):
+        fingerprints = distinct.astype(np.uint64) * T.MIX + rows.digests[distinct]
+    found: dict[tuple[int, int], float] = {}
+    for band in range(T.BANDS):
+        for pairs in _band_pairs(catalogue, distinct, fingerprints, band):
+            found.update(((a, b), value) for a, b, value in pairs)
+    if not found:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    (a_s, b_s), values = zip(*found), found.values()
+    return np.array(a_s, np.int64), np.array(b_s, np.int64), np.fromiter(values, float, len(found))
+
+
+def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.ndarray,
+                band: int) -> list[list[tuple[int, int, float]]]:
+    """The near pairs of each bucket of one band. A bucket's pairs are remembered by its members and their texts
+    (a fingerprint), so after a small change only the buckets it touched are compared again."""
+    keys = catalogue.rows.bands[distinct, band]
+    if keys.size < 2:
+        return []
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    sizes = np.diff(np.concatenate([starts, [keys.size]]))
+    wanted = np.flatnonzero((sizes >= 2) & (sizes <= BUCKET_LIMIT))
+    with np.errstate(over="ignore"):
+        sums = np.add.reduceat(fingerprints[order], starts)
+    memo_keys = [("bucket", band, key, total, size) for key, total, size in
+                 zip(ordered[starts[wanted]].tolist(), sums[wanted].tolist(), sizes[wanted].tolist())]
+    missing = [n for n, key in enumerate(memo_keys) if key not in catalogue.memo]
+    if missing:
+        computed = _compare_buckets(catalogue, distinct[order], starts[wanted[missing]], sizes[wanted[missing]])
+        for n, pairs in zip(missing, computed):
+            catalogue.memo[memo_keys[n]] = pairs
+    return [catalogue.memo[key] for key in memo_keys]
+
+
+def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarray,
+                     sizes: np.ndarray) -> list[list[tuple[int, int, float]]]:
+    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates."""
+    rows = catalogue.rows
+    bucket = np.repeat(np.arange(starts.size), sizes)
+    place = starts[bucket] + np.arange(bucket.size) - (np.cumsum(sizes) - sizes)[bucket]  # each member's index
+    firsts, seconds, owners = [], [], []
+    for offset in range(1, int(sizes.max(initial=1))):
+        same = bucket[offset:] == bucket[:-offset]
+        firsts.append(members[place[:-offset][same]])
+        seconds.append(members[place[offset:][same]])
+        owners.append(bucket[offset:][same])
+    result: list[list[tuple[int, int, float]]] = [[] for _ in range(starts.size)]
+    if not firsts:
+        return result
+    first, second, owner = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(owners)
     estimate = np.concatenate([(rows.signatures[first[at:at + CHUNK]] == rows.signatures[second[at:at + CHUNK]])
                                .mean(axis=1) for at in range(0, first.size, CHUNK)])
     keep = (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[
         second])
-    kept: list[tuple[int, int, float]] = []
-    for a, b in zip(first[keep].tolist(), second[keep].tolist()):
-        value = catalogue.remembered(("near", a, b, *catalogue.digests_of((a, b))), _similarity, catalogue, a, b)
+    for a, b, n in zip(first[keep].tolist(), second[keep].tolist(), owner[keep].tolist()):
+        low, high = min(a, b), max(a, b)
+        value = catalogue.remembered(("near", low, high, *catalogue.digests_of((low, high))), _similarity, catalogue,
+                                     low, high)
         if value >= NEAR_THRESHOLD:
-            kept.append((a, b, value))
-    if not kept:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    a_s, b_s, values = zip(*kept)
-    return np.array(a_s, np.int64), np.array(b_s, np.int64), np.array(values)
+            result[n].append((low, high, value))
+    return result
 
 
 def _similarity(catalogue: Catalogue, a: int, b: int) -> float:

@@ -69,6 +69,14 @@ def check_kinds(kinds: frozenset[str] | None) -> frozenset[str]:
     return kinds or frozenset(KINDS)
 
 
+def default_root(repo: str | None, active_repo: str, start: Path | None = None) -> Path | None:
+    """The work tree the stale kind reads when none is named: the git work tree holding ``start`` (the current
+    folder), and only for the active repo or every repo (``repo`` None): another repo's code is elsewhere."""
+    if repo is not None and repo != active_repo:
+        return None
+    return config.find_git_root(start)
+
+
 def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
                    limit: int | None = None, root: Path | None = None) -> list[Proposal]:
     """The open proposals of ``repo`` (None: every repo), best first, at most ``limit``. ``root`` is the git

@@ -13,9 +13,12 @@ from mneme_tui.memory.curation.finders import NEAR_THRESHOLD
 from mneme_tui.memory.persistence.curation import same_text_candidates
 from mneme_tui.memory.records import Memory, supersession_json
 
-CANDIDATES = 2_000
-"""At most this many memories (newest first) sharing a probe word are compared with a new text."""
+CANDIDATES = 200
+"""At most this many memories (newest first) holding the probe words are compared with a new text."""
 _PROBE = re.compile(r"[A-Za-z0-9]{3,}")
+PROBE_CHARS = 64
+"""A probe word's first characters are enough to find the texts holding it (and keep the pattern far inside
+SQLite's LIKE limit)."""
 
 
 @dataclass(frozen=True)
@@ -57,21 +60,22 @@ class TextMatch:
 
 
 def match_text(db: peewee.Database, content: str, *, repo_id: str, kind: str) -> TextMatch:
-    """Compare ``content`` with the active memories of ``repo_id`` and ``kind`` that contain one of its two
-    longest words (a text equal after normalising contains them; a near one almost always does)."""
-    probes = sorted(set(_PROBE.findall(content)), key=lambda w: (-len(w), w))[:2]
+    """Compare ``content`` with the active memories of ``repo_id`` and ``kind`` that contain its two longest
+    words (a text equal after normalising always does; a near one does unless it changed one of them)."""
+    probes = [word[:PROBE_CHARS] for word in sorted(set(_PROBE.findall(content)), key=lambda w: (-len(w), w))[:2]]
     normal = T.normalised(content)
-    words = normal.split()
-    mine = T.shingles(words)
-    anchors, claim = T.anchors(content), T.claim(normal)
+    mine = T.shingles(normal.split())
     best: tuple[float, int] | None = None
     for memory_id, other in same_text_candidates(db, repo_id, kind, probes, CANDIDATES):
         other_normal = T.normalised(other)
         if other_normal == normal:
             return TextMatch(duplicate_of=memory_id)
-        if T.anchors(other) != anchors or not T.claim(other_normal).agrees(claim):
-            continue
         value = T.jaccard(mine, T.shingles(other_normal.split()))
-        if value >= NEAR_THRESHOLD and (best is None or value > best[0]):
+        if value >= NEAR_THRESHOLD and (best is None or value > best[0]) and _same_paths_and_claim(content, other):
             best = (value, memory_id)
     return TextMatch() if best is None else TextMatch(closest=best[1], similarity=best[0])
+
+
+def _same_paths_and_claim(text: str, other: str) -> bool:
+    """The same paths named, the same figures and polarity: a near duplicate, not a conflict or another file."""
+    return T.anchors(text) == T.anchors(other) and T.claim(T.normalised(text)).agrees(T.claim(T.normalised(other)))

@@ -43,11 +43,11 @@ def last_reads(db: peewee.Database) -> dict[int, str]:
 
 def same_text_candidates(db: peewee.Database, repo_id: str, kind: str, words: Sequence[str],
                          limit: int) -> list[tuple[int, str]]:
-    """(id, content) of active memories of one repo and kind whose content contains any of ``words`` (ignoring
-    ASCII case), newest first, at most ``limit``: the few a new text can be a duplicate of."""
+    """(id, content) of active memories of one repo and kind whose content contains every one of ``words``
+    (ignoring ASCII case), newest first, at most ``limit``: the few a new text can be a duplicate of."""
     like = "ILIKE" if dialect_of(db).NAME == "postgresql" else "LIKE"
     words = [word for word in words if word]
-    where = " OR ".join(f"content {like} ?" for _ in words) or "1 = 1"
+    where = " AND ".join(f"content {like} ?" for _ in words) or "1 = 1"
     return [(int(i), str(c)) for i, c in db.execute_sql(
         f"SELECT id, content FROM memories WHERE repo_id = ? AND kind = ? AND status = ? AND ({where}) "
         "ORDER BY id DESC LIMIT ?",

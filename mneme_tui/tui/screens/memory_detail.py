@@ -32,6 +32,7 @@ PIN_MARK = "◆"
 PIN_STYLE = "bold magenta"
 
 if TYPE_CHECKING:
+    from mneme_tui.memory.curation.same_text import TextMatch
     from mneme_tui.tui.app import MnemeApp
 
 
@@ -223,14 +224,18 @@ class MemoryScreen(ModalScreen[None]):
             self.mneme.say(f"The edited text is empty: #{memory.id} is unchanged.", "error")
             return
 
-        def done(new: Memory) -> None:
+        def done(saved: tuple[Memory, TextMatch]) -> None:
+            new, match = saved
+            if match.duplicate_of is not None:  # nothing stored: nothing to undo
+                self.mneme.say(f"{match.notice()}; #{memory.id} is unchanged.")
+                return
             undone = f"Undid the edit: #{memory.id} is active again, #{new.id} dismissed"
             self.mneme.undo_stack.append(Undo(undo_supersede(memory.id, new.id), undone, memory.id))
             self.mneme.say(f"Saved the edit as #{new.id}; #{memory.id} is superseded by it — press u to undo.")
             self.open_memory(new.id)
 
-        write_in_worker(self, lambda store: store.supersede(memory.id, text, reason=EDIT_REASON, source=TUI), done,
-                        self._write_failed, group="memory-detail-write")
+        write_in_worker(self, lambda store: store.supersede_checked(memory.id, text, reason=EDIT_REASON, source=TUI),
+                        done, self._write_failed, group="memory-detail-write")
 
 
 def toggle_pin(owner: DOMNode, memory_id: int, *, unpin: bool, then: Callable[[], None],

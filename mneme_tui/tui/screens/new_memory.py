@@ -18,6 +18,7 @@ from mneme_tui.tui.text import literal_text
 from mneme_tui.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
+    from mneme_tui.memory.curation.same_text import TextMatch
     from mneme_tui.tui.app import MnemeApp
 
 
@@ -87,11 +88,17 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
         kind = str(self.query_one("#new-kind", Select).value)
         repo = self.query_one("#new-repo", Input).value.strip() or self.repo
         self.saving = True
-        write_in_worker(self, lambda store: store.save(content, kind=kind, topic=topic, repo_id=repo, source=TUI),
+        write_in_worker(self, lambda store: store.save_checked(content, kind=kind, topic=topic, repo_id=repo,
+                                                               source=TUI),
                         self._saved, self._failed, group="new-memory")
 
-    def _saved(self, memory: Memory) -> None:
+    def _saved(self, saved: tuple[Memory, TextMatch]) -> None:
+        """Close with the new memory; a text that is already a memory stored nothing: say so in the form."""
+        memory, match = saved
         self.saving = False
+        if match.duplicate_of is not None:
+            self.query_one("#new-error", Static).update(literal_text(match.notice(), "bold red"))
+            return
         self.dismiss(memory)
 
     def _failed(self, message: str) -> None:
