@@ -7,6 +7,8 @@ ERR_NOT_FOUND = "ERR_NOT_FOUND"
 ERR_DATABASE = "ERR_DATABASE"
 ERR_CONFIG = "ERR_CONFIG"
 ERR_IO = "ERR_IO"
+ERR_SECRET = "ERR_SECRET"
+"""The text looks like it holds a secret (a key, token or password): nothing was written."""
 
 
 class MnemeError(Exception):

@@ -7,7 +7,55 @@ import pytest
 pytest_plugins = ["pg_fixtures"]  # the PostgreSQL server fixtures (tests/pg_fixtures.py)
 
 FIXED_NOW = "2026-11-29T12:00:00"
+
+#: Tests that take seconds by nature (they start processes or servers, drive the app, or build large data):
+#: marked ``slow`` so ``pytest -m "not slow"`` is the quick inner loop. A path prefix covers a folder, a file,
+#: or one test function (every parametrization of it). Every ``tui`` and ``postgres`` test is slow as well.
+SLOW: tuple[str, ...] = (
+    "tests/reliability/",  # real processes beside each other, kills at write points, fuzzing real processes
+    "tests/mcp/",  # a real `mneme mcp` per test
+    "tests/test_bench.py",
+    "tests/test_piped_output.py",
+    "tests/test_hook_recipe.py",
+    "tests/test_cold_imports.py",
+    "tests/test_import_hygiene.py",  # a fresh interpreter per package
+    "tests/test_evaluation.py::test_main_prints_a_table",
+    "tests/test_json_shapes.py",  # every command as a process
+    "tests/legion/test_sync_large.py",
+    "tests/legion/test_legion_speed.py",
+    "tests/legion/test_legion_cells.py::test_any_record_survives_render_and_parse",
+    "tests/legion/test_skill_importance_branch.py",  # git repositories
+    "tests/learning/test_learning_process.py",
+    "tests/core/test_core_cli.py",
+    "tests/core/test_audit_actor.py",
+    "tests/core/test_core_index_refresh.py::test_cli_reports_a_damaged_snapshot_in_one_line",
+    "tests/core/test_core_concurrency.py",
+    "tests/core/test_persistence_open.py::test_many_processes",
+)
 FIXED_ACTOR = "tester@ci"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: takes seconds (processes, servers, the app, large data); "
+                            "`-m 'not slow'` is the quick subset")
+    config.addinivalue_line("markers", "tui: drives the Textual app with Pilot (tests/tui)")
+    config.addinivalue_line("markers", "postgres: runs against a real PostgreSQL server (skipped without one)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``tui``, ``postgres`` and ``slow`` tests by where they live and what they use, so new tests in the
+    same places are marked without anyone remembering to."""
+    for item in items:
+        nodeid = item.nodeid if item.nodeid.startswith("tests/") else f"tests/{item.nodeid}"
+        callspec = getattr(item, "callspec", None)
+        postgres = nodeid.startswith("tests/pg/") or "pg_server" in getattr(item, "fixturenames", ()) or (
+            callspec is not None and callspec.params.get("db_backend") == "postgresql")
+        if nodeid.startswith("tests/tui/"):
+            item.add_marker(pytest.mark.tui)
+        if postgres:
+            item.add_marker(pytest.mark.postgres)
+        if postgres or nodeid.startswith(("tests/tui/", *SLOW)):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True, scope="session")

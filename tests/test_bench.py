@@ -16,7 +16,7 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
     report = json.loads(capsys.readouterr().out)
     assert set(report) == {"300", "targets", "legion_import"}
     figures = report["300"]
-    assert set(figures) == {  # the README's "JSON output" table lists these
+    assert set(figures) == {  # docs/json.md's table lists these
         "size", "build_s", "index_load_sqlite_ms", "index_load_snapshot_ms", "recall", "bare_numpy_topk",
         "naive_per_row", "save_per_s", "peak_rss_mb", "write_to_visible_ms", "mcp_recall", "import_floor_ms",
         "cold_recall_ms", "cold_recall_peak_rss_mb", "cold_recall_vs_floor", "review",
@@ -46,10 +46,12 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
     legion = report["legion_import"]
     assert legion["runs"] == 3 and legion["records"] == legion["rows"] == 10_000
     assert legion["first_sync_fastest_seconds"] <= legion["first_sync_seconds"]
-    [target] = report["targets"]
+    target, hold = report["targets"]
     assert target["target"].startswith("Legion:")
     assert target["value"] == max(legion["parse_seconds"], legion["first_sync_seconds"])
     assert target["met"] is legion["within_target"] is (target["value"] < legion["target_seconds"])
+    assert hold["value"] == legion["longest_write_hold_seconds"] > 0  # the longest write transaction of sync
+    assert hold["met"] is legion["within_hold_limit"] is (hold["value"] <= legion["hold_limit_seconds"])
 
 
 def test_bench_rejects_bad_sizes(capsys):

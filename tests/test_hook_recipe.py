@@ -1,5 +1,5 @@
-"""The README's Claude Code SessionStart hook, run exactly as written (its commands are read from the README's
-JSON block, so the test fails if the README drifts): clean text, exit 0, in a set-up repo and in an empty one."""
+"""The documented Claude Code SessionStart hook (docs/agents.md), run exactly as written (its commands are read
+from the page's JSON block, so the test fails if the docs drift): clean text, exit 0, in a set-up repo and in an empty one."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).parent.parent / "README.md"
+RECIPE_PAGE = Path(__file__).parent.parent / "docs" / "agents.md"
 NOW = "2026-11-30T12:00:00Z"
 SUMMARY = "shipped the markdown parser behind a feature flag, all green"
 WALKTHROUGH = "Split Store.save so each function stays small."
 
 
 def hook_commands() -> list[str]:
-    """The commands of the README's SessionStart hook, in order."""
-    blocks = re.findall(r"```json\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    """The commands of the documented SessionStart hook, in order."""
+    blocks = re.findall(r"```json\n(.*?)```", RECIPE_PAGE.read_text(encoding="utf-8"), re.DOTALL)
     settings = next(json.loads(block) for block in blocks if "SessionStart" in block)
     return [hook["command"] for entry in settings["hooks"]["SessionStart"] for hook in entry["hooks"]]
 

@@ -17,7 +17,7 @@ MEMORY = {"access_count", "content", "created_at", "id", "kind", "provenance", "
 HISTORY_ENTRY = {"actor", "at", "from_status", "memory_id", "reason", "to_status"}
 RECORDED = {"action", "existing_id", "file", "prune", "record", "warnings"}
 #: Each command's ``--json`` top-level keys (for a list: its first element's); changing one breaks agents. The
-#: README's "JSON output" table documents the same sets.
+#: docs/json.md's table documents the same sets.
 SHAPES: list[tuple[list[str], set[str]]] = [
     (["save", "peewee keeps one connection per thread"], MEMORY),
     (["recall", "connection"], MEMORY | {"components", "profile", "reasons", "score"}),
@@ -63,6 +63,8 @@ SHAPES: list[tuple[list[str], set[str]]] = [
     (["db", "info"], {"backend", "database", "memories", "schema_version", "tables"}),
     (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "skipped", "source",
                                              "verified"}),
+    (["secrets", "scan", "-A"], {"proposals"}),
+    (["purge", "1", "--reason", "a leaked key"], {"clean", "markdown_rewritten", "purged", "reason"}),
     (["eval", str(DATASET)], {"description", "held_out_from", "memories", "questions", "results"}),
     (["eval", str(DATASET), "--ablation"], {"ablation", "description", "held_out_from", "memories", "questions",
                                             "results"}),
@@ -139,7 +141,7 @@ def commands() -> list[str]:
 
 
 def row_commands(cell: str) -> set[str]:
-    """The commands a README table cell names: `legion recall patterns` / `errors` names two."""
+    """The commands a docs table cell names: `legion recall patterns` / `errors` names two."""
     named: list[str] = []
     for piece in re.findall(r"`([^`]+)`", cell):
         named.append(piece if " " in piece or not named or " " not in named[-1]
@@ -147,9 +149,8 @@ def row_commands(cell: str) -> set[str]:
     return set(named)
 
 
-def test_every_data_command_has_json_a_checked_shape_and_a_readme_row() -> None:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("## JSON output"):readme.index("## Use it from your agent")]
+def test_every_data_command_has_json_a_checked_shape_and_a_docs_row() -> None:
+    table = (Path(__file__).parent.parent / "docs" / "json.md").read_text(encoding="utf-8")
     documented = {name for line in table.splitlines() if line.startswith("| `")
                   for name in row_commands(line.split("|")[1])}
     checked = {" ".join(word for word in argv if not word.startswith("-")) for argv, _ in SHAPES}

@@ -18,14 +18,16 @@ from mneme_tui.cli import (
     mcp_command,
     memory_commands,
     output,
+    purge_command,
     review_commands,
+    secrets_command,
     task_commands,
 )
 from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
     memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
-    db_commands, review_commands,
+    db_commands, purge_command, secrets_command, review_commands,
 )
 
 

@@ -9,11 +9,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from mneme_tui import config, display
-from mneme_tui.cli import output
-from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.operations import values
 from mneme_tui.validation import (
     MAX_CONTENT_CHARS,
-    MAX_ID,
     check_text,
     decode_utf8,
     read_stream,
@@ -93,10 +91,12 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_command(
-    sub: argparse._SubParsersAction, name: str, help_text: str, *, json_option: bool = True
+    sub: argparse._SubParsersAction, name: str, help_text: str, *, json_option: bool = True,
+    description: str | None = None,
 ) -> argparse.ArgumentParser:
-    """A subcommand parser with the options every command takes (``--db``, and ``--json`` by default)."""
-    parser = sub.add_parser(name, help=help_text, description=help_text)
+    """A subcommand parser with the options every command takes (``--db``, and ``--json`` by default);
+    ``help_text`` is its line in its group's list and, unless ``description`` is given, its description."""
+    parser = sub.add_parser(name, help=help_text, description=description or help_text)
     add_common_options(parser)
     if json_option:
         add_json_option(parser)
@@ -129,53 +129,32 @@ def resolve_profile(args: argparse.Namespace) -> str:
 
 def positive_int(raw: str) -> int:
     """argparse type: an integer ≥ 1."""
-    return _int_at_least(raw, 1, "must be at least 1")
+    return _int_at_least(raw, 1)
 
 
 def non_negative_int(raw: str) -> int:
     """argparse type: an integer ≥ 0."""
-    return _int_at_least(raw, 0, "cannot be negative")
+    return _int_at_least(raw, 0)
 
 
-def _int_at_least(raw: str, minimum: int, complaint: str) -> int:
+def _int_at_least(raw: str, minimum: int) -> int:
     try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {raw!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"{complaint}: {raw!r}")
-    return value
+        return values.int_at_least(raw, minimum)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def open_store(args: argparse.Namespace) -> Store:
-    """The Store for ``--db`` / ``MNEME_DB`` / the default path."""
+    """The Store for ``--db`` / ``MNEME_DB`` / the default path (redacting secrets when ``--redact`` was given)."""
     from mneme_tui.memory.store import Store
 
-    return Store(config.resolve_db_path(getattr(args, "db", None)))
+    store = Store(config.resolve_db_path(getattr(args, "db", None)))
+    if getattr(args, "redact", False):
+        store.secrets_policy = "redact"
+    return store
 
 
-_SHOWN_ID_CHARS = 40
-
-
-def memory_ids(raws: list[str], action: str) -> list[int]:
-    """Command-line ids as numbers; if any is not a valid memory id, ERR_VALIDATION_FAILED names every bad
-    one, with "nothing {action}" so the user knows no change was made."""
-    bad = [raw for raw in raws if not _is_memory_id(raw)]
-    if bad:
-        named = ", ".join(_shown_id(raw) for raw in bad)
-        raise MnemeError(ERR_VALIDATION_FAILED, f"not a memory id: {named}; nothing {action}")
-    return [int(raw) for raw in raws]
-
-
-def _is_memory_id(raw: str) -> bool:
-    # the length check comes first: int() refuses strings of more than 4,300 digits with ValueError
-    return raw.isascii() and raw.isdigit() and len(raw) <= len(str(MAX_ID)) and 0 < int(raw) <= MAX_ID
-
-
-def _shown_id(raw: str) -> str:
-    if len(raw) <= _SHOWN_ID_CHARS:
-        return output.literal(raw)
-    return f"{output.literal(raw[:_SHOWN_ID_CHARS])}… ({len(raw):,} characters)"
+memory_ids = values.memory_ids
 
 
 def read_content(raw: str) -> str:

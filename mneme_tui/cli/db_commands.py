@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 
 from mneme_tui import config
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_DATABASE, MnemeError
+from mneme_tui.operations.declaration import REDACT_PARAM
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     copy.add_argument("source", metavar="SRC")
     copy.add_argument("destination", metavar="DST")
     copy.add_argument("--merge", action="store_true", help="add to a destination that already has memories")
+    declared.add_param(copy, REDACT_PARAM)
     copy.set_defaults(func=cmd_copy)
 
 
@@ -44,14 +46,17 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_copy(args: argparse.Namespace) -> int:
+    from mneme_tui.memory import secret_scan, secrets
     from mneme_tui.memory.store import Store
 
     source_target = config.resolve_db_path(args.source)
     if isinstance(source_target, Path) and not source_target.is_file():
         raise MnemeError(ERR_DATABASE, f"{source_target} is not a database file: nothing to copy")
     source = Store(source_target)
+    redact = secrets.policy_for(args.redact) == secrets.REDACT
     destination = Store(config.resolve_db_path(args.destination))
-    result = source.copy_into(destination, merge=args.merge)
+    result, redacted = secret_scan.screened_copy(source, destination, merge=args.merge, redact=redact)
+    output.print_redactions(redacted)
     shown = {"source": str(source.path), "destination": str(destination.path)}
     if args.json:
         output.print_json({**shown, "copied": result.counts, "kept_ids": result.kept_ids, "skipped": result.skipped,

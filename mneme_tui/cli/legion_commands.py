@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config, display
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.validation import is_folder, user_path
 
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _add_actions(legion: argparse.ArgumentParser) -> None:
     """The ``legion`` actions, added when ``legion`` is used: their options need the Legion modules."""
     from mneme_tui.cli import legion_recall_command
+    from mneme_tui.operations.legion import LEGION_BRIEFING, LEGION_RECALL
 
     arguments.add_common_options(legion)
     actions = legion.add_subparsers(
@@ -53,18 +54,20 @@ def _add_actions(legion: argparse.ArgumentParser) -> None:
     sync.add_argument("-p", "--project", metavar="REPO", help="repository to mirror into (default: the active repo)")
     sync.set_defaults(func=cmd_sync)
 
-    recall = arguments.add_command(actions, "recall", "recall outcomes, patterns, errors or preferences")
-    _dir_option(recall)
+    recall = declared.add_operation(actions, LEGION_RECALL, context=_dir_option)
     legion_recall_command.add_arguments(recall)
     recall.set_defaults(func=cmd_recall)
 
-    briefing = arguments.add_command(actions, "briefing", "session briefing: recent outcomes, top agents, totals")
-    _dir_option(briefing)
+    briefing = declared.add_operation(actions, LEGION_BRIEFING, context=_dir_option)
     briefing.set_defaults(func=cmd_briefing)
 
     agents = arguments.add_command(actions, "agents", "agent scores and archetype (task type) scores")
     _dir_option(agents)
-    agents.add_argument("--task-types", type=_list, default=[], metavar="T,..", help="only these task types (or tags)")
+    agents.add_argument("--task-types", type=_list, default=[], metavar="T,..",
+                        help="only these task types (agent scores match Tags, as the skill says; see --match)")
+    agents.add_argument("--match", choices=("tags", "either"), default="tags",
+                        help="what --task-types matches for agent scores: tags (the skill, §4; default) or either "
+                             "tags or the Task Type column (task-type scores always use the Task Type column)")
     agents.set_defaults(func=cmd_agents)
 
     record = actions.add_parser("record", help="append an outcome, pattern, error or preference record",
@@ -86,46 +89,16 @@ def _add_actions(legion: argparse.ArgumentParser) -> None:
 
 
 def _record_parsers(kinds: argparse._SubParsersAction) -> None:
-    from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
-
-    outcome = arguments.add_command(kinds, "outcome", "append an outcome to OUTCOMES.md")
-    outcome.add_argument("--agent", required=True, help="agent id")
-    outcome.add_argument("--outcome", required=True, choices=OUTCOMES_VALUES)
-    outcome.add_argument("--summary", required=True, help="one-line summary")
-    outcome.add_argument("--phase", default="", help="phase number")
-    outcome.add_argument("--plan", default="", help="plan id, e.g. 05-01")
-    outcome.add_argument("--task-type", default=None, help="task type (default: from CATALOG.md, else general)")
-    outcome.add_argument("--importance", type=int, default=None, help="1-5 (default: scored from the outcome)")
-    outcome.add_argument("--review-escalated", action="store_true", help="the review escalated (importance 4)")
-    outcome.add_argument("--review-cycles", type=arguments.non_negative_int, default=0, help="review cycles needed")
-    outcome.add_argument(
-        "--review-blockers", type=arguments.non_negative_int, default=0, help="blockers the review found"
+    from mneme_tui.operations.legion import (
+        LEGION_RECORD_ERROR,
+        LEGION_RECORD_OUTCOME,
+        LEGION_RECORD_PATTERN,
+        LEGION_RECORD_PREFERENCE,
     )
-    outcome.add_argument("--trivial", action="store_true", help="a trivial task (importance 1)")
-    outcome.add_argument("--cross-division", action=argparse.BooleanOptionalAction, default=None,
-                         help="the agent worked outside its division (default: from CATALOG.md)")
-    pattern = arguments.add_command(kinds, "pattern", "append a pattern to PATTERNS.md")
-    pattern.add_argument("--pattern", required=True, help="what worked")
-    pattern.add_argument("--context", default="", help="where it worked")
-    pattern.add_argument("--reuse-criteria", default="", help="when to reuse it")
-    pattern.add_argument("--source", default="", help="source outcome id, e.g. O-012")
-    error = arguments.add_command(kinds, "error", "record an error fix in ERRORS.md (known fixes are not duplicated)")
-    error.add_argument("--error-signature", required=True, help="the error text")
-    error.add_argument("--fix", required=True, help="the fix")
-    error.add_argument("--agent", default="", help="agent id")
-    error.add_argument("--unresolved", action="store_true", help="the fix did not resolve it yet")
-    preference = arguments.add_command(kinds, "preference", "append a preference signal to PREFERENCES.md")
-    preference.add_argument("--decision-point", required=True, choices=DECISION_POINTS)
-    preference.add_argument("--context", required=True, help="what was being decided")
-    preference.add_argument("--proposed", default="", help="what the agent proposed")
-    preference.add_argument("--user-choice", default="", help="what the user chose")
-    preference.add_argument("--signal", required=True, choices=SIGNALS)
-    preference.add_argument("--agent", default="system", help="agent id (default: system)")
-    for parser in (outcome, pattern, error, preference):
-        _dir_option(parser)
-        parser.add_argument("--tags", type=_list, default=[], metavar="T,..", help="comma-separated tags")
-        parser.add_argument("--branch", default=None, help="branch (default: the current git branch)")
-        parser.set_defaults(func=cmd_record)
+
+    for operation in (LEGION_RECORD_OUTCOME, LEGION_RECORD_PATTERN, LEGION_RECORD_ERROR, LEGION_RECORD_PREFERENCE):
+        parser = declared.add_operation(kinds, operation, context=_dir_option)
+        parser.set_defaults(func=cmd_record, operation=operation)
 
 
 def _dir_option(parser: argparse.ArgumentParser) -> None:
@@ -233,6 +206,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 def cmd_briefing(args: argparse.Namespace) -> int:
     from mneme_tui.legion.briefing_report import briefing_report
+    from mneme_tui.legion.schemas import OUTCOMES
 
     legion = _legion(args)
     if args.json:
@@ -240,7 +214,7 @@ def cmd_briefing(args: argparse.Namespace) -> int:
         return 0
     report = briefing_report(legion)
     briefing = report.briefing
-    if legion.memory_dir.is_dir():  # spec §6: no placeholder about missing memory
+    if legion.has_file(OUTCOMES.file_name):  # spec §6: nothing displayed without OUTCOMES.md
         print(f"Session briefing: {briefing.total_records} outcome records")
         if briefing.recent_outcomes:
             print("\nRecent outcomes")
@@ -266,13 +240,15 @@ def cmd_briefing(args: argparse.Namespace) -> int:
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
+    from mneme_tui.legion.schemas import OUTCOMES
+
     legion = _legion(args)
-    agents = legion.agent_scores(args.task_types)
+    agents = legion.agent_scores(args.task_types, match=args.match)
     archetypes = legion.archetype_scores(args.task_types)
     if args.json:
         output.print_json({"agents": [a.to_json() for a in agents], "archetypes": [a.to_json() for a in archetypes]})
         return 0
-    if not legion.memory_dir.is_dir():  # spec §6: no placeholder about missing memory
+    if not legion.has_file(OUTCOMES.file_name):  # spec §6: nothing displayed without OUTCOMES.md
         return 0
     if not agents:
         print("No agent scores (an agent needs at least 2 recent outcomes).")
@@ -295,25 +271,6 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- record
-def _record_call(legion: LegionMemory, args: argparse.Namespace) -> Callable[[], Any]:
-    kind, common = args.record_kind, {"tags": args.tags, "branch": args.branch}
-    if kind == "outcome":
-        return lambda: legion.record_outcome(
-            agent=args.agent, outcome=args.outcome, summary=args.summary, phase=args.phase, plan=args.plan,
-            task_type=args.task_type, importance=args.importance, review_escalated=args.review_escalated,
-            review_cycles=args.review_cycles, review_blockers=args.review_blockers, trivial=args.trivial,
-            cross_division=args.cross_division, **common)
-    if kind == "pattern":
-        return lambda: legion.record_pattern(pattern=args.pattern, context=args.context,
-                                             reuse_criteria=args.reuse_criteria, source=args.source, **common)
-    if kind == "error":
-        return lambda: legion.record_error(error_signature=args.error_signature, fix=args.fix, agent=args.agent,
-                                           resolved=not args.unresolved, **common)
-    return lambda: legion.record_preference(
-        decision_point=args.decision_point, context=args.context, proposed=args.proposed,
-        user_choice=args.user_choice, signal=args.signal, agent=args.agent, **common)
-
-
 def cmd_record(args: argparse.Namespace) -> int:
     from mneme_tui.legion.storage import LegionWriteError
 
@@ -321,7 +278,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     if args.branch is not None and not args.branch.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, "--branch cannot be empty")
     try:
-        result = _record_call(legion, args)()
+        result = declared.run(args.operation, args, session=declared.CliSession(args, lambda: legion))
     except LegionWriteError as exc:
         lines = exc.message.splitlines()
         print(f"mneme: {exc.code}: {output.literal(lines[0] if lines else '')}", file=sys.stderr)
@@ -343,6 +300,8 @@ def cmd_record(args: argparse.Namespace) -> int:
             print(f"Not added: {result.file} already has a resolved fix for this error ({output.literal(rid)})")
         if result.prune is not None:
             print(display.printable(result.prune.message))  # the spec's multi-line prune report
+            if not result.prune.ok:  # spec §7: the records that would have been archived, as text
+                sys.stdout.write(display.printable(result.prune.records_text) + "\n")
     _warn(result.warnings)
     return 0
 

@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import output
 from mneme_tui.legion.recall import (
     ERRORS,
     FILES,
@@ -25,8 +25,7 @@ from mneme_tui.legion.recall import (
     PREFERENCES,
     RecallFilters,
 )
-from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record, split_tags
-from mneme_tui.legion.schemas import DECISION_POINTS, SIGNALS
+from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record
 
 if TYPE_CHECKING:
     from rich.text import JustifyMethod
@@ -42,20 +41,7 @@ Warn = Callable[[Iterable[str]], None]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The recall options on the ``legion recall`` parser (its ``--dir`` and ``--json`` come from the caller)."""
-    parser.add_argument("words", nargs="*", metavar="[KIND] [QUERY]",
-                        help=f"{' | '.join(KINDS)} (default: outcomes); for errors, the error text to match")
-    parser.add_argument("--tags", type=split_tags, default=[], metavar="T,..", help="any of these tags")
-    parser.add_argument("--branch", default=None, metavar="B", help="a branch name, 'current' or 'all' (default: all)")
-    parser.add_argument("--agent", metavar="A", help="only this agent (outcomes, preferences)")
-    parser.add_argument("--task-type", metavar="T", help="only this task type (outcomes)")
-    parser.add_argument("--signal", choices=("all", *SIGNALS), help="only this signal (preferences)")
-    parser.add_argument("--decision-point", choices=("all", *DECISION_POINTS),
-                        help="only this decision point (preferences)")
-    parser.add_argument("--include-superseded", action="store_true", default=None,
-                        help="keep preferences marked (SUPERSEDED by ...) (preferences)")
-    parser.add_argument("-n", "--limit", type=arguments.positive_int, default=None,
-                        help="result limit (default: outcomes 20, patterns 10, errors 5, preferences 10)")
+    """Remember the ``legion recall`` parser: its usage errors name it (its options come from the declaration)."""
     parser.set_defaults(recall_parser=parser)
 
 
@@ -88,7 +74,8 @@ def run(args: argparse.Namespace, legion: LegionMemory, *, outcome_table: Outcom
     if args.json:
         output.print_json(found.document)
         return 0
-    if not legion.memory_dir.is_dir():
+    if not legion.has_file(FILES[kind]):  # spec §6: nothing displayed without the file
+        warn(found.warnings)
         return 0
     if not found.records:
         print(f"No matching {kind} ({found.total_records} records in {FILES[kind]}).")

@@ -9,46 +9,33 @@ import argparse
 from typing import TYPE_CHECKING
 
 from mneme_tui import config, display
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.kinds import ACTIVE, ADVISORY_KINDS, STATUTORY_KINDS
+from mneme_tui.memory.kinds import ACTIVE, STATUTORY_KINDS
 from mneme_tui.memory.records import Memory, MemoryDetail, actor_label, iso, supersession_json
+from mneme_tui.operations.declaration import REDACT_PARAM
+from mneme_tui.operations.memory import RESTORE, SHOW, SUPERSEDE
 
 if TYPE_CHECKING:
     from mneme_tui.memory.curation.same_text import TextMatch
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    show = arguments.add_command(sub, "show", "one memory with all its fields, audit history and supersessions")
-    show.add_argument("id", metavar="ID")
-    show.set_defaults(func=cmd_show)
-
-    restore = arguments.add_command(sub, "restore", "bring tombstoned or superseded memories back to active")
-    restore.add_argument("ids", nargs="+", metavar="ID")
-    restore.set_defaults(func=cmd_restore)
-
-    supersede = arguments.add_command(
-        sub, "supersede", "replace a memory's text: saves a new memory, the old one becomes superseded"
-    )
-    supersede.add_argument("id", metavar="ID")
-    supersede.add_argument("content", metavar="CONTENT", help="the new text; '-' reads standard input")
-    supersede.add_argument("--topic", help="the new memory's topic (default: the old one's)")
-    supersede.add_argument(
-        "--kind", help=f"the new memory's advisory kind: {', '.join(ADVISORY_KINDS)} (default: the old one's)"
-    )
-    supersede.set_defaults(func=cmd_supersede)
+    declared.add_operation(sub, SHOW).set_defaults(func=cmd_show)
+    declared.add_operation(sub, RESTORE).set_defaults(func=cmd_restore)
+    declared.add_operation(sub, SUPERSEDE).set_defaults(func=cmd_supersede)
 
     edit = arguments.add_command(sub, "edit", "edit a memory's text in $VISUAL or $EDITOR, then supersede it with that")
     edit.add_argument("id", metavar="ID")
+    declared.add_param(edit, REDACT_PARAM)
     edit.set_defaults(func=cmd_edit)
 
 
 # ------------------------------------------------------------------------------------ show
 def cmd_show(args: argparse.Namespace) -> int:
-    (memory_id,) = arguments.memory_ids([args.id], "shown")
-    detail = arguments.open_store(args).detail(memory_id)
+    detail = declared.run(SHOW, args)
     if args.json:
-        output.print_json(detail.to_json())
+        output.print_json(SHOW.to_json(detail, {}))
     else:
         _print_detail(detail)
     return 0
@@ -99,10 +86,10 @@ def _reference(memory: Memory) -> str:
 
 # --------------------------------------------------------------------------------- restore
 def cmd_restore(args: argparse.Namespace) -> int:
-    ids = arguments.memory_ids(args.ids, "restored")
-    change = arguments.open_store(args).restore(ids)
+    values = declared.values_of(RESTORE, args)
+    change = declared.run(RESTORE, args, given=values)
     output.print_status_change(
-        args.json, ids, change, key="restored",
+        args.json, values["ids"], change, key="restored",
         done="Restored {ids} (active again; see `mneme show ID` for the history)", unchanged="Already active: {ids}",
     )
     return 0
@@ -110,12 +97,11 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------- supersede, edit
 def cmd_supersede(args: argparse.Namespace) -> int:
-    (memory_id,) = arguments.memory_ids([args.id], "superseded")
-    content = arguments.read_content(args.content)
-    store = arguments.open_store(args)
-    _check_editable(store.get(memory_id))
-    new, match = store.supersede_checked(memory_id, content, topic=args.topic, kind=args.kind)
-    _report_superseded(args, memory_id, new, match)
+    values = declared.values_of(SUPERSEDE, args)
+    session = declared.CliSession(args)
+    _check_editable(session.store().get(values["memory_id"]))
+    saved = declared.run(SUPERSEDE, args, session=session, given=values)
+    _report_superseded(args, values["memory_id"], saved, session.store().redactions)
     return 0
 
 
@@ -137,8 +123,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         return 0
     if not edited.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, f"the edited text is empty; memory {memory_id} is unchanged")
-    new, match = store.supersede_checked(memory_id, edited)
-    _report_superseded(args, memory_id, new, match)
+    _report_superseded(args, memory_id, store.supersede_checked(memory_id, edited), store.redactions)
     return 0
 
 
@@ -159,10 +144,13 @@ def _check_editable(memory: Memory) -> None:
         )
 
 
-def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory, match: TextMatch) -> None:
+def _report_superseded(args: argparse.Namespace, old_id: int, saved: tuple[Memory, TextMatch],
+                       redactions: int) -> None:
     """The new memory and what it superseded, or (a duplicate text) that nothing changed."""
+    output.print_redactions(redactions)
+    new, match = saved
     if args.json:
-        output.print_json(match.superseded_json(old_id, new))
+        output.print_json(SUPERSEDE.to_json(saved, {"memory_id": old_id}))
         return
     if match.duplicate_of is None:
         print(

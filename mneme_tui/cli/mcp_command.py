@@ -1,6 +1,6 @@
 """``mneme mcp``: serve the memory to an agent over the Model Context Protocol (stdio).
 
-The server and its tools live in :mod:`mneme_tui.agent_server`; it is imported only when this command
+The server and its tools live in :mod:`mneme_tui.mcp`; it is imported only when this command
 runs, so other commands never pay for the ``mcp`` SDK.
 """
 
@@ -25,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from mneme_tui.agent_server import ServerContext, serve
     from mneme_tui.cli.task_commands import _root
+    from mneme_tui.mcp.server import ServerContext, serve
 
     root = _root(args)  # the same --root check and default as `mneme task sync` and `mneme handshake`
     serve(ServerContext(

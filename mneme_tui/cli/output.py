@@ -29,6 +29,13 @@ def fail(exc: MnemeError) -> int:
     return 1
 
 
+def print_redactions(count: int) -> None:
+    """Say on stderr how many secrets a write replaced (stdout keeps its shape, ``--json`` included)."""
+    if count:
+        print(f"mneme: {count} secret{'s' if count != 1 else ''} replaced with [REDACTED:<type>] before saving",
+              file=sys.stderr)
+
+
 def literal(value: str) -> str:
     """A value quoted for a one-line message, control characters made visible."""
     return display.printable(value).replace("\n", "\\n")

@@ -7,48 +7,38 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from mneme_tui import config
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.cli.task_commands import _root, _root_option
-from mneme_tui.memory.curation.names import DECISIONS, KINDS, UNDO
+from mneme_tui.memory.curation.names import UNDO
+from mneme_tui.operations.curation import DECISION_WORDS, PIN, REVIEW, REVIEW_DECIDE, UNPIN
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    review = arguments.add_command(sub, "review", "list what curation proposes to merge, supersede, re-check or "
-                                                  "dismiss (best first); decide with `review accept|reject`")
-    review.add_argument("-A", "--all", dest="all_repos", action="store_true", help="proposals of every repository")
-    review.add_argument("-p", "--project", metavar="REPO", help="repository to review (default: the active repo)")
-    review.add_argument("--kind", action="append", choices=KINDS, help="only this kind (repeatable)")
-    review.add_argument("-n", "--limit", type=arguments.positive_int, help="at most this many proposals")
-    _root_option(review)
+    review = declared.add_operation(sub, REVIEW, context=_root_option)
     review.set_defaults(func=cmd_review)
-    actions = review.add_subparsers(dest="review_command", metavar="ACTION", parser_class=arguments.Parser)
-    helps = ("accept proposals: run their action (audited; `review undo` reverses it)",
+    actions = review.add_subparsers(metavar="ACTION", parser_class=arguments.Parser)
+    lines = ("accept proposals: run their action (audited; `review undo` reverses it)",
              "reject proposals: never proposed again while their memories are unchanged",
              "undo the last decision on proposals (an accept's changes are put back)")
-    for name, help_text in zip((*DECISIONS, UNDO), helps, strict=True):
-        action = arguments.add_command(actions, name, help_text)
-        action.add_argument("proposals", nargs="+", metavar="PROPOSAL", help="proposal ids from `mneme review`")
-        if name != UNDO:
-            _root_option(action)
-        action.set_defaults(func=cmd_decide, decision=name)
+    for word, line in zip(DECISION_WORDS, lines, strict=True):  # the decision is the command word
+        context = None if word == UNDO else _root_option
+        declared.add_operation(actions, REVIEW_DECIDE, word=word, line=line, context=context).set_defaults(
+            func=cmd_decide, decision=word)
+    declared.add_operation(sub, PIN).set_defaults(func=cmd_pin, pin_operation=PIN)
+    declared.add_operation(sub, UNPIN).set_defaults(func=cmd_pin, pin_operation=UNPIN)
 
-    for name, help_text in (("pin", "pin memories: never proposed as cold, listed first in the handshake"),
-                            ("unpin", "unpin memories")):
-        pin = arguments.add_command(sub, name, help_text)
-        pin.add_argument("ids", nargs="+", metavar="ID")
-        pin.set_defaults(func=cmd_pin, pin=name == "pin")
+
+def _session(args: argparse.Namespace) -> declared.CliSession:
+    root: Path | None = _root(args) if getattr(args, "root", None) else None
+    return declared.CliSession(args, root=root)
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from mneme_tui.memory.curation.proposals import review_document
-
-    repo = None if args.all_repos else config.resolve_repo(args.project)
-    document = review_document(arguments.open_store(args), repo, kinds=frozenset(args.kind) if args.kind else None,
-                               limit=args.limit, root=_work_tree(args, repo))
+    document = declared.run(REVIEW, args, session=_session(args))
     if args.json:
         output.print_json(document)
     elif not document["proposals"]:
+        repo = document["repo"]
         print("No open proposals." + ("" if args.all_repos else f" (repo {output.literal(str(repo))}; -A: every repo)"))
     else:
         _print_proposals(document["proposals"])
@@ -56,9 +46,8 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from mneme_tui.memory.curation.review import decide_document
-
-    document = decide_document(arguments.open_store(args), args.proposals, args.decision, root=_work_tree(args))
+    values = {**declared.values_of(REVIEW_DECIDE, args), "decision": args.decision}
+    document = declared.run(REVIEW_DECIDE, args, session=_session(args), given=values)
     if args.json:
         output.print_json(document)
     else:
@@ -68,26 +57,17 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_pin(args: argparse.Namespace) -> int:
-    from mneme_tui.memory.curation.review import pin_document
-
-    key = "pinned" if args.pin else "unpinned"
-    document = pin_document(arguments.open_store(args), arguments.memory_ids(args.ids, key), pin=args.pin)
+    operation = args.pin_operation
+    key = operation.past
+    document = declared.run(operation, args)
     if args.json:
         output.print_json(document)
         return 0
     if document[key]:
         print(f"{key.capitalize()} {', '.join(map(str, document[key]))}")
     if document["unchanged"]:
-        print(f"Already {'pinned' if args.pin else 'not pinned'}: {', '.join(map(str, document['unchanged']))}")
+        print(f"Already {'pinned' if operation is PIN else 'not pinned'}: {', '.join(map(str, document['unchanged']))}")
     return 0
-
-
-def _work_tree(args: argparse.Namespace, repo: str | None = None) -> Path | None:
-    """``--root``, or the enclosing git work tree for the active repo (stale-by-code reads it); None outside one
-    or for another repo."""
-    from mneme_tui.memory.curation.proposals import default_root
-
-    return _root(args) if getattr(args, "root", None) else default_root(repo, config.resolve_repo())
 
 
 def _decision_line(decision: dict[str, Any]) -> str:

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mneme_tui import config, display
-from mneme_tui.cli import arguments, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.operations.learning import HANDSHAKE, TASK_SYNC
 from mneme_tui.validation import is_folder, user_path
 
 if TYPE_CHECKING:  # the learning modules load the store and numpy: imported by the handlers that run
@@ -24,10 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     arguments.add_common_options(task)
     actions = task.add_subparsers(dest="task_command", metavar="ACTION", parser_class=arguments.Parser, required=True)
 
-    sync = arguments.add_command(actions, "sync", "mint pitfalls and a pattern from a verified task report (two-phase)")
-    sync.add_argument("report", metavar="REPORT.json", help="the task's verification report; '-' reads standard input")
-    _root_option(sync)
-    sync.add_argument("--dry-run", action="store_true", help="show what would be written; write nothing")
+    sync = declared.add_operation(actions, TASK_SYNC, context=_root_option)
     sync.set_defaults(func=cmd_sync)
 
     candidates = arguments.add_command(
@@ -38,19 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     candidates.add_argument("--rules", action="store_true", help="print ready-to-paste nomos.yaml rule items")
     candidates.set_defaults(func=cmd_candidates)
 
-    handshake = arguments.add_command(
-        sub, "handshake", "orient an agent: learned pitfalls, verified patterns, graduation candidates"
-    )
-    handshake.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
-    handshake.add_argument(
-        "--task", metavar="ID", help="the task starting now: pitfalls shown are reinforced once for it"
-    )
-    handshake.add_argument(
-        "--modified", metavar="FILE", nargs="+", action="extend", default=[],
-        help="files the task changes (repository-relative); keeps old one-off pitfalls in their scope",
-    )
-    handshake.add_argument("-n", "--limit", type=arguments.positive_int, default=20,
-                           help="at most this many pitfalls, and this many patterns (default: 20)")
+    handshake = declared.add_operation(sub, HANDSHAKE)
     _root_option(handshake)
     handshake.set_defaults(func=cmd_handshake)
 
@@ -80,10 +66,12 @@ def _read_report(raw: str) -> TaskReport:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
+    from mneme_tui.memory import secrets
     from mneme_tui.memory.learning.distill import distill
+    from mneme_tui.memory.learning.report import screened_report
     from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
 
-    report = _read_report(args.report)
+    report, redactions = screened_report(_read_report(args.report), secrets.policy_for(args.redact))
     plan = distill(report, _root(args))
     if not plan.verified:  # phase one refused: do not even open the database
         result = SyncResult(report.task_id, report.repo, False, plan.reason, args.dry_run, notes=plan.notes)
@@ -94,6 +82,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
         return 1
     store = arguments.open_store(args)
     result = preview(store, plan) if args.dry_run else commit(store, plan)
+    output.print_redactions(redactions + store.redactions)
     if args.json:
         output.print_json(result.to_json())
     else:

@@ -190,6 +190,12 @@ class LegionMemory:
     def catalog(self) -> Catalog:
         return load_catalog(self.project_root)
 
+    def has_file(self, file_name: str) -> bool:
+        """True when the memory folder holds ``file_name`` (spec §6: callers show nothing when it does not)."""
+        if file_name == ERRORS.file_name and (self.memory_dir / PITFALLS_FILE).is_file():
+            return True
+        return (self.memory_dir / file_name).is_file()
+
     def load(self, file_name: str) -> Document:
         return load_document(self.memory_dir / file_name, default_branch=self.default_branch)
 
@@ -231,7 +237,7 @@ class LegionMemory:
         cross_division: bool | None = None,
         branch: str | None = None,
     ) -> StoreResult:
-        """Spec §3: resolve task type, score importance, append to OUTCOMES.md, then maybe auto-prune."""
+        """Spec §3: resolve task type and phase, score importance, append to OUTCOMES.md, then maybe auto-prune."""
         outcome = require_choice("outcome", outcome, OUTCOMES_VALUES)
         _required("agent", agent)
         _required("summary", summary)
@@ -241,16 +247,16 @@ class LegionMemory:
         resolved_type = resolve_task_type(task_type, agent, catalog)
         if cross_division is None:
             cross_division = bool(catalog.is_cross_division(agent, resolved_type))
+        base = base_importance(outcome, review_escalated=review_escalated, review_cycles=review_cycles,
+                               trivial=trivial)
         record = OutcomeRecord(
-            date=self.today().isoformat(), branch=branch or self.branch(), phase=str(phase), plan=plan,
+            date=self.today().isoformat(), branch=branch or self.branch(), phase=self._phase(phase), plan=plan,
             agent=agent.strip(), task_type=resolved_type, outcome=outcome, summary=summary,
-            tags=_clean_tags(tags), importance=int(importance) if importance is not None else 2,
+            tags=_clean_tags(tags), importance=int(importance) if importance is not None else base,
         )
 
         def prepare(final: Record, document: Document) -> Record:
             if importance is None and isinstance(final, OutcomeRecord):
-                base = base_importance(outcome, review_escalated=review_escalated, review_cycles=review_cycles,
-                                       trivial=trivial)
                 final.importance = importance_with_modifiers(
                     base, first_time=scoring.first_time(document.records, agent, resolved_type),
                     cross_division=bool(cross_division), review_blockers=review_blockers,
@@ -267,6 +273,13 @@ class LegionMemory:
             if total > settings.prune_threshold:
                 result.prune = self.apply_prune(self.prune_plan())
         return result
+
+    def _phase(self, given: str | int) -> str:
+        """Spec §3 step 5: the given phase, else the current phase named by STATE.md, else blank."""
+        if str(given).strip():
+            return str(given).strip()
+        current = self.current_phase()
+        return "" if current is None else str(current)
 
     def pattern_record(
         self, *, pattern: str, context: str = "", reuse_criteria: str = "", source: str = "",
@@ -331,9 +344,11 @@ class LegionMemory:
         result.warnings = warnings
         return result
 
-    def agent_scores(self, task_types: Iterable[str] = ()) -> list[scoring.AgentScore]:
+    def agent_scores(self, task_types: Iterable[str] = (), *, match: str = scoring.MATCH_TAGS
+                     ) -> list[scoring.AgentScore]:
+        """Spec §4 agent scores; ``match`` is what ``task_types`` matches (see :func:`scoring.agent_scores`)."""
         records, _ = self._records(OUTCOMES.file_name, OutcomeRecord)
-        return scoring.agent_scores(records, self.today(), task_types)
+        return scoring.agent_scores(records, self.today(), task_types, match=match)
 
     def archetype_scores(self, task_types: Iterable[str] = ()) -> list[scoring.ArchetypeScore]:
         records, _ = self._records(OUTCOMES.file_name, OutcomeRecord)

@@ -13,8 +13,11 @@ Sections are sorted by their ``##`` heading, following the spec's Preserved/Trim
   decisions (decisions, deviations, rationale), files (files created / modified), verification
   (verification / tests / self-check: pass/fail lines and short bullets, never per-test output such
   as ``PASSED tests/x.py::test_y``), agents, requirements; YAML frontmatter keys ``requirements*``,
-  ``key-decisions``, ``key-files``, ``files-*``, ``agent(s)`` feed the same sections;
-- dropped: everything else (performance, commits, execution logs and traces, issues, next steps),
+  ``key-decisions`` / ``decisions``, ``key-files`` (also nested ``created:`` / ``modified:`` lists, inline
+  ``[a, b]`` or one ``- path`` per line), ``files-*``, ``agent(s)`` feed the same sections, and so do the
+  summaries' own bold fields ``**Agent**: name`` (Legion's execution tracker writes them under ``## Result``);
+- dropped: everything else (performance, commits, execution logs and traces, issues, next steps, the
+  agent-selection rationale and handoff context, whose decisions repeat ``## Key Decisions``),
   every fenced code block (command output, diffs, logs), and a line repeated in several summaries
   after its first occurrence.
 
@@ -53,11 +56,15 @@ _SECTION_KINDS = (
     ("agents", ("agent",)),
     ("requirements", ("requirement",)),
     ("deliverables", ("accomplish", "deliverable", "what was", "summary", "built", "outcome", "overview", "result",
-                      "goal", "objective")),
+                      "goal", "objective", "completed task")),
 )
 _TEST_OUTPUT = re.compile(r"\S::\S|^\s*(?:PASSED|PASS|ok)\s+\S*[/.]\S", re.IGNORECASE)  # per-test output lines
 _FLAGGED = re.compile(r"\b(?:failed|fail|error)\b|✗|❌", re.IGNORECASE)  # ... of which failures are kept
 _FILE_KEYS = ("key_files", "files_modified", "files_created")
+_FILE_CHANGES = {"files_created": "created", "files_modified": "modified"}
+_NESTED_FILE_KEYS = {"created": "files_created", "modified": "files_modified"}
+_DROPPED_SECTIONS = ("agent selection", "handoff", "token usage")
+_AGENT_FIELD = re.compile(r"^\s*(?:[-*]\s+)?\*\*Agents?\*\*\s*:\s*(.+?)\s*$")
 TARGET_RATIO = (0.30, 0.50)
 _LEAD = re.compile(r"^[\s|*-]*")
 _AFTER_PATH = re.compile(r"^`?\s*[|:—–-]*\s*")
@@ -128,25 +135,34 @@ def _frontmatter(lines: list[str]) -> tuple[dict[str, list[str]], list[str]]:
     except StopIteration:
         return {}, lines
     data: dict[str, list[str]] = {}
-    key = ""
+    key = target = ""
     for line in lines[1:end]:
         top = re.match(r"^([A-Za-z_][\w-]*):\s*(.*)$", line)
+        nested = re.match(r"^\s+([\w-]+):\s*(.*)$", line)
         if top:
-            key = top.group(1).lower().replace("-", "_")
-            value = top.group(2).strip()
-            if value.startswith("[") and value.endswith("]"):
-                data[key] = [v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip()]
-            else:
-                data[key] = [value.strip("'\"")] if value else []
+            key = target = top.group(1).lower().replace("-", "_")
+            data[key] = _yaml_values(top.group(2))
         elif key and re.match(r"^\s+-\s+", line):
-            data.setdefault(key, []).append(re.sub(r"^\s+-\s+", "", line).strip().strip("'\""))
-        elif key and re.match(r"^\s+[\w-]+:\s*$", line):
-            continue
+            data.setdefault(target, []).append(re.sub(r"^\s+-\s+", "", line).strip().strip("'\""))
+        elif key and nested:  # key-files: / created: [a, b] - other nested maps keep their parent's name
+            sub = nested.group(1).lower()
+            target = _NESTED_FILE_KEYS.get(sub, key) if key == "key_files" else key
+            data.setdefault(target, []).extend(_yaml_values(nested.group(2)))
     return data, lines[end + 1 :]
+
+
+def _yaml_values(value: str) -> list[str]:
+    """The items of a one-line YAML value: ``[a, 'b']`` -> ``[a, b]``, ``x`` -> ``[x]``, empty -> ``[]``."""
+    value = value.strip()
+    if value.startswith("[") and value.endswith("]"):
+        return [v.strip().strip("'\"") for v in value[1:-1].split(",") if v.strip()]
+    return [value.strip("'\"")] if value else []
 
 
 def _section_kind(heading: str) -> str | None:
     lower = heading.lower()
+    if any(words in lower for words in _DROPPED_SECTIONS):
+        return None
     for kind, words in _SECTION_KINDS:
         if any(word in lower for word in words):
             return kind
@@ -178,6 +194,9 @@ def _read_summary(path: Path, number: str) -> _Summary:
         if in_fence:
             continue
         summary.prose.append(line)
+        agent = _AGENT_FIELD.match(line)
+        if agent:
+            summary.front.setdefault("agent", []).append(agent.group(1))
         if line.startswith("# ") and not summary.title:
             summary.title = line[2:].strip()
             continue
@@ -250,7 +269,8 @@ def _decisions(summaries: list[_Summary]) -> list[str]:
     out = ["", "## Decisions"]
     seen: set[str] = set()
     for s in summaries:
-        lines = _first_time(s.front.get("key_decisions", []) + s.sections.get("decisions", []), seen)
+        front = s.front.get("key_decisions", []) + s.front.get("decisions", [])
+        lines = _first_time(front + s.sections.get("decisions", []), seen)
         out += [f"- ({s.plan}) {line.strip().lstrip('-* ').strip()}" for line in lines
                 if line.strip() and not line.strip().startswith("|")]
     return out
@@ -271,7 +291,8 @@ def _files_table(summaries: list[_Summary]) -> list[str]:
     for s in summaries:
         file_lines = list(s.sections.get("files", []))
         for key in _FILE_KEYS:
-            file_lines += [f"- `{v}`" for v in s.front.get(key, []) if v]
+            change = f" - {_FILE_CHANGES[key]}" if key in _FILE_CHANGES else ""
+            file_lines += [f"- `{v}`{change}" if " " not in v else f"- {v}" for v in s.front.get(key, []) if v]
         for line in file_lines:
             for path in file_paths(line, loose=True):
                 if path in seen:

@@ -10,8 +10,13 @@ byte for byte. Segment kinds:
   (e.g. ``## Phase 3 — Shipped``) and unrelated tables such as a RETRO action-items table;
 - ``prose``: everything else (titles, intros, a bullet that merely contains ``|``).
 
+A UTF-8 byte order mark at the start is kept aside (``Document.bom``) and put back by ``render()``,
+so a file an editor saved with one parses like any other.
+
 A file is *unparseable* (one warning, no records, never rewritten) when it is not UTF-8, holds git
-conflict markers, or a row inside a table fragment has the wrong number of cells.
+conflict markers, a row inside a table fragment has the wrong number of cells, or a table that is
+nearly the file's own (half its columns or more) lacks a column the file's records need (spec §7:
+"missing columns"): such a file is neither read nor written into.
 """
 
 from __future__ import annotations
@@ -23,12 +28,20 @@ from dataclasses import dataclass, field
 from mneme_tui.legion.blocks import match_heading, record_from_block
 from mneme_tui.legion.cells import is_separator_line, join_row, split_raw_cells, unescape_cell
 from mneme_tui.legion.records import Record, record_from_values, values_for_fields
-from mneme_tui.legion.schemas import DEFAULT_BRANCH, TableSchema, branch_position, field_name, schema_for_header
+from mneme_tui.legion.schemas import (
+    DEFAULT_BRANCH,
+    FILE_SCHEMAS,
+    TableSchema,
+    branch_position,
+    field_name,
+    schema_for_header,
+)
 
 _SECTION_HEADING = re.compile(r"^#{1,2}(\s|$)")
 _KEY_VALUE = re.compile(r"^[a-z][a-z0-9_]*:(\s|$)")
 _CONFLICT = re.compile(r"^(<{7}|>{7})(\s|$)")
 _ID_CELL = re.compile(r"^[A-Z]{1,4}-\d+$")
+BOM = "\ufeff"
 
 
 @dataclass
@@ -104,9 +117,11 @@ class Document:
     warnings: list[str] = field(default_factory=list)
     parseable: bool = True
     exists: bool = True
+    bom: str = ""
+    """The byte order mark the text started with ("" when none), kept out of the first line."""
 
     def render(self) -> str:
-        return "".join(segment.text for segment in self.segments)
+        return self.bom + "".join(segment.text for segment in self.segments)
 
     @property
     def records(self) -> list[Record]:
@@ -195,9 +210,21 @@ def unparseable(file_name: str, text: str, reason: str) -> Document:
     return Document(file_name, [Segment("prose", lines, 1)] if lines else [], [warning], False)
 
 
+def _missing_columns(file_name: str, fields: list[str]) -> list[str]:
+    """The required columns a header lacks when it is nearly the table of ``file_name`` (else none)."""
+    schema = FILE_SCHEMAS.get(file_name)
+    if schema is None or len(set(fields) & set(schema.fields)) * 2 < len(schema.fields):
+        return []
+    names = dict(zip(schema.fields, schema.columns, strict=True))
+    return [names[name] for name in schema.fields if name in schema.required and name not in fields]
+
+
 def parse(text: str, file_name: str = "", *, default_branch: str = DEFAULT_BRANCH) -> Document:
     """Parse ``text`` into a lossless :class:`Document` (see the module docstring)."""
-    return _Parser(text, file_name, default_branch).run()
+    bom = BOM if text.startswith(BOM) else ""
+    document = _Parser(text[len(bom):], file_name, default_branch).run()
+    document.bom = bom
+    return document
 
 
 class _Parser:
@@ -323,6 +350,10 @@ class _Parser:
                 self.table = TableInfo(schema, fields)
                 self._add(Segment("header", self.lines[index : index + 2], index + 1, table=self.table))
                 return index + 2
+            missing = _missing_columns(self.file_name, fields)
+            if missing:
+                raise _Corrupt(f"the table at line {index + 1} lacks the {', '.join(missing)} column"
+                               + ("s" if len(missing) > 1 else ""))
             end = index + 2
             while end < len(self.lines) and split_raw_cells(self.lines[end]):
                 end += 1

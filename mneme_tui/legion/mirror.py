@@ -52,6 +52,7 @@ from mneme_tui.legion.records import (
 )
 from mneme_tui.legion.schemas import ARCHIVE, ERROR, OUTCOME, OUTCOMES, PATTERN, PREFERENCE
 from mneme_tui.legion.scoring import parse_record_date
+from mneme_tui.memory import secrets
 from mneme_tui.memory.persistence.repositories import LegionRecords
 from mneme_tui.memory.records import LEGION_IMPORT, Provenance
 from mneme_tui.validation import MAX_CONTENT_CHARS
@@ -129,8 +130,12 @@ def _details(record: Record) -> list[tuple[str, str]]:
     return items
 
 
-def memory_content(record: Record) -> str:
-    """The memory text of a record: headline, prose body, then ``Field: value`` lines (empty ones left out)."""
+def memory_content(record: Record, warnings: list[str] | None = None) -> str:
+    """The memory text of a record: headline, prose body, then ``Field: value`` lines (empty ones left out).
+
+    A text over ``MAX_CONTENT_CHARS`` is cut there (the file keeps the record whole); ``warnings`` gets a
+    line naming the file and line when given.
+    """
     head = headline(record).strip() or f"{record.kind} {record.id or '(no ID)'}"
     parts = [head]
     body = record.body.strip()
@@ -140,7 +145,13 @@ def memory_content(record: Record) -> str:
     if lines:
         parts += ["", *lines]
     text = _clean("\n".join(parts))
-    return text if len(text) <= MAX_CONTENT_CHARS else text[: MAX_CONTENT_CHARS - 1] + "…"
+    if len(text) <= MAX_CONTENT_CHARS:
+        return text
+    if warnings is not None:
+        warnings.append(f"{record.source_file} line {record.line}: record {record.id or '(no ID)'} is "
+                        f"{len(text):,} characters; its memory keeps the first {MAX_CONTENT_CHARS:,} "
+                        "(the file keeps it whole)")
+    return text[: MAX_CONTENT_CHARS - 1] + "…"
 
 
 _ENCODE = compat.json_encoder()  # json.dumps(..., ensure_ascii=False), its C encoder built once
@@ -191,7 +202,8 @@ def family_of(file_name: str, kind: str) -> str:
 
 
 def record_identity(record: Record) -> str:
-    """The record's ID, or a ``~``-prefixed fingerprint for a row without one (see module doc)."""
+    """The record's ID, or a ``~``-prefixed fingerprint for a row without one (see module doc; a secret in it
+    redacted)."""
     if record.id.strip():
         return record.id.strip()
     if isinstance(record, OutcomeRecord):
@@ -200,7 +212,8 @@ def record_identity(record: Record) -> str:
         parts = [record.date, record.decision_point, record.context]
     else:
         parts = [record.date, headline(record)]
-    return "~" + "|".join(part.strip() for part in parts)
+    # the fingerprint is stored (identity, provenance detail): a secret in it is redacted, the same way every sync
+    return "~" + secrets.redact("|".join(part.strip() for part in parts))[0]
 
 
 def _clean(text: str) -> str:

@@ -203,7 +203,7 @@ def _apply_locked(memory_dir: Path, plan: PrunePlan, default_branch: str, lock_t
         rows = [line for e in plan.candidates if (line := e.row_text.rstrip("\r\n")) in present]
         if not rows:
             return []
-        atomic_write(journal, json.dumps({"rows": rows}) + "\n")
+        atomic_write(journal, json.dumps({"rows": rows}) + "\n", like=out_path)  # it holds OUTCOMES.md rows
         try:
             moved, out_written, arc_written = _move_rows(memory_dir, rows, default_branch)
         except OSError:  # the move put ARCHIVE.md back; the journal must not finish it later
@@ -258,7 +258,8 @@ def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
         renumber(archive)
         arc_before = ARCHIVE.template if arc_state.data is None else arc_state.data.decode("utf-8")
         arc_after = archive.render()
-        if arc_after != arc_before and not write_if_unchanged(arc_path, arc_state, arc_before, arc_after):
+        if arc_after != arc_before and not write_if_unchanged(arc_path, arc_state, arc_before, arc_after,
+                                                                         like=out_path):
             continue
         out_after = outcomes.render().encode("utf-8")
         try:

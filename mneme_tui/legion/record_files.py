@@ -198,7 +198,7 @@ def store_records(
     for record in records:
         reject_placeholders(record.to_json())
     path = memory_dir / schema.file_name
-    text = "\n\n".join(record_text(r) for r in records)
+    recovery = ["\n\n".join(record_text(r) for r in records)]  # as written, once the change has run (spec §3.7)
 
     def change(document: Document) -> list[tuple[str, Record, list[str]]]:
         migrate_for_new_row(document, schema.kind, default_branch=default_branch)  # spec §11: keep the branch
@@ -219,6 +219,7 @@ def store_records(
             assert segment.record is not None
             done.append(("created", segment.record))
         renumber(document)
+        recovery[0] = "\n\n".join(record_text(stored) for action, stored in done if action != "skipped") or recovery[0]
         fields = _fields_by_record(document)
         return [(action, stored, values_for_fields(stored, fields.get(id(stored), list(schema.fields))))
                 for action, stored in done]
@@ -235,7 +236,7 @@ def store_records(
             for _, record, values in stored
         )
 
-    stored = modify_file(path, change, template=schema.template, verify=verify, record_text=text,
+    stored = modify_file(path, change, template=schema.template, verify=verify, record_text=lambda: recovery[0],
                          default_branch=default_branch, lock_timeout=lock_timeout)
     return [
         StoreResult(action, record, schema.file_name, existing_id=record.id if action == "skipped" else "")

@@ -24,8 +24,12 @@ OUTCOMES_VALUES = ("success", "partial", "failed")
 SIGNALS = ("positive", "negative", "corrective")
 DECISION_POINTS = ("review-verdict", "review-override", "agent-selection", "manual-edit", "fix-acceptance")
 
-#: A template placeholder such as ``{task type}`` or ``{NNN}`` (Completion Gate: none may remain).
-PLACEHOLDER = re.compile(r"\{[A-Za-z_][^{}\n]{0,60}\}")
+#: A ``{...}`` that may be a template placeholder (not ``${HOME}``, not inside ``{{...}}``); see :func:`is_placeholder`.
+_BRACED = re.compile(r"(?<![$\w{])\{([^{}\n]{1,80})\}(?!\})")
+_CAPS_TOKEN = re.compile(r"^[A-Z][A-Z0-9]*$")  # {NNN}, {NN}, {PP}, {N}
+_WORDS = re.compile(r"^[\w/+'-]+(?: [\w/+'-]+)+$")  # words with single spaces: {task type}, {count + 1}
+_SNAKE = re.compile(r"^[a-z]+(?:_[a-z]+)+$")  # {archived_count}
+_TEMPLATE_WORDS = frozenset({"tag", "count", "limit", "project", "name", "date", "placeholder", "description"})
 
 
 def field_name(column: str) -> str:
@@ -145,6 +149,9 @@ PREFERENCES = TableSchema(
 #: Schemas in the order headers are tried (each required set is distinct).
 TABLE_SCHEMAS: tuple[TableSchema, ...] = (OUTCOMES, PATTERNS, ERRORS, PREFERENCES)
 
+#: The memory table each known file holds.
+FILE_SCHEMAS: dict[str, TableSchema] = {s.file_name: s for s in (*TABLE_SCHEMAS, ARCHIVE)}
+
 #: Heading-block prefixes written by ``/legion:learn`` and the record kind each becomes.
 BLOCK_KINDS: dict[str, str] = {"PAT": PATTERN, "PIT": ERROR, "PRF": PREFERENCE}
 
@@ -165,6 +172,32 @@ def schema_for_header(fields: list[str]) -> TableSchema | None:
     return None
 
 
+def is_placeholder(body: str) -> bool:
+    """True when ``{body}`` is a template placeholder as the skill's templates write them.
+
+    Those are capital tokens (``{NNN}``), phrases of plain words (``{task type}``, ``{count + 1}``),
+    snake_case names (``{archived_count}``) and field names (``{summary}``, ``{agent}``). Ordinary text
+    that holds braces is not: ``src/{a,b}.py``, ``${HOME}``, ``import {x} from "y"``, ``{json: 1}``.
+    """
+    if _CAPS_TOKEN.match(body) or _SNAKE.match(body) or _is_phrase(body):
+        return True
+    return body in _TEMPLATE_WORDS or body in {name for schema in TABLE_SCHEMAS for name in schema.fields}
+
+
+def _is_phrase(body: str) -> bool:
+    """Plain words, at least two in one comma-separated part (``{What was built, one bullet per plan}``)."""
+    parts = body.split(", ")
+    if not body[0].isalpha() or any(not part for part in parts):
+        return False
+    return any(_WORDS.match(part) for part in parts) and all(
+        _WORDS.match(part) or re.fullmatch(r"[\w/+'-]+", part) for part in parts)
+
+
+def find_placeholder(text: str) -> str | None:
+    """The first template placeholder in ``text`` (with its braces), or None."""
+    return next((match.group(0) for match in _BRACED.finditer(text) if is_placeholder(match.group(1))), None)
+
+
 def reject_placeholders(values: Mapping[str, Any]) -> None:
     """Raise ERR_VALIDATION_FAILED when a field of a new record still holds a ``{placeholder}``.
 
@@ -173,7 +206,7 @@ def reject_placeholders(values: Mapping[str, Any]) -> None:
     """
     for name, value in values.items():
         for text in value if isinstance(value, list) else [value]:
-            if isinstance(text, str) and (found := PLACEHOLDER.search(text)):
+            if isinstance(text, str) and (found := find_placeholder(text)):
                 raise MnemeError(
-                    ERR_VALIDATION_FAILED, f"{name} still holds the template placeholder {found.group(0)}; fill it in"
+                    ERR_VALIDATION_FAILED, f"{name} still holds the template placeholder {found}; fill it in"
                 )

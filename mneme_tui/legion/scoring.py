@@ -20,6 +20,10 @@ from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
 
 EXCLUDE_BELOW = 0.2
 DEFAULT_LIMIT = 20
+MATCH_TAGS = "tags"
+MATCH_EITHER = "either"
+AGENT_MATCHES = (MATCH_TAGS, MATCH_EITHER)
+"""What ``--task-types`` matches for agent scores: Tags (the skill, §4), or Tags or the Task Type column."""
 NOTE_THRESHOLD = 200
 UNPARSEABLE_DATE_WEIGHT = 0.4
 _DATE = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})")
@@ -176,16 +180,21 @@ def _agents(record: OutcomeRecord) -> list[str]:
     return _items(record.agent)
 
 
-def agent_scores(records: Sequence[OutcomeRecord], today: date, task_types: Iterable[str] = ()) -> list[AgentScore]:
+def agent_scores(records: Sequence[OutcomeRecord], today: date, task_types: Iterable[str] = (), *,
+                 match: str = MATCH_TAGS) -> list[AgentScore]:
     """``memory_score = (success_rate*3 + avg_importance*0.5) * avg_recency_weight``, clamped to [0, 5].
 
-    Records match when one of ``task_types`` is among their Tags or their Task Type (all records
-    when none are given); records below the 0.2 decay floor are dropped; agents need >= 2 records.
+    Records match when one of ``task_types`` is among their Tags (spec §4: "general recall with
+    query_tags = task_types"), or with ``match="either"`` among their Tags or their Task Type column
+    (all records when none are given); records below the 0.2 decay floor are dropped; agents need >= 2
+    records.
     """
     wanted = [t for t in task_types if t.strip()]
+    by_task_type = match == MATCH_EITHER
     groups: dict[str, list[OutcomeRecord]] = defaultdict(list)
     for record in records:
-        if wanted and not (tags_match(record, wanted) or any(list_matches(record.task_type, t) for t in wanted)):
+        if wanted and not (tags_match(record, wanted)
+                           or (by_task_type and any(list_matches(record.task_type, t) for t in wanted))):
             continue
         scored = with_scores(record, today)
         if (scored.decay_score or 0.0) < EXCLUDE_BELOW:

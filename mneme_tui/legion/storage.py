@@ -9,7 +9,8 @@ Other writers exist: agents and editors append to ``.planning/memory/*.md`` with
 3. otherwise write a temp file ``.NAME.PID.HEX.tmp`` beside it (same mode and group), fsync it, check
    just before the swap that the file is still what was read, ``os.replace`` it in and fsync the folder;
    rows appended meanwhile are folded into the temp file first, and bytes another writer appended to
-   the old file during the swap are carried over to the new one;
+   the old file during the swap are carried over to the new one; a rewrite that makes the file no
+   longer (prune) is done in place instead, journalled (:mod:`mneme_tui.legion.inplace`);
 4. when the file changed in any other way since it was read, start again from the new content;
 5. re-read and verify. If that fails, the old bytes go back only when the file is still exactly what
    we wrote (never older bytes over newer ones), and a :class:`LegionWriteError` carrying the full
@@ -21,8 +22,9 @@ symlink is refused. Temp files left by a killed writer are removed by the next w
 
 Fault injection (tests only): ``MNEME_FAULT=<point>`` makes the process ``os._exit(99)`` on reaching
 that write point, as a ``kill -9`` there would; ``MNEME_FAULT_TRACE=<file>`` appends the name of every
-point reached to that file. Points: ``tmp:NAME`` (temp file written, not swapped in), ``replaced:NAME``
-(swapped in, not verified), ``append:NAME`` (about to append), plus ``prune:written`` (both prune
+point reached to that file. Points: ``tmp:NAME`` (temp file or in-place journal written, file not yet
+changed), ``inplace:NAME`` (an in-place rewrite's bytes written, not yet truncated), ``replaced:NAME``
+(swapped in or truncated, not verified), ``append:NAME`` (about to append), plus ``prune:written`` (both prune
 files written, journal not yet dropped) and ``sync:exported`` (files written, store not yet linked).
 
 Reads never lock and never create anything: a missing folder or file reads as an empty document.
@@ -44,6 +46,14 @@ from typing import TypeVar
 
 from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.document import Document, parse, unparseable
+from mneme_tui.legion.inplace import (
+    finish_rewrites,
+    fsync_dir,
+    journalled_view,
+    shrink_in_place,
+    write_all,
+    write_point,
+)
 from mneme_tui.legion.schemas import DEFAULT_BRANCH
 
 if sys.platform == "win32":
@@ -62,8 +72,6 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 STALE_TEMP_SECONDS = 60.0
 LATE_APPEND_GRACE = 0.02
 """Seconds a replaced file's old copy is watched for a late append (an appender that opened it before the swap)."""
-FAULT_ENV = "MNEME_FAULT"
-FAULT_TRACE_ENV = "MNEME_FAULT_TRACE"
 _TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
 
 T = TypeVar("T")
@@ -78,19 +86,29 @@ class LegionWriteError(MnemeError):
         self.record_text = record_text
 
 
-def write_point(name: str) -> None:
-    """A named point in a write where a crash is simulated in tests (see module doc)."""
-    trace = os.environ.get(FAULT_TRACE_ENV)
-    if trace:
-        with open(trace, "a", encoding="utf-8") as handle:
-            handle.write(name + "\n")
-    if os.environ.get(FAULT_ENV) == name:
-        os._exit(99)
-
-
 # ------------------------------------------------------------------------------------ symlinks
+def safe_folder(folder: Path) -> Path:
+    """``folder`` when neither it nor ``.planning`` above it is a symlink leaving the project; else an error.
+
+    The project is the folder above ``.planning`` (or ``folder``'s parent for any other folder name).
+    """
+    parent = folder.parent
+    root = parent.parent if parent.name == ".planning" else parent
+    if not (folder.is_symlink() or parent.is_symlink()):
+        return folder
+    target = folder.resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise MnemeError(ERR_VALIDATION_FAILED,
+                         f"{folder} is a symlink to {target}, outside {root}; refusing to follow it")
+    return folder
+
+
 def safe_path(path: Path) -> Path:
-    """``path`` itself, or the target of a symlink that stays inside its folder; else an error."""
+    """``path`` itself, or the target of a symlink that stays inside its folder; else an error.
+
+    The folder itself is checked too (:func:`safe_folder`).
+    """
+    safe_folder(path.parent)
     if not path.is_symlink():
         return path
     folder = path.parent.resolve()
@@ -126,8 +144,11 @@ def _unlock(fd: int) -> None:
 
 @contextmanager
 def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str = LOCK_NAME) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink).
+
+    Holding the writers' lock (``.lock``) starts by finishing any in-place rewrite a kill interrupted.
+    """
+    safe_folder(folder).mkdir(parents=True, exist_ok=True)
     lock_path = folder / name
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
@@ -141,6 +162,8 @@ def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str =
             if time.monotonic() >= deadline:
                 raise MnemeError(ERR_IO, f"timed out after {timeout:g}s waiting for {lock_path}")
             time.sleep(0.005)
+        if name == LOCK_NAME:  # only the writers' lock guards the files; a sync's own lock does not
+            finish_rewrites(folder)
         clean_stale_temps(folder)
         try:
             yield
@@ -176,6 +199,7 @@ def read_state(path: Path) -> FileState:
             stat = os.fstat(handle.fileno())
     except (FileNotFoundError, NotADirectoryError):
         return FileState(None)
+    data = journalled_view(path, data)  # a rewrite in place that was interrupted reads as it will end
     return FileState(data, stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest())
 
 
@@ -243,22 +267,18 @@ def clean_stale_temps(folder: Path, name: str | None = None) -> None:
             continue
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` to ``fd`` and fsync it."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.fsync(fd)
+def _write_temp(path: Path, data: bytes, like: Path | None = None) -> Path:
+    """Write ``data`` to a fsynced temp file beside ``path`` with ``path``'s mode and group.
 
-
-def _write_temp(path: Path, data: bytes) -> Path:
-    """Write ``data`` to a fsynced temp file beside ``path`` with ``path``'s mode and group."""
+    A new file takes those of ``like`` (the file whose rows it holds) when given and present.
+    """
     clean_stale_temps(path.parent, path.name)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        current = os.stat(path)
-    except FileNotFoundError:
-        current = None
+    current = None
+    for source in (path, like):
+        if source is not None and current is None:
+            with suppress(FileNotFoundError):
+                current = os.stat(source)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         if current is not None:
@@ -267,7 +287,7 @@ def _write_temp(path: Path, data: bytes) -> Path:
                     os.fchown(fd, -1, current.st_gid)
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, current.st_mode & 0o7777)
-        _write_all(fd, data)
+        write_all(fd, data)
     except BaseException:
         os.close(fd)
         tmp.unlink(missing_ok=True)
@@ -276,16 +296,19 @@ def _write_temp(path: Path, data: bytes) -> Path:
     return tmp
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to a temp file beside ``path``, fsync, and ``os.replace`` it into place."""
+def atomic_write(path: Path, text: str, *, like: Path | None = None) -> None:
+    """Write ``text`` to a temp file beside ``path``, fsync, and ``os.replace`` it into place.
+
+    A new file takes the mode and group of ``like`` when given (the file whose rows it holds).
+    """
     path = safe_path(path)
-    tmp = _write_temp(path, text.encode("utf-8"))
+    tmp = _write_temp(path, text.encode("utf-8"), like)
     try:
         write_point(f"tmp:{path.name}")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _grown_by_append(path: Path, state: FileState) -> FileState | None:
@@ -298,16 +321,25 @@ def _grown_by_append(path: Path, state: FileState) -> FileState | None:
     return current
 
 
-def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appends: bool = True) -> bool:
+def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appends: bool = True,
+                         like: Path | None = None) -> bool:
     """Swap ``data`` in for ``path`` if it still is what ``state`` describes; False (nothing written) if not.
 
     Rows another writer appended meanwhile (the file grew, its old bytes unchanged) are appended to
     ``data`` too, keeping their place at the end, rather than redoing the whole change (unless
     ``fold_appends`` is False: a change that reshaped a table header; then False, to redo it). Bytes appended
     to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
+    A change that makes the file no longer is written in place instead (same inode, journalled:
+    :mod:`mneme_tui.legion.inplace`), so a process holding the file open for appending keeps its rows.
+    A new file takes the mode and group of ``like`` when given.
     """
     path = safe_path(path)
-    tmp = _write_temp(path, data)
+    if state.data is not None and len(data) <= state.size and hasattr(os, "pwrite"):
+        if not (_unchanged(path, state) or (fold_appends and _grown_by_append(path, state) is not None)):
+            return False
+        shrink_in_place(path, data, state.size)
+        return True
+    tmp = _write_temp(path, data, like)
     old_fd = -1
     try:
         write_point(f"tmp:{path.name}")
@@ -336,14 +368,14 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appe
         if old_fd >= 0:
             os.close(old_fd)
         tmp.unlink(missing_ok=True)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return True
 
 
 def _append_bytes(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
     try:
-        _write_all(fd, data)
+        write_all(fd, data)
     finally:
         os.close(fd)
 
@@ -357,30 +389,21 @@ def append_if_unchanged(path: Path, tail: bytes, state: FileState) -> bool:
         if (stat.st_size, stat.st_mtime_ns) != (state.size, state.mtime_ns):
             return False
         write_point(f"append:{path.name}")
-        _write_all(fd, tail)
+        write_all(fd, tail)
     finally:
         os.close(fd)
     return True
 
 
-def write_if_unchanged(path: Path, state: FileState, before: str, after: str, *, fold_appends: bool = True) -> bool:
-    """Append when ``after`` only adds to ``before`` (an existing file), else replace; both checked."""
+def write_if_unchanged(path: Path, state: FileState, before: str, after: str, *, fold_appends: bool = True,
+                       like: Path | None = None) -> bool:
+    """Append when ``after`` only adds to ``before`` (an existing file), else replace; both checked.
+
+    A new file takes the mode and group of ``like`` when given.
+    """
     if state.data is not None and after.startswith(before) and before.endswith("\n"):
         return append_if_unchanged(path, after[len(before):].encode("utf-8"), state)
-    return replace_if_unchanged(path, after.encode("utf-8"), state, fold_appends=fold_appends)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    return replace_if_unchanged(path, after.encode("utf-8"), state, fold_appends=fold_appends, like=like)
 
 
 def restore_if_ours(path: Path, original: bytes | None, written: bytes) -> bool:
@@ -411,7 +434,7 @@ def modify_file(
     *,
     template: str,
     verify: Callable[[Document, T], bool],
-    record_text: str,
+    record_text: Callable[[], str],
     default_branch: str = DEFAULT_BRANCH,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> T:
@@ -420,6 +443,7 @@ def modify_file(
     ``template`` is the text a missing file starts from. When ``change`` leaves the text unchanged
     nothing is written. ``verify(reread_document, result)`` must confirm the change landed. ``change``
     may run more than once (on fresh content) when another writer changes the file meanwhile.
+    ``record_text()`` is the text a failure carries: the records as they would have been written.
     """
     try:
         with memory_lock(path.parent, lock_timeout):
@@ -431,7 +455,7 @@ def modify_file(
                     raise LegionWriteError(
                         ERR_VALIDATION_FAILED,
                         f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
-                        record_text,
+                        record_text(),
                     )
                 headers = _header_texts(document)
                 result = change(document)
@@ -448,28 +472,28 @@ def modify_file(
                 except OSError as exc:
                     raise LegionWriteError(
                         ERR_IO, f"could not write {path}: {exc.strerror or exc}; add this record by hand:",
-                        record_text,
+                        record_text(),
                     ) from None
                 if not landed:
                     restored = restore_if_ours(path, state.data, after.encode("utf-8"))
                     outcome = ("the file was restored" if restored
                                else "another writer changed it since, so it was left as is")
                     raise LegionWriteError(
-                        ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text,
+                        ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text(),
                     )
                 return result
             raise LegionWriteError(
-                ERR_IO, f"{path.name} kept changing while it was being written; record not stored:", record_text
+                ERR_IO, f"{path.name} kept changing while it was being written; record not stored:", record_text()
             )
     except UnicodeDecodeError:
         raise LegionWriteError(
-            ERR_VALIDATION_FAILED, f"{path.name} is not UTF-8 text; not rewritten. Record not stored:", record_text
+            ERR_VALIDATION_FAILED, f"{path.name} is not UTF-8 text; not rewritten. Record not stored:", record_text()
         ) from None
     except LegionWriteError:
         raise
     except MnemeError as exc:
-        raise LegionWriteError(exc.code, f"{exc.message}; record not stored:", record_text) from None
+        raise LegionWriteError(exc.code, f"{exc.message}; record not stored:", record_text()) from None
     except OSError as exc:
         raise LegionWriteError(
-            ERR_IO, f"could not write {path}: {exc.strerror or exc}; record not stored:", record_text
+            ERR_IO, f"could not write {path}: {exc.strerror or exc}; record not stored:", record_text()
         ) from None

@@ -2,11 +2,15 @@
 
 ``sync(store, legion, project)`` first exports store-side memories to the markdown files
 (:mod:`mneme_tui.legion.sync_export`: each file written once, no database lock held), reads every file,
-then imports every record inside one short ``BEGIN IMMEDIATE`` store transaction that does only the
-database work (a failure leaves the store untouched; the markdown appends of the export are found again
-and linked by the next sync). Two syncs of one folder take turns (``.planning/memory/.sync.lock``), so
-a memory is never exported twice; record writes and saves do not wait for it. Pairing records with their
-companion rows: :mod:`mneme_tui.legion.sync_pairing`.
+then imports every record in a chain of short write transactions that do only the database work
+(:mod:`mneme_tui.legion.write_slices`: each is committed at a point where it is whole - a record's memory
+and its companion row, a status and what the sync knows of it, together - once it has held the write
+lock for half a second; then a pause lets waiting writers in, so saves by other processes never wait
+long). A failure rolls back the slice it happened in; the slices before it are whole, and the next
+sync carries on from them (it compares hashes: what is already imported is unchanged). The markdown
+appends of the export are found again and linked by the next sync. Two syncs of one folder take turns
+(``.planning/memory/.sync.lock``), so a memory is never exported twice; record writes and saves do not
+wait for it. Pairing records with their companion rows: :mod:`mneme_tui.legion.sync_pairing`.
 
 Import rules
 - A record becomes a memory with ``repo_id = project`` and kind: outcome -> ``task`` (``review`` when its
@@ -73,6 +77,7 @@ from mneme_tui.legion.mirror import (
     memory_topic,
     record_json,
 )
+from mneme_tui.legion.secret_rows import redacted_record, redaction_warning
 from mneme_tui.legion.storage import SYNC_LOCK_NAME, memory_lock, write_point
 from mneme_tui.legion.sync_export import (
     Export,
@@ -81,15 +86,18 @@ from mneme_tui.legion.sync_export import (
     find_link,
 )
 from mneme_tui.legion.sync_pairing import Incoming, PairingPlan, pair_records
+from mneme_tui.legion.write_slices import WriteSlices
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory import secrets
 from mneme_tui.memory.store import Store
 
 ARCHIVED_REASON = "archived in ARCHIVE.md"
 COUNTS = ("records", "added", "updated", "unchanged", "removed", "not_imported", "exported")
 _STATUS_CHUNK = 500
-BATCH_ROWS = 5_000
-"""New records minted and linked per batch (inside the one transaction): the memory texts, vectors and rows
-of one batch are alive at a time, so a 50 MB file syncs in bounded memory."""
+BATCH_ROWS = 500
+"""New records minted and linked per batch (one slice boundary after each): the memory texts, vectors and
+rows of one batch are alive at a time, so a 50 MB file syncs in bounded memory, and no batch holds the
+write lock long."""
 SYNC_LOCK_TIMEOUT = 120.0
 """Seconds a sync waits for another sync of the same folder to finish."""
 
@@ -140,6 +148,8 @@ class SyncReport:
     files: list[FileSync] = field(default_factory=list)
     exports: list[ExportedMemory] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    longest_write_seconds: float = 0.0
+    """The longest any one write transaction of the import held the store's lock (for the bench; not JSON)."""
 
     def file(self, name: str) -> FileSync:
         found = next((f for f in self.files if f.file == name), None)
@@ -196,11 +206,15 @@ def sync(
             exports = export_memories(store, legion, project, mt.load_rows(store.db, project), report.warnings)
         write_point("sync:exported")
         files = legion.read_all()
-        with _gc_paused(), store.write_transaction():  # the database work only
-            rows = mt.load_rows(store.db, project)
+        with _gc_paused():
+            with store.sqlite_errors():  # read outside any write transaction: only a sync writes these rows
+                rows = mt.load_rows(store.db, project)
             known = {row.memory_id for row in rows}
             exports = [spec for spec in exports if spec.memory.id not in known]  # linked by another sync
-            _write(store, project, pair_records(files, rows), exports, report)
+            plan = pair_records(files, rows)
+            with WriteSlices(store) as slices:  # the database work only
+                _write(slices, project, plan, exports, report)
+        report.longest_write_seconds = slices.longest
     touched = {f.file: f for f in report.files}
     report.files = []
     for file_report in files.files:
@@ -240,7 +254,9 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport) -> None:
+def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport
+           ) -> None:
+    store = slices.store
     db = store.db
     now = config.now().isoformat(sep=" ")
     if plan.dangling:
@@ -284,10 +300,13 @@ def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export],
     fresh = [i for i in plan.incoming if i.match is None and i.link is None]
     for start in range(0, len(fresh), BATCH_ROWS):  # memory text, vectors and rows of one batch at a time
         batch = fresh[start : start + BATCH_ROWS]
+        for item in batch:
+            _redact_secrets(item, report)
         minted = store.mint_ids([
-            dict(content=memory_content(i.record), kind=memory_kind(i.record), topic=memory_topic(i.record),
-                 repo_id=project, task_id=memory_task_id(i.record), created_at=created_at(i.record),
-                 provenance=mt.provenance(i.file, i.identity))
+            dict(content=memory_content(i.record, report.warnings), kind=memory_kind(i.record),
+                 topic=memory_topic(i.record), repo_id=project, task_id=memory_task_id(i.record),
+                 created_at=created_at(i.record), provenance=mt.provenance(i.file, i.identity),
+                 secrets_policy=secrets.REDACT)
             for i in batch
         ])
         new_rows: list[tuple] = []
@@ -297,6 +316,7 @@ def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export],
             counts["added"][item.file] += 1
             new_rows.append(_new_row(item, project, memory_id, mt.FILE_ORIGIN, (K.ACTIVE, 0), now))
         mt.insert_rows(db, new_rows)
+        slices.boundary()
     new_rows = []
     for item in plan.incoming:
         if item.link is not None:
@@ -305,11 +325,13 @@ def _write(store: Store, project: str, plan: PairingPlan, exports: list[Export],
             new_rows.append(_new_row(item, project, item.link.id, mt.STORE_ORIGIN, item.status, now))
     mt.insert_rows(db, new_rows)
 
+    slices.boundary()
     for item in plan.incoming:
         if item.match is not None:
-            _update_matched(store, project, item, now, counts)
+            _update_matched(store, project, item, now, counts, report)
+            slices.boundary()
 
-    _reconcile_statuses(store, plan, now, counts)
+    _reconcile_statuses(slices, plan, now, counts)
     for name, per_file in counts.items():
         for file_name, value in per_file.items():
             setattr(report.file(file_name), name, getattr(report.file(file_name), name) + value)
@@ -326,7 +348,19 @@ def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: 
     )
 
 
-def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict) -> None:
+def _redact_secrets(item: Incoming, report: SyncReport) -> None:
+    """Redact a secret in a record on its way into the store, saying where (the file is left as it is; the
+    content hash stays the file row's, so the next sync sees it unchanged)."""
+    record, findings = redacted_record(item.record)
+    if record is not item.record:
+        item.columns_and_hash()
+        item.record = record
+        if findings:
+            report.warnings.append(redaction_warning(record, findings))
+
+
+def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict, report: SyncReport
+                    ) -> None:
     row = item.match
     assert row is not None and row.memory_status is not None
     item.memory_id = row.memory_id
@@ -337,13 +371,15 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
     # a record exported from the store keeps its memory's kind (a task-sync pattern stays a pattern)
     kind = row.memory_kind if row.origin != mt.FILE_ORIGIN and row.memory_kind else memory_kind(item.record)
     if row.content_hash != item.hash or row.memory_kind != kind:
-        content, topic, task_id = memory_content(item.record), memory_topic(item.record), memory_task_id(item.record)
+        _redact_secrets(item, report)
+        content = memory_content(item.record, report.warnings)
+        topic, task_id = memory_topic(item.record), memory_task_id(item.record)
         if row.memory_kind != kind:
             # a memory's kind is fixed: mint the right kind and let it supersede the old memory
             status = K.ACTIVE if item.owned else row.memory_status
             new = store.mint(content, kind=kind, topic=topic, repo_id=project, task_id=task_id,
                              created_at=created_at(item.record), status=status,
-                             provenance=mt.provenance(item.file, item.identity))
+                             provenance=mt.provenance(item.file, item.identity), secrets_policy=secrets.REDACT)
             if item.owned:
                 store.set_status([row.memory_id], K.SUPERSEDED, superseded_by=new.id,
                                  reason=f"{item.file} {item.identity}: kind changed to {kind}")
@@ -352,7 +388,8 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
             item.status = (status, 0)
             fields.update(sync_status=status, sync_superseded_by=0)
         else:
-            store.update_content(row.memory_id, content=content, topic=topic, task_id=task_id)
+            store.update_content(row.memory_id, content=content, topic=topic, task_id=task_id,
+                                 secrets_policy=secrets.REDACT)
         fields.update(content_hash=item.hash, columns=record_json(item.record))
         changed = True
     if row.source_file != item.file or row.archived != item.archived:
@@ -393,12 +430,16 @@ def _marker_targets(plan: PairingPlan) -> tuple[dict[tuple[str, str, str], int],
     return by_family, by_id
 
 
-def _reconcile_statuses(store: Store, plan: PairingPlan, now: str, counts: dict) -> None:
-    """Give each record's memory the status its file implies, where the sync still owns that status."""
+def _reconcile_statuses(slices: WriteSlices, plan: PairingPlan, now: str, counts: dict) -> None:
+    """Give each record's memory the status its file implies, where the sync still owns that status.
+
+    A memory's new status and the companion row's note of it (``sync_status``) are written in one slice.
+    """
     targets = None  # built at the first marker (most files have none)
     wanted: dict[tuple[str, int, str], list[int]] = defaultdict(list)
-    touched: dict[int, tuple[str, int]] = {}
+    touched: dict[int, dict[str, Any]] = {}
     for item in plan.incoming:
+        slices.boundary()  # even a loop that only reads takes time while the lock is held
         if not item.owned or not item.memory_id:
             continue
         marker = _marker(item)
@@ -414,7 +455,7 @@ def _reconcile_statuses(store: Store, plan: PairingPlan, now: str, counts: dict)
             status, reason = (K.ACTIVE, 0), ""
         if status != item.status:
             wanted[(*status, reason or f"back in {item.file}")].append(item.memory_id)
-            touched[item.memory_id] = status
+            touched[item.memory_id] = {"sync_status": status[0], "sync_superseded_by": status[1], "synced_at": now}
             if item.counted == "unchanged":
                 item.counted = "updated"
                 counts["unchanged"][item.file] -= 1
@@ -427,13 +468,15 @@ def _reconcile_statuses(store: Store, plan: PairingPlan, now: str, counts: dict)
         fields: dict[str, Any] = {"source_file": "", "synced_at": now}
         if row.status_owned and (row.memory_status, row.memory_superseded_by) != (K.SUPERSEDED, 0):
             wanted[(K.SUPERSEDED, 0, f"no longer in {row.source_file}")].append(row.memory_id)
-            fields.update(sync_status=K.SUPERSEDED, sync_superseded_by=0)
-        mt.update_row(store.db, row.memory_id, **fields)
+            touched[row.memory_id] = {**fields, "sync_status": K.SUPERSEDED, "sync_superseded_by": 0}
+        else:
+            mt.update_row(slices.store.db, row.memory_id, **fields)
+            slices.boundary()
 
     for (new_status, superseded_by, reason), ids in wanted.items():
         for start in range(0, len(ids), _STATUS_CHUNK):
-            store.set_status(
-                ids[start : start + _STATUS_CHUNK], new_status, reason=reason, superseded_by=superseded_by
-            )
-    for memory_id, (new_status, superseded_by) in touched.items():
-        mt.update_row(store.db, memory_id, sync_status=new_status, sync_superseded_by=superseded_by, synced_at=now)
+            chunk = ids[start : start + _STATUS_CHUNK]
+            slices.store.set_status(chunk, new_status, reason=reason, superseded_by=superseded_by)
+            for memory_id in chunk:
+                mt.update_row(slices.store.db, memory_id, **touched[memory_id])
+            slices.boundary()

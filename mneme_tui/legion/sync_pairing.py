@@ -52,9 +52,10 @@ class Incoming:
         return self.file == ARCHIVE.file_name
 
     def columns_and_hash(self) -> tuple[str, str]:
-        """The record's columns as JSON text (``legion_records.columns``) and its content hash."""
+        """The record's columns as JSON text (``legion_records.columns``) and its content hash (once made, the
+        hash is kept: a record redacted on its way in keeps the hash of the file's row)."""
         text = record_json(self.record)
-        self.hash = content_hash(self.record.kind, text)
+        self.hash = self.hash or content_hash(self.record.kind, text)
         return text, self.hash
 
 

@@ -21,6 +21,8 @@ MINT_SOURCES: tuple[str, ...] = (TASK_SYNC, LEGION_IMPORT, SAVE, TUI, MCP, DEMO,
 """Where a new memory can come from (``unknown`` is only given by the migration to older rows)."""
 HAND_SOURCES: tuple[str, ...] = (SAVE, TUI, MCP)
 """The sources of ``Store.save``: a person or agent writing an advisory memory."""
+SAMPLE_SOURCES: tuple[str, ...] = (DEMO, BENCH)
+"""Generated demo and benchmark data: labelled as such, allowed every kind, never scanned for secrets."""
 
 
 @dataclass(frozen=True, slots=True)

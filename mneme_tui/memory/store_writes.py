@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory import secrets
 from mneme_tui.memory.curation.catalogue import Catalogue
 from mneme_tui.memory.curation.same_text import TextMatch, match_text
 from mneme_tui.memory.index import MemoryIndex
@@ -37,11 +38,10 @@ from mneme_tui.memory.persistence.repositories import (
 )
 from mneme_tui.memory.persistence.schema import bind_tables
 from mneme_tui.memory.records import (
-    BENCH,
-    DEMO,
     HAND_SOURCES,
     LEGION_IMPORT,
     MINT_SOURCES,
+    SAMPLE_SOURCES,
     SAVE,
     TASK_SYNC,
     Memory,
@@ -61,9 +61,6 @@ _NewRow = namedtuple(
      "provenance"),
 )
 """A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
-
-_SAMPLE_SOURCES = (DEMO, BENCH)
-"""Generated demo and benchmark data: labelled as such, and allowed every kind so it looks like a real store."""
 
 
 def _checked_content(content: Any) -> str:
@@ -86,10 +83,10 @@ def _checked_provenance(kind: str, provenance: Any) -> Provenance:
             f"a new memory must say where it came from (provenance source one of {', '.join(MINT_SOURCES)})",
         )
     source = provenance.source
-    if kind in K.STATUTORY_KINDS and source not in (TASK_SYNC, *_SAMPLE_SOURCES):
+    if kind in K.STATUTORY_KINDS and source not in (TASK_SYNC, *SAMPLE_SOURCES):
         raise MnemeError(ERR_VALIDATION_FAILED, f"kind {kind!r} is statutory: only a verified task sync mints it "
                                                 f"(not {source})")
-    if kind in K.IMPORTED_KINDS and source not in (LEGION_IMPORT, *_SAMPLE_SOURCES):
+    if kind in K.IMPORTED_KINDS and source not in (LEGION_IMPORT, *SAMPLE_SOURCES):
         raise MnemeError(ERR_VALIDATION_FAILED, f"kind {kind!r} is imported: only the Legion import writes it "
                                                 f"(not {source})")
     return provenance
@@ -117,8 +114,23 @@ class StoreWrites:
         self.decisions = DecisionLog(self.db)
         self.catalogue = Catalogue()
         """Curation's features of every memory (``memory/curation``), refreshed by revision like ``index``."""
+        self.redactions = 0
+        """Secrets this store's writes replaced with ``[REDACTED:<type>]`` (policy ``redact``), for the summary."""
 
     # ------------------------------------------------------------------ plumbing
+    @cached_property
+    def secrets_policy(self) -> str:
+        """What a write does with a secret: ``refuse`` (ERR_SECRET) or ``redact``; the config file's ``secrets``
+        unless set (``--redact``). Read at the first write, like ``actor``."""
+        return secrets.resolve_policy()
+
+    def screened(self, text: str, what: str = "", policy: str | None = None) -> str:
+        """``text`` as it may be stored (``secrets.screen`` under ``policy``, by default this store's), counting
+        redactions."""
+        text, count = secrets.screen(text, policy or self.secrets_policy, what)
+        self.redactions += count
+        return text
+
     @cached_property
     def actor(self) -> str:
         """Who this store's writes are recorded as made by (``config.resolve_actor``; read at the first write,
@@ -185,25 +197,29 @@ class StoreWrites:
         task_id: str = "",
         source: str = SAVE,
         detail: str = "",
+        secrets_policy: str | None = None,
     ) -> tuple[Memory, TextMatch]:
         """Save an advisory memory (spec 5.1) written by hand: ``source`` is ``save`` (``mneme save``), ``tui``
-        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED.
+        or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED; a secret
+        ERR_SECRET, unless ``secrets_policy`` (default: the store's) is ``redact``.
 
-        Returns the memory and what its text matched: ``duplicate_of`` (an active memory of the same repo and
-        kind with the same text after normalising: nothing is stored and that memory is returned) or the
-        ``closest`` near duplicate (stored all the same)."""
+        Returns the memory and what its text, as it would be stored (a secret redacted), matched:
+        ``duplicate_of`` (an active memory of the same repo and kind with the same text after normalising:
+        nothing is stored and that memory is returned) or the ``closest`` near duplicate (stored all the same)."""
         K.validate_kind(kind, allow_statutory=False)
         if source not in HAND_SOURCES:
             valid = ", ".join(HAND_SOURCES)
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown save source {source!r} (valid: {valid})")
         repo = config.GLOBAL_REPO if repo_id is None else str(repo_id).strip()
+        # a secret first (refused, or redacted), then the duplicate check on what would be stored
+        stored, _ = secrets.screen(_checked_content(content), secrets_policy or self.secrets_policy)
 
         def write() -> tuple[Memory, TextMatch]:
-            match = self.existing_text(_checked_content(content), repo_id=repo, kind=kind)
+            match = self.existing_text(_checked_content(stored), repo_id=repo, kind=kind)
             if match.duplicate_of is not None:
                 return self.get(match.duplicate_of), match
             return self.mint(content, kind=kind, topic=topic, repo_id=repo, task_id=task_id,
-                             provenance=Provenance(source, detail)), match
+                             provenance=Provenance(source, detail), secrets_policy=secrets_policy), match
 
         return self.run_transaction(write)
 
@@ -225,12 +241,15 @@ class StoreWrites:
         created_at: datetime | None = None,
         status: str = K.ACTIVE,
         access_count: int = 0,
+        secrets_policy: str | None = None,
     ) -> Memory:
         """Internal write path for any kind, saying where the memory came from: statutory kinds only from
-        task sync, imported kinds only from the Legion import (demo and bench data excepted)."""
+        task sync, imported kinds only from the Legion import (demo and bench data excepted). A secret is
+        refused or redacted by ``secrets_policy`` (default: the store's)."""
         return self.mint_many(
             [dict(content=content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
-                  created_at=created_at, status=status, access_count=access_count, provenance=provenance)]
+                  created_at=created_at, status=status, access_count=access_count, provenance=provenance,
+                  secrets_policy=secrets_policy)]
         )[0]
 
     MINT_BATCH = 10_000
@@ -238,8 +257,8 @@ class StoreWrites:
 
     def mint_many(self, items: Iterable[dict]) -> list[Memory]:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields,
-        ``provenance`` included. They are validated, embedded and inserted ``MINT_BATCH`` at a time, so a
-        generator of a million items is never held whole."""
+        ``provenance`` and ``secrets_policy`` included. They are validated, embedded and inserted ``MINT_BATCH``
+        at a time, so a generator of a million items is never held whole."""
         return [memory_from_row((memory_id, *row[:-1]), row.provenance)
                 for ids, rows in self._mint_batches(items) for memory_id, row in zip(ids, rows)]
 
@@ -282,6 +301,11 @@ class StoreWrites:
         if kind not in K.ALL_KINDS:  # (the common case is a known kind: skip the conversions)
             kind = K.validate_kind(str(kind or ""), allow_statutory=True)
         provenance = _checked_provenance(kind, get("provenance"))
+        topic = str(get("topic") or "").strip()
+        if provenance.source not in SAMPLE_SOURCES:  # generated demo and bench text holds no secret
+            policy = get("secrets_policy")  # the Legion import always redacts
+            content = _checked_content(self.screened(content, policy=policy))
+            topic = self.screened(topic, "topic", policy)
         status = get("status") or K.ACTIVE
         if status not in K.STATUSES:
             status = K.validate_status(str(status))
@@ -292,7 +316,7 @@ class StoreWrites:
         return _NewRow(  # positional, in _NewRow's field order (the fastest way to build it)
             config.GLOBAL_REPO if repo_id is None else str(repo_id).strip(),
             kind,
-            str(get("topic") or "").strip() or "General",
+            topic.strip() or "General",
             content,
             str(get("task_id") or ""),
             get("created_at") or config.now(),
@@ -390,6 +414,7 @@ class StoreWrites:
         reason: str | None = None,
         source: str = SAVE,
         detail: str = "",
+        secrets_policy: str | None = None,
     ) -> tuple[Memory, TextMatch]:
         """Edit as supersede: save a new memory with ``content`` and mark the old one superseded by it, in
         one transaction (audited); nothing is overwritten. The new memory keeps the old one's repo, task,
@@ -399,8 +424,9 @@ class StoreWrites:
         memory's provenance ``detail`` as ``save`` takes it, e.g. the MCP client's name): the spec
         lets only task sync mint statutory kinds (pitfall, pattern, task, ...) and only the Legion import
         writes imported ones, so superseding one, or choosing such a ``kind``, raises ERR_VALIDATION_FAILED,
-        as does a memory that is not active. A text equal after normalising to an active memory of the same
-        repo and kind (the old one included) changes nothing: that memory is returned with the match.
+        as does a memory that is not active. A secret in the text is refused or redacted as ``save`` does. A
+        text equal after normalising (once screened) to an active memory of the same repo and kind (the old one
+        included) changes nothing: that memory is returned with the match.
         """
         new_kind = K.validate_kind(kind, allow_statutory=False) if kind is not None else None
 
@@ -416,7 +442,7 @@ class StoreWrites:
                 raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")
             new, match = self.save_checked(
                 content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
-                repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail,
+                repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail, secrets_policy=secrets_policy,
             )
             if match.duplicate_of is None:
                 self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
@@ -434,14 +460,16 @@ class StoreWrites:
         self.audit_log.add(memory_id, previous, status, config.now(), reason, self.actor)
 
     def update_content(
-        self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None
+        self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None,
+        secrets_policy: str | None = None,
     ) -> Memory:
-        """Replace a memory's text (re-embedding it); used when a mirrored source row was edited."""
+        """Replace a memory's text (re-embedding it); used when a mirrored source row was edited. A secret is
+        refused or redacted by ``secrets_policy`` (default: the store's)."""
         self.get(memory_id)
-        content = _checked_content(content)
+        content = _checked_content(self.screened(_checked_content(content), policy=secrets_policy))
         fields = {"content": content, "embedding": to_blob(embed(content))}
         if topic is not None:
-            fields["topic"] = topic.strip() or "General"
+            fields["topic"] = self.screened(topic, "topic", secrets_policy).strip() or "General"
         if task_id is not None:
             fields["task_id"] = task_id
         self.run_transaction(lambda: self.memories.update(memory_id, **fields))

@@ -208,3 +208,29 @@ def test_sync_reads_standard_input(cli, make_report, repo_root, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(make_report()).encode())))
     code, out, _ = cli("task", "sync", "-", "--root", str(repo_root))
     assert code == 0 and "pitfall #1" in out
+
+
+def test_a_report_with_30000_gates_learns_a_pattern_that_fits(repo_root, make_gate):
+    """A 3.6 MB report whose final run has 30,000 gates: the pattern names 20 and counts the rest."""
+    from mneme_tui.validation import MAX_CONTENT_CHARS
+
+    gates = [make_gate(f"gate-{n:05d}", True, "ok " * 30, "src/store/store.py") for n in range(30_000)]
+    document = {"task_id": "BIG-1", "repo": "acme", "modified_files": ["src/store/store.py"],
+                "walkthrough": "Ran every gate.", "runs": [{"gates": gates}]}
+    assert len(json.dumps(document)) > 3_600_000
+    plan = distill(parse_report(document), repo_root)
+    assert plan.verified and plan.pattern is not None
+    assert len(plan.pattern.content) <= MAX_CONTENT_CHARS
+    assert "gate-00019, … and 29980 more)" in plan.pattern.content and "gate-00020" not in plan.pattern.content
+
+
+def test_a_learning_over_the_content_limit_is_cut_with_a_note(repo_root, make_report):
+    from mneme_tui.validation import MAX_CONTENT_CHARS
+
+    document = make_report(walkthrough="w" * 50_000)
+    document["runs"][0]["gates"][0]["message"] = "m" * 50_000
+    plan = distill(parse_report(document), repo_root)
+    [pitfall] = plan.pitfalls
+    assert len(pitfall.content) == MAX_CONTENT_CHARS and pitfall.content.endswith("…")
+    assert any("the pitfall for gate 'Cognitive Complexity' is 100," in note and "first 100,000" in note
+               for note in plan.notes), plan.notes

@@ -166,7 +166,11 @@ def test_briefing_plain_and_json(capsys, folder: Path) -> None:
 def test_agents_plain_and_json(capsys, folder: Path) -> None:
     code, out, _ = run(capsys, "legion", "agents")
     assert code == 0 and "agent-b" in out and "Task types" in out
+    code, out, _ = run(capsys, "legion", "agents", "--json", "--task-types", "api")  # spec §4: by tags
+    assert code == 0 and [a["agent_id"] for a in json.loads(out)["agents"]] == ["agent-b"]
     code, out, _ = run(capsys, "legion", "agents", "--json", "--task-types", "backend")
+    assert code == 0 and json.loads(out)["agents"] == []  # no row is tagged backend
+    code, out, _ = run(capsys, "legion", "agents", "--json", "--task-types", "backend", "--match", "either")
     document = json.loads(out)
     assert code == 0 and [a["agent_id"] for a in document["agents"]] == ["agent-b"]
     assert document["agents"][0]["memory_score"] > 0
@@ -333,3 +337,85 @@ def test_preferences_template_is_what_export_writes(capsys, folder: Path) -> Non
     run(capsys, "save", "--kind", "preference", "-p", "proj", "Tabs")
     run(capsys, "legion", "sync", "-p", "proj")
     assert (folder / "PREFERENCES.md").read_text(encoding="utf-8").startswith(PREFERENCES.template)
+
+
+# ------------------------------------------------------------------ skill conformance (issue 20)
+def test_read_commands_with_a_folder_but_no_outcomes_display_nothing(capsys, proj: Path) -> None:
+    """Skill §6: OUTCOMES.md absent (the folder present) -> nothing displayed, no placeholder line."""
+    (proj / ".planning" / "memory").mkdir(parents=True)
+    for argv in (("recall",), ("briefing",), ("agents",), ("recall", "patterns")):
+        code, out, err = run(capsys, "legion", *argv)
+        assert code == 0 and out == "" and err == "", argv
+
+
+def test_a_failed_write_prints_the_record_as_it_would_have_been_written(capsys, proj: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skill §3 step 7: the recovery record carries the ID and the computed importance, not blanks and 2."""
+    from mneme_tui.legion import storage
+
+    memory_dir = proj / ".planning" / "memory"
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "OUTCOMES.md").write_text(OUTCOMES.template + ROWS[0], encoding="utf-8")
+    real_load = storage.load_document
+
+    def lose_the_row(path, **kw):  # the write "lands" nowhere: verification fails
+        document = real_load(path, **kw)
+        document.segments = [s for s in document.segments if "lost write" not in s.text]
+        return document
+
+    monkeypatch.setattr(storage, "load_document", lose_the_row)
+    code, out, err = run(capsys, "legion", "record", "outcome", "--agent", "agent-z", "--outcome", "failed",
+                         "--summary", "lost write")
+    assert code == 1 and one_line_error(err)
+    assert "  id: O-002" in out and "  importance: 5" in out and "  summary: lost write" in out
+
+
+def test_a_write_into_an_unparsed_file_still_shows_the_base_importance(capsys, proj: Path) -> None:
+    memory_dir = proj / ".planning" / "memory"
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "OUTCOMES.md").write_text("<<<<<<< HEAD\n=======\n>>>>>>> b\n", encoding="utf-8")
+    code, out, _ = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "partial", "--summary", "s")
+    assert code == 1 and "  importance: 3" in out  # partial: base 3 (no file to learn "first time" from)
+
+
+MISSING_OUTCOME_COLUMN = (
+    "# Memory — Outcome Log\n\n## Records\n\n"
+    "| ID | Date | Branch | Phase | Plan | Agent | Task Type | Importance | Tags | Summary |\n"
+    "|----|------|--------|-------|------|-------|-----------|------------|------|---------|\n"
+    "| O-001 | 2026-10-01 | main | 1 | 01-01 | a | frontend | 2 | ui | no outcome column |\n"
+)
+
+
+def test_a_table_missing_a_required_column_warns_and_is_never_written_into(capsys, proj: Path) -> None:
+    """Skill §7: "could not be parsed" (missing columns); a record is refused, not a second ## Records."""
+    memory_dir = proj / ".planning" / "memory"
+    memory_dir.mkdir(parents=True)
+    path = memory_dir / "OUTCOMES.md"
+    path.write_text(MISSING_OUTCOME_COLUMN, encoding="utf-8")
+    code, out, err = run(capsys, "legion", "recall")
+    assert code == 0 and "Warning: OUTCOMES.md could not be parsed" in err and "lacks the Outcome column" in err
+    code, out, err = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success", "--summary", "s")
+    assert code == 1 and one_line_error(err) and "could not be parsed" in err and "summary: s" in out
+    assert path.read_text(encoding="utf-8") == MISSING_OUTCOME_COLUMN
+
+
+def test_record_takes_the_phase_from_state_md_when_none_is_given(capsys, folder: Path, proj: Path) -> None:
+    """Skill §3 step 5: "Phase: from the current phase context"."""
+    (proj / ".planning" / "STATE.md").write_text("# State\n\nPhase: 4 of 6 (api)\n", encoding="utf-8")
+    code, out, _ = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success",
+                       "--summary", "no phase given", "--json")
+    assert code == 0 and json.loads(out)["record"]["phase"] == "4"
+    code, out, _ = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success",
+                       "--summary", "phase given", "--phase", "2", "--json")
+    assert code == 0 and json.loads(out)["record"]["phase"] == "2"
+
+
+def test_an_auto_prune_failure_lists_the_records_in_text_mode(capsys, folder: Path) -> None:
+    """Skill §7: a failed prune after a store outputs the records that would have been archived."""
+    (folder.parent / "settings.json").write_text('{"memory": {"auto_prune": true, "prune_threshold": 2}}',
+                                                 encoding="utf-8")
+    (folder / ARCHIVE.file_name).mkdir()  # ARCHIVE.md cannot be written
+    code, out, _ = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success", "--summary", "s")
+    assert code == 0 and "the records are listed below" in out
+    listed = out.split("the records are listed below", 1)[1]
+    assert "outcome record:" in listed and "summary: old and small" in listed

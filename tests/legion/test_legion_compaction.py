@@ -255,3 +255,73 @@ def test_context_repeated_across_summaries_is_kept_once(tmp_path: Path) -> None:
     folder = _phase(tmp_path, ROADMAP.format(status="Complete"), PLAIN + shared, PLAIN + shared)
     text = Path(compact_phase(folder).path).read_text(encoding="utf-8")
     assert text.count("Keep the CLI's JSON shapes") == 1 and text.count("Built `src/api.py`") == 1
+
+
+# ------------------------------------------------------------------ the two summary shapes met in real projects
+TRACKER_SUMMARY = """# Plan 03-01 Summary: Rate limits for the public API
+
+## Result
+**Status**: Complete
+**Agent**: engineering-backend-architect
+**Completed**: 2026-10-09
+
+## Agent Selection Rationale
+
+| Candidate | Heuristic | Total |
+|-----------|-----------|-------|
+| engineering-backend-architect | 25 | 25 |
+
+- **Task type detected**: implementation
+- **Confidence**: HIGH
+
+## Completed Tasks
+- [x] Task 1: Token bucket per client (done)
+
+## Files Modified
+- `api/limits.py`
+
+## Key Decisions
+- One bucket per API key, not per IP, so office NAT does not throttle a whole team.
+
+## Handoff Context
+- **Decisions made**: One bucket per API key, not per IP, so office NAT does not throttle a whole team.
+
+## Requirements Covered
+- API-07
+"""
+
+FRONTMATTER_SUMMARY = """---
+phase: 03-api
+plan: 02
+key-files:
+  created: [api/quota.py, api/quota_test.py]
+  modified:
+    - api/routes.py - mounts the quota middleware
+decisions:
+  - "Quota resets at midnight UTC"
+requirements-completed: [API-08]
+---
+
+# Phase 3 Plan 02: Quotas Summary
+
+## Accomplishments
+- Daily quotas on top of the rate limits
+"""
+
+
+def test_compaction_reads_the_summaries_own_fields(tmp_path: Path) -> None:
+    """``**Agent**:`` fields, ``key-files:`` with ``created:``/``modified:``, frontmatter ``decisions:``; the
+    agent-selection table and handoff repeats stay out."""
+    folder = _phase(tmp_path, ROADMAP.format(status="Complete"), TRACKER_SUMMARY, FRONTMATTER_SUMMARY)
+    result = compact_phase(folder)
+    text = (folder / "03-COMPACTED.md").read_text(encoding="utf-8")
+    agents = text.split("## Agents\n", 1)[1]
+    assert "- 03-01: engineering-backend-architect" in agents and "not recorded" not in agents.split("- 03-02")[0]
+    assert sorted(result.file_paths) == ["api/limits.py", "api/quota.py", "api/quota_test.py", "api/routes.py"]
+    assert "| `api/quota.py` | created (03-02) |" in text
+    assert "| `api/routes.py` | mounts the quota middleware (03-02) |" in text
+    decisions = text.split("## Decisions\n", 1)[1].split("\n## ", 1)[0]
+    assert decisions.count("One bucket per API key") == 1 and "Quota resets at midnight UTC" in decisions
+    assert "Task type detected" not in text and "Confidence" not in text
+    assert "Token bucket per client" in text
+    assert result.missing_added == []

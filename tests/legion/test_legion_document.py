@@ -93,3 +93,26 @@ def test_store_into_block_only_file_appends_a_table(memory: LegionMemory) -> Non
     stored = memory.record_preference(decision_point="manual-edit", context="again", proposed="p", user_choice="u",
                                       signal="negative")
     assert stored.record.id == "D-002" and path.read_text(encoding="utf-8").count("## Preferences") == 1
+
+
+BOM_TABLE = (
+    "\ufeff| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n"
+    "|----|------|--------|-------|------|-------|-----------|---------|------------|------|---------|\n"
+    "| O-001 | 2026-10-01 | main | 1 | 01-01 | a | frontend | success | 2 | ui | after a BOM |\n"
+)
+
+
+def test_a_byte_order_mark_before_the_header_is_read_and_kept() -> None:
+    document = parse(BOM_TABLE, "OUTCOMES.md")
+    assert document.parseable and [r.summary for r in document.records] == ["after a BOM"]  # type: ignore[attr-defined]
+    assert document.records[0].line == 3 and document.render() == BOM_TABLE
+
+
+def test_recording_into_a_file_with_a_bom_keeps_it_and_one_table(memory: LegionMemory) -> None:
+    memory.memory_dir.mkdir(parents=True)
+    path = memory.memory_dir / "OUTCOMES.md"
+    path.write_text(BOM_TABLE, encoding="utf-8")
+    memory.record_outcome(agent="b", outcome="success", summary="appended")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(BOM_TABLE) and text.count("| ID |") == 1
+    assert [r.summary for r in memory.load("OUTCOMES.md").records] == ["after a BOM", "appended"]  # type: ignore[attr-defined]

@@ -85,8 +85,10 @@ def test_agent_scores_hand_computed(memory: LegionMemory) -> None:
     assert (a.total_tasks, a.successes, a.failures) == (3, 2, 1)
     assert a.avg_importance == pytest.approx(10 / 3) and a.avg_recency_weight == pytest.approx(0.7)
     assert a.memory_score == pytest.approx((2 / 3 * 3.0 + 10 / 3 * 0.5) * 0.7)  # 2.5667
-    only_backend = memory.agent_scores(["backend"])
+    only_backend = memory.agent_scores(["backend"], match="either")  # the Task Type column too
     assert [s.agent_id for s in only_backend] == ["D"]
+    assert memory.agent_scores(["backend"]) == []  # spec §4: query_tags = task_types (these rows are tagged ui)
+    assert [s.agent_id for s in memory.agent_scores(["ui"])] == ["D", "A"]
 
 
 def test_archetype_scores_hand_computed(memory: LegionMemory) -> None:

@@ -44,3 +44,25 @@ def test_cli_record_with_placeholder_is_one_line_exit_1(capsys, tmp_path: Path, 
     out, err = capsys.readouterr()
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "{NNN}" in err
     assert not folder.exists()
+
+
+ORDINARY_TEXT = ["Edited src/{a,b}.py in one go", "Reads ${HOME}/.config first", 'import {x} from "y"',
+                 "Sends {json: 1} to the API", 'import {foo, bar} from "lib"', "Jinja {{name}} stays",
+                 "a { x, y } destructuring", "regex a{2,3} and \\d{4}"]
+TEMPLATE_TEXT = ["{What was built, one bullet per plan}", "Phase {N}: {name}", "{archived_count} pruned",
+                 "{Pass/fail per requirement, one line each}", "| {task type} |", "{summary}"]
+
+
+@pytest.mark.parametrize("text", ORDINARY_TEXT)
+def test_ordinary_text_with_braces_is_stored(memory: LegionMemory, text: str) -> None:
+    """The gate refuses only template placeholders: braces in code, paths and shell text are content."""
+    stored = memory.record_outcome(agent="a", outcome="success", summary=text)
+    assert stored.action == "created" and memory.load("OUTCOMES.md").records[-1].summary == text  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("text", TEMPLATE_TEXT)
+def test_template_placeholders_are_refused(memory: LegionMemory, text: str) -> None:
+    with pytest.raises(MnemeError) as caught:
+        memory.record_outcome(agent="a", outcome="success", summary=text)
+    assert caught.value.code == ERR_VALIDATION_FAILED and "template placeholder {" in str(caught.value)
+    assert not (memory.memory_dir / "OUTCOMES.md").exists()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -459,17 +458,25 @@ def test_corpus_nine_column_outcomes_map_reviews(store: Store, corpus: Path, mem
 
 
 # --------------------------------------------------------------------------------- speed
-def test_large_file_sync_is_fast_and_resync_writes_nothing(store: Store, memory: LegionMemory) -> None:
+def test_large_file_sync_imports_every_row_and_resync_writes_nothing(store: Store, memory: LegionMemory) -> None:
+    """Its speed is `mneme bench`'s Legion figure (docs/speed.md); tests never assert a time."""
     rows = 3_000
     memory.memory_dir.mkdir(parents=True)
     (memory.memory_dir / "OUTCOMES.md").write_text(synthetic_outcomes(rows), encoding="utf-8")
-    started = time.perf_counter()
     report = sync(store, memory, P)
-    first = time.perf_counter() - started
     assert report.totals["added"] == rows
     seq = revision(store)
-    started = time.perf_counter()
     again = sync(store, memory, P)
-    second = time.perf_counter() - started
     assert again.totals["unchanged"] == rows and revision(store) == seq
-    assert first < 10 and second < 5, (first, second)  # generous: shared CI machines; 10k numbers in README
+
+
+def test_a_record_over_the_content_limit_is_cut_with_a_warning(store: Store, memory: LegionMemory) -> None:
+    from mneme_tui.validation import MAX_CONTENT_CHARS
+
+    write_outcomes(memory, [outcome_row(1, "2026-10-01"), outcome_row(2, "2026-10-02", summary="s" * 120_000)])
+    report = sync(store, memory, P)
+    [warning] = [w for w in report.warnings if "characters" in w]
+    assert warning.startswith("OUTCOMES.md line 11: record O-002 is 120,") and "first 100,000" in warning
+    assert len(memory_of(store, "O-002").content) == MAX_CONTENT_CHARS
+    again = sync(store, memory, P)
+    assert again.totals["unchanged"] == 2 and not [w for w in again.warnings if "characters" in w]

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from provenances import SAVED
 
 from mneme_tui.legion import sync as sync_module
 from mneme_tui.legion.bench import synthetic_outcomes
@@ -79,3 +80,51 @@ def test_bench_reports_the_import_process_peak_rss() -> None:
 
     result = bench_import(rows=200, repeats=1)
     assert 10 < result["peak_rss_mb"] < 100_000  # the child's ru_maxrss, in MB
+
+
+RESYNC_ROWS = 8_000
+SAVER_BUSY_MS = 1_500
+
+
+def test_saves_beside_a_resync_that_changes_every_row_all_succeed(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-sync that updates 8,000 memories commits in slices: a saver waiting at most 1.5 s never fails."""
+    import threading
+
+    from mneme_tui.memory.persistence import dialect
+
+    folder = tmp_path / ".planning" / "memory"
+    folder.mkdir(parents=True)
+    outcomes = folder / OUTCOMES.file_name
+    outcomes.write_text(synthetic_outcomes(RESYNC_ROWS), encoding="utf-8")
+    store = Store(tmp_path / "m.db")
+    sync(store, folder, repo=P)
+    outcomes.write_text(outcomes.read_text(encoding="utf-8").replace(" complete |", " completed, then changed |"),
+                        encoding="utf-8")
+    monkeypatch.setattr(dialect, "BUSY_TIMEOUT_MS", SAVER_BUSY_MS)  # the saver's store waits 1.5 s, not 10 s
+    done, failures, saved = threading.Event(), [], []
+
+    def save_until_done() -> None:
+        saver = Store(tmp_path / "m.db")
+        try:
+            while (not done.is_set() or len(saved) < 3) and len(failures) < 5:
+                try:
+                    saved.append(saver.mint(f"saved beside the re-sync {len(saved)}", kind="reflection",
+                                            topic="t", repo_id=P, provenance=SAVED).id)
+                except Exception as exc:
+                    failures.append(str(exc))
+                done.wait(0.01)
+        finally:
+            saver.close()
+
+    thread = threading.Thread(target=save_until_done)
+    thread.start()
+    try:
+        report = sync(store, folder, repo=P)
+    finally:
+        done.set()
+        thread.join(timeout=120)
+        store.close()
+    assert report.totals["updated"] == RESYNC_ROWS - RESYNC_ROWS // 10
+    assert not failures, failures[:3]
+    assert len(saved) >= 3

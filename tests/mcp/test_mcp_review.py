@@ -4,22 +4,22 @@ review, review_decide (accept, reject, undo), pin, unpin and save's duplicate an
 from __future__ import annotations
 
 from pathlib import Path
-from typing import get_args
 
 import pytest
-import test_mcp_server
-from test_mcp_server import call, cli_json, server
+from mcp_session import call, cli_json, server
 
-from mneme_tui import agent_server
+from mneme_tui.mcp.schema import input_schema
 from mneme_tui.memory.curation.names import DECISIONS, KINDS, UNDO
+from mneme_tui.operations.curation import PIN, REVIEW, REVIEW_DECIDE, UNPIN
 
 TEXT = "Snapshot tests need a fixed clock and no blinking cursor."
-workspace = test_mcp_server.workspace  # the same working folder fixture
 
 
-def test_the_tools_enums_are_curations_names() -> None:
-    assert get_args(agent_server.ProposalKind) == KINDS
-    assert get_args(agent_server.ReviewDecision) == (*DECISIONS, UNDO)
+def test_the_tools_enums_and_annotations_are_curations() -> None:
+    assert input_schema(REVIEW)["properties"]["kinds"]["items"]["enum"] == list(KINDS)
+    assert input_schema(REVIEW_DECIDE)["properties"]["decision"]["enum"] == [*DECISIONS, UNDO]
+    assert REVIEW.effect.read_only and not REVIEW_DECIDE.effect.idempotent and not REVIEW_DECIDE.effect.read_only
+    assert all(operation.effect.idempotent and not operation.effect.read_only for operation in (PIN, UNPIN))
 
 
 async def test_review_accept_undo_reject_and_pins_answer_like_the_cli(workspace: Path,

@@ -7,89 +7,15 @@ in-process here, on the same database file and Legion folder).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import Implementation
+from mcp_session import REPO, TOOLS, call, cli_error, cli_json, db, error, legion_dir, server
 
 from mneme_tui.cli import main as cli_main
-
-REPO = "acme"
-CLIENT = Implementation(name="mneme-tests", version="1")
-TOOLS = {
-    "recall", "save", "list", "show", "dismiss", "restore", "supersede", "handshake", "task_sync", "legion_briefing", "legion_recall",
-    "legion_record_outcome", "legion_record_pattern", "legion_record_error", "legion_record_preference",
-    "review", "review_decide", "pin", "unpin",
-}
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A working folder outside git with a Legion folder; the database is ``mneme.db`` in it."""
-    work = tmp_path / "work"
-    (work / "src").mkdir(parents=True)
-    (work / "src" / "store.py").write_text("class Store:\n    def save(self):\n        return 1\n")
-    monkeypatch.chdir(work)
-    monkeypatch.setenv("MNEME_REPO", REPO)
-    return work
-
-
-def db(work: Path) -> Path:
-    return work / "mneme.db"
-
-
-def legion_dir(work: Path) -> Path:
-    return work / ".planning" / "memory"
-
-
-def cli_json(capsys: pytest.CaptureFixture[str], work: Path, *argv: str) -> Any:
-    """``mneme ARGV --json --db …`` in-process: the parsed JSON it prints."""
-    capsys.readouterr()
-    code = cli_main([*argv, "--json", "--db", str(db(work))])
-    out = capsys.readouterr().out
-    assert code == 0, out
-    return json.loads(out)
-
-
-@asynccontextmanager
-async def server(work: Path) -> AsyncIterator[ClientSession]:
-    """A live ``python -m mneme_tui mcp`` on the workspace's database, with an initialised session."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "mneme_tui", "mcp", "--db", str(db(work)), "--legion-dir", str(legion_dir(work))],
-        env=dict(os.environ), cwd=work,
-    )
-    with (work / "server.err").open("a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-            read, write, client_info=CLIENT
-        ) as session:
-            await session.initialize()
-            yield session
-
-
-async def call(session: ClientSession, tool: str, **arguments: Any) -> Any:
-    """A tool's JSON result (the call must succeed)."""
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    return json.loads(result.content[0].text)
-
-
-async def error(session: ClientSession, tool: str, **arguments: Any) -> str:
-    """A tool error's text (the call must fail as a tool error, not kill the server)."""
-    result = await session.call_tool(tool, arguments)
-    assert result.is_error, result.content
-    text = result.content[0].text
-    assert "Traceback" not in text and "\n" not in text
-    return text
 
 
 async def test_lists_every_tool_with_a_described_schema(workspace: Path) -> None:
@@ -103,23 +29,30 @@ async def test_lists_every_tool_with_a_described_schema(workspace: Path) -> None
             assert field.get("description"), (tool.name, name)
     recall = next(tool for tool in tools if tool.name == "recall")
     assert recall.input_schema["required"] == ["query"]
-    assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id"}
+    assert set(recall.input_schema["properties"]) == {"query", "limit", "kind", "all_repos", "repo", "profile", "task_id",
+                                                      "detail"}
 
 
 async def test_memory_tools_answer_like_the_cli(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     async with server(workspace) as session:
-        saved = await call(session, "save", content="peewee keeps one connection per thread", topic="Architecture")
+        echo = await call(session, "save", content="peewee keeps one connection per thread", topic="Architecture")
         await call(session, "save", content="Never delete memories; tombstone them", kind="axiom", repo="global")
         other = await call(session, "save", content="a worker thread needs its own connection", repo="other")
-        assert saved == cli_json(capsys, workspace, "list", "-n", "3")[1]
-        assert saved["repo_id"] == REPO and saved["topic"] == "Architecture" and saved["kind"] == "reflection"
+        saved = cli_json(capsys, workspace, "list", "-n", "3")[1]
+        assert echo == {"id": saved["id"], "kind": "reflection", "repo_id": REPO, "topic": "Architecture",
+                        "echo": "peewee keeps one connection per thread", "chars": 38}
 
-        recalled = await call(session, "recall", query="connection in a worker thread")
+        recalled = await call(session, "recall", query="connection in a worker thread", detail=True)
         assert recalled == cli_json(capsys, workspace, "recall", "connection in a worker thread")
-        everywhere = await call(session, "recall", query="worker thread connection", all_repos=True, limit=2)
+        lean = await call(session, "recall", query="connection in a worker thread")
+        assert lean == [{"id": m["id"], "kind": m["kind"], "repo_id": m["repo_id"], "topic": m["topic"],
+                         "score": m["score"], "content": m["content"], "created_at": m["created_at"],
+                         "verified": m["provenance"]["verified"]} for m in recalled]
+        everywhere = await call(session, "recall", query="worker thread connection", all_repos=True, limit=2,
+                                detail=True)
         assert everywhere == cli_json(capsys, workspace, "recall", "worker thread connection", "-A", "-n", "2")
         assert other["id"] in [m["id"] for m in everywhere]
-        by_kind = await call(session, "recall", query="memories", kind="axiom", profile="bm25")
+        by_kind = await call(session, "recall", query="memories", kind="axiom", profile="bm25", detail=True)
         assert by_kind == cli_json(capsys, workspace, "recall", "memories", "--kind", "axiom", "--profile", "bm25")
 
         assert await call(session, "list") == cli_json(capsys, workspace, "list")
@@ -155,8 +88,8 @@ async def test_recall_with_a_task_reinforces_once(workspace: Path, capsys: pytes
     cli_json(capsys, workspace, "save", "retry the flaky socket test with a fresh port")
     async with server(workspace) as session:
         for _ in range(2):
-            found = await call(session, "recall", query="flaky socket test", task_id="INT-9")
-        plain = await call(session, "recall", query="flaky socket test")
+            found = await call(session, "recall", query="flaky socket test", task_id="INT-9", detail=True)
+        plain = await call(session, "recall", query="flaky socket test", detail=True)
         shown = await call(session, "show", memory_id=found[0]["id"])
     assert found[0]["access_count"] == 1 and plain[0]["access_count"] == 1
     assert shown == cli_json(capsys, workspace, "show", str(found[0]["id"]))
@@ -183,15 +116,6 @@ async def test_errors_are_tool_errors_with_the_cli_code(workspace: Path, capsys:
     capsys.readouterr()
     assert cli_main(["save", "x", "--kind", "pitfall", "--db", str(db(workspace))]) == 1
     assert "ERR_VALIDATION_FAILED" in capsys.readouterr().err
-
-
-def cli_error(capsys: pytest.CaptureFixture[str], work: Path, *argv: str) -> str:
-    """The one-line error ``mneme ARGV`` prints (exit 1), without its ``mneme: `` prefix."""
-    capsys.readouterr()
-    assert cli_main([*argv, "--db", str(db(work))]) == 1, argv
-    captured = capsys.readouterr()
-    assert captured.out == "" and captured.err.startswith("mneme: ") and captured.err.count("\n") == 1
-    return captured.err.removeprefix("mneme: ").rstrip("\n")
 
 
 async def test_errors_carry_the_cli_message(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -411,18 +335,20 @@ def test_exits_when_the_client_closes_stdin(workspace: Path) -> None:
 async def test_lone_surrogates_in_arguments_are_refused(workspace: Path) -> None:
     """A lone surrogate in a text argument (JSON can carry one; the SDK's stdio transport happens to drop such
     messages, so the tools are called in-process) is a tool error naming the argument; nothing is written."""
-    from mneme_tui.agent_server import ServerContext, build_server
+    from mneme_tui.errors import MnemeError
+    from mneme_tui.mcp.context import Call, ServerContext
+    from mneme_tui.mcp.tools import answer
     from mneme_tui.memory.store import Store
 
     store = Store(db(workspace))
-    mcp_server = build_server(ServerContext(store, REPO, "spec", workspace, legion_dir(workspace)))
+    context = Call(ServerContext(store, REPO, "spec", workspace, legion_dir(workspace)))
     for tool, arguments in (("save", {"content": "bad \udcff byte"}), ("save", {"content": "x", "topic": "\ud800"}),
                             ("recall", {"query": "\udcff"}), ("supersede", {"memory_id": 1, "content": "\udcff"}),
                             ("legion_recall", {"kind": "errors", "query": "\udcff"}),
                             ("task_sync", {"report": {"task_id": "\udcff"}}),
                             ("legion_record_pattern", {"pattern": "\udcff"})):
-        with pytest.raises(ToolError, match="ERR_VALIDATION_FAILED"):
-            await mcp_server.call_tool(tool, arguments)
+        with pytest.raises(MnemeError, match="ERR_VALIDATION_FAILED"):
+            answer(context, tool, arguments)
     assert store.list(status="all", repo_id=None) == []
     assert not legion_dir(workspace).exists()
 

@@ -40,7 +40,7 @@ def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_data
     store.close()
     before = _objects(pg_database)
     figures = bench_pg.run_size(pg_database.url, 200, str(tmp_path))
-    assert set(figures) == {  # the README's "JSON output" table lists these
+    assert set(figures) == {  # docs/json.md's table lists these
         "size", "memories", "db_copy_s", "index_load_ms", "recall", "save_per_s", "concurrent_save_per_s", "writers",
         "write_to_visible_ms", "peak_rss_mb",
     }

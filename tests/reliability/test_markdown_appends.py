@@ -116,3 +116,38 @@ def test_a_failed_verification_never_restores_over_a_newer_append(legion_project
     text = outcomes.read_text(encoding="utf-8")
     assert hand in text  # the newer bytes stay: no restore over them
     assert "left as is" in str(info.value).splitlines()[0]
+
+
+HELD_OPEN_ROWS = 200
+HELD_OPEN_APPENDER = """
+import sys, time
+path, count, old = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with open(path, "a", encoding="utf-8", buffering=1) as handle:  # opened once, kept open: an agent's log handle
+    print("open", flush=True)
+    for i in range(count):
+        handle.write(f"| K-{i:04d} | {old} | main | 1 | 01-01 | held | manual | success | 2 | held | held row {i} |\\n")
+        time.sleep(0.004)
+"""
+
+
+def test_a_writer_holding_outcomes_open_keeps_every_row_through_prune(legion_project: LegionMemory) -> None:
+    """An appender that opened OUTCOMES.md once writes 200 rows while prune --apply runs again and again."""
+    memory = legion_project
+    outcomes = memory.memory_dir / "OUTCOMES.md"
+    appender = subprocess.Popen([sys.executable, "-c", HELD_OPEN_APPENDER, str(outcomes), str(HELD_OPEN_ROWS),
+                                 OLD_DATE], stdout=subprocess.PIPE, text=True)
+    assert appender.stdout is not None and appender.stdout.readline().strip() == "open"
+    prunes = 0
+    try:
+        while appender.poll() is None or prunes < 3:
+            result = memory.apply_prune(memory.prune_plan())
+            assert result.ok, result.message
+            prunes += 1
+    finally:
+        appender.wait(timeout=120)
+    assert appender.returncode == 0
+    rows = _rows(outcomes) + _rows(memory.memory_dir / "ARCHIVE.md")
+    lost = [i for i in range(HELD_OPEN_ROWS)
+            if sum(f"| K-{i:04d} |" in row for row in rows) != 1]
+    assert not lost, f"{len(lost)} of {HELD_OPEN_ROWS} held-open rows lost or doubled after {prunes} prunes"
+    assert outcome_line("O-021", "2026-11-20", "recent, kept", importance=5).strip() in rows

@@ -2,8 +2,9 @@
 
 Each command runs once cleanly (recording which write points it reaches, ``MNEME_FAULT_TRACE``), then
 once per point with ``MNEME_FAULT=<point>`` (the process ``os._exit``s there, as ``kill -9`` would).
-After each crash every file is its old or its new content, never partial; the next run works, leaves no
-temp file behind, ends exactly where the clean run ended, holds no row twice, and a following sync
+After each crash every file is its old or its new content, never partial, as every reader sees it (a
+rewrite in place that a kill cut short reads through its journal as it will end, ``inplace:NAME``); the
+next run works, leaves no temp file or journal behind, ends exactly where the clean run ended, holds no row twice, and a following sync
 imports nothing twice.
 """
 
@@ -19,6 +20,7 @@ import pytest
 from provenances import SAVED, SYNCED
 
 from mneme_tui.legion.document import parse
+from mneme_tui.legion.inplace import JOURNAL_SUFFIX, journalled_view
 from mneme_tui.legion.sync import sync
 from mneme_tui.memory.store import Store
 from reliability.legion_projects import make_project
@@ -69,7 +71,9 @@ def _setup(root: Path, command: str) -> tuple[list[str], Path]:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")}
+    """Each file as readers see it (through an unfinished in-place rewrite's journal)."""
+    return {p.name: journalled_view(p, p.read_bytes()) for p in sorted(folder.iterdir())
+            if p.is_file() and not p.name.startswith(".")}
 
 
 def _env(root: Path, **extra: str) -> dict[str, str]:
@@ -115,7 +119,8 @@ def test_kill_at_every_write_point(command: str, tmp_path: Path) -> None:
         rerun = _mneme(args, _env(root))
         assert rerun.returncode == 0, (point, rerun.stderr)
         assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")], f"temp left after {point}"
-        assert not (folder / ".prune-journal.json").exists()
+        assert not [p.name for p in folder.iterdir() if p.name.endswith("journal.json") or
+                    p.name.endswith(JOURNAL_SUFFIX)], f"journal left after {point}"
         final = _files(folder)
         rows = _rows(final)
         assert len(rows) == len(set(rows)), f"a row is duplicated after a kill at {point}"
@@ -144,3 +149,17 @@ def _assert_sync_imports_once(root: Path, folder: Path) -> None:
         assert len(mirrored) == len(rows)
     finally:
         store.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+@pytest.mark.parametrize("point", ["tmp:ARCHIVE.md", "inplace:OUTCOMES.md", ""])
+def test_prune_files_take_the_mode_of_outcomes(point: str, tmp_path: Path) -> None:
+    """OUTCOMES.md at 0600: ARCHIVE.md and both journals (left by a kill) are created 0600 too."""
+    args, folder = _setup(tmp_path, "prune")
+    (folder / "OUTCOMES.md").chmod(0o600)
+    result = _mneme(args, _env(tmp_path, **({"MNEME_FAULT": point} if point else {})))
+    assert result.returncode == (99 if point else 0), result.stderr
+    created = [p for p in folder.iterdir() if p.name in ("ARCHIVE.md", ".prune-journal.json")
+               or p.name.endswith(JOURNAL_SUFFIX)]
+    assert created
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in created} == {p.name: "0o600" for p in created}

@@ -54,3 +54,27 @@ def test_a_record_keeps_every_line_that_was_there(body: str) -> None:
             assert line in lines_after  # every line is still there
         taken = {r.id for r in parse(before, "OUTCOMES.md").records}
         assert stored.record.id not in taken
+
+
+@FUZZ
+@given(BODY)
+def test_a_byte_order_mark_changes_nothing_but_itself(body: str) -> None:
+    text = OUTCOMES.template + body
+    plain, marked = parse(text, "OUTCOMES.md"), parse("\ufeff" + text, "OUTCOMES.md")
+    assert marked.render() == "\ufeff" + text
+    assert [r.to_json() for r in marked.records] == [r.to_json() for r in plain.records]
+    assert marked.warnings == plain.warnings
+
+
+@FUZZ
+@given(st.binary(min_size=1, max_size=300), st.integers(0, 300), st.binary(max_size=80))
+def test_shrinking_in_place_keeps_what_was_appended(old: bytes, cut: int, appended: bytes) -> None:
+    """``shrink_in_place`` leaves the new bytes followed by every byte appended after the file was read."""
+    from mneme_tui.legion.inplace import journal_path, shrink_in_place
+
+    new = old[: min(cut, len(old))][::-1]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "OUTCOMES.md"
+        path.write_bytes(old + appended)  # ``appended`` came after the rewrite read ``old``
+        shrink_in_place(path, new, len(old))
+        assert path.read_bytes() == new + appended and not journal_path(path).exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import subprocess
@@ -150,3 +151,56 @@ def test_rewrite_keeps_group(legion_project: LegionMemory) -> None:
     os.chown(outcomes, -1, 4242)
     _record(legion_project)
     assert outcomes.stat().st_gid == 4242
+
+
+@pytest.mark.parametrize("link", [".planning/memory", ".planning"])
+def test_memory_folder_symlinked_out_of_the_project_is_refused(tmp_path: Path, link: str) -> None:
+    """``.planning/memory`` (or ``.planning``) a symlink to a folder outside the work tree: no write, no import."""
+    root, outside = tmp_path / "project", tmp_path / "outside"
+    target = outside / "memory" if link == ".planning/memory" else outside
+    (outside / "memory").mkdir(parents=True)
+    (outside / "memory" / "OUTCOMES.md").write_text(
+        "| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n"
+        "|----|------|--------|-------|------|-------|-----------|---------|------------|------|---------|\n"
+        + outcome_line("O-001", "2026-11-01", "an outside record"), encoding="utf-8")
+    (root / ".planning").mkdir(parents=True) if link == ".planning/memory" else root.mkdir()
+    (root / link).symlink_to(target, target_is_directory=True)
+    before = (outside / "memory" / "OUTCOMES.md").read_bytes()
+    memory = LegionMemory.for_project(root, branch_provider=lambda _root: "main", claude_home=tmp_path / "home")
+    with pytest.raises(MnemeError) as info:
+        _record(memory)
+    first = str(info.value).splitlines()[0]
+    assert "symlink" in first and "outside" in first and "refusing" in first
+    assert (outside / "memory" / "OUTCOMES.md").read_bytes() == before
+    assert sorted(p.name for p in (outside / "memory").iterdir()) == ["OUTCOMES.md"]
+    report = memory.read_all().file("OUTCOMES.md")
+    assert report is not None and report.records == [] and "symlink" in report.warnings[0]
+    result = subprocess.run([sys.executable, "-m", "mneme_tui", "legion", "sync", "--dir", str(root / ".planning" / "memory"),
+                             "-p", "proj", "--db", str(tmp_path / "m.db")], capture_output=True, text=True, timeout=60,
+                            check=False)
+    assert result.returncode != 0 and "refusing" in result.stderr and "an outside record" not in result.stdout
+
+
+def test_memory_folder_symlinked_inside_the_project_is_followed(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "kept" / "memory").mkdir(parents=True)
+    (root / ".planning").mkdir()
+    (root / ".planning" / "memory").symlink_to(root / "kept" / "memory", target_is_directory=True)
+    memory = LegionMemory.for_project(root, branch_provider=lambda _root: "main", claude_home=tmp_path / "home")
+    _record(memory, "inside")
+    assert "inside" in (root / "kept" / "memory" / "OUTCOMES.md").read_text(encoding="utf-8")
+
+
+def test_a_rewrite_journal_that_is_a_symlink_is_never_applied(legion_project: LegionMemory, tmp_path: Path) -> None:
+    """A repository that ships ``.OUTCOMES.md.rewrite-journal`` as a symlink: readers and writers ignore it."""
+    outcomes = legion_project.memory_dir / "OUTCOMES.md"
+    before = outcomes.read_bytes()
+    crafted = tmp_path / "crafted"
+    digest = hashlib.sha256(before[6:]).hexdigest()  # a journal that would apply: "hacked" over the first bytes
+    crafted.write_bytes(f'{{"offset": 0, "unread": {len(before)}, "check_end": {len(before)}, '
+                        f'"check_digest": "{digest}", "size": 6}}\n'.encode() + b"hacked")
+    link = legion_project.memory_dir / ".OUTCOMES.md.rewrite-journal"
+    link.symlink_to(crafted)
+    assert len(legion_project.load("OUTCOMES.md").records) == 21
+    _record(legion_project, "after the link")
+    assert outcomes.read_bytes().startswith(before) and not link.is_symlink() and crafted.exists()

@@ -6,18 +6,22 @@
 - The task itself becomes a ``PatternLearning`` for its directory scope (topic ``pattern:<scope>``,
   spec TC-MEM-07) when it modified at least one file.
 - A report whose final run failed yields no learnings and a reason.
+- A learning never outgrows a memory: the pattern's head names at most ``MAX_PATTERN_GATES`` gates
+  (``… and N more``), and a text still over ``MAX_CONTENT_CHARS`` is cut there, with a note saying so.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mneme_tui.memory.learning.report import Gate, TaskReport
 from mneme_tui.memory.learning.scope import below, directory_scope, pattern_topic, pitfall_topic
 from mneme_tui.memory.learning.symbols import SymbolScan, scan_file
+from mneme_tui.validation import MAX_CONTENT_CHARS
 
 MAX_PATTERN_FILES = 20
+MAX_PATTERN_GATES = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +97,17 @@ def _pitfalls(report: TaskReport, scan, notes: list[str]) -> tuple[PitfallLearni
             continue
         runs = tuple(number for number, _ in failures)
         message = failures[-1][1].message
-        learnings.append(_pitfall(report, name, file, runs, message, scan))
+        learning = _pitfall(report, name, file, runs, message, scan)
+        learnings.append(replace(learning, content=_fitted(learning.content, f"the pitfall for gate {name!r}", notes)))
     return tuple(learnings)
+
+
+def _fitted(content: str, what: str, notes: list[str]) -> str:
+    """``content`` cut to ``MAX_CONTENT_CHARS`` (a note says so) when it is longer."""
+    if len(content) <= MAX_CONTENT_CHARS:
+        return content
+    notes.append(f"{what} is {len(content):,} characters; its memory keeps the first {MAX_CONTENT_CHARS:,}")
+    return content[: MAX_CONTENT_CHARS - 1] + "…"
 
 
 def _pitfall(
@@ -125,12 +138,15 @@ def _pattern(report: TaskReport, scan, notes: list[str]) -> PatternLearning | No
         lines.append(f"- {path} {found.label()}" if found.symbols or found.method != "none" else f"- {path}")
     if len(files) > MAX_PATTERN_FILES:
         lines.append(f"- … and {len(files) - MAX_PATTERN_FILES} more files")
-    gates = ", ".join(dict.fromkeys(gate.name for gate in report.final_run.gates))
+    names = list(dict.fromkeys(gate.name for gate in report.final_run.gates))
+    gates = ", ".join(names[:MAX_PATTERN_GATES])
+    if len(names) > MAX_PATTERN_GATES:
+        gates += f", … and {len(names) - MAX_PATTERN_GATES} more"
     total = len(report.final_run.gates)
     head = f"Verified pattern for {report.scope} (task {report.task_id}, {total}/{total} gates passed: {gates})"
     body = "\n".join(lines)
     content = f"{head}\n\n{report.walkthrough}" + (f"\n\nFiles:\n{body}" if body else "")
-    return PatternLearning(report.scope, pattern_topic(report.scope), content)
+    return PatternLearning(report.scope, pattern_topic(report.scope), _fitted(content, "the pattern", notes))
 
 
 def _failure_reason(report: TaskReport) -> str:

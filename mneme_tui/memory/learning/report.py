@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory import secrets
 from mneme_tui.memory.learning.scope import common_scope, repo_path
 from mneme_tui.validation import check_document, decode_utf8, json_int, read_file, read_stream, too_large
 
@@ -75,6 +76,32 @@ class TaskReport:
     def verified(self) -> bool:
         """True when the final run is fully verified (every gate passed)."""
         return self.final_run.verified
+
+
+def screened_report(report: TaskReport, policy: str) -> tuple[TaskReport, int]:
+    """``report`` with every text field screened for secrets (``secrets.screen``: ERR_SECRET naming the field,
+    or redacted under the ``redact`` policy) and ``<private>`` spans removed; and how many were replaced."""
+    replaced = 0
+
+    def screen(text: str, where: str) -> str:
+        nonlocal replaced
+        text, count = secrets.screen(text, policy, where)
+        replaced += count
+        return text
+
+    runs = tuple(
+        GateRun(tuple(
+            Gate(screen(gate.name, f"runs[{r}].gates[{g}].name"), gate.passed,
+                 screen(gate.message, f"runs[{r}].gates[{g}].message"),
+                 None if gate.file is None else screen(gate.file, f"runs[{r}].gates[{g}].file"))
+            for g, gate in enumerate(run.gates)
+        ), screen(run.label, f"runs[{r}].label"))
+        for r, run in enumerate(report.runs)
+    )
+    files = tuple(screen(path, f"modified_files[{i}]") for i, path in enumerate(report.modified_files))
+    screened = TaskReport(screen(report.task_id, "task_id"), screen(report.repo, "repo"), files,
+                          screen(report.walkthrough, "walkthrough"), runs, screen(report.scope, "scope"))
+    return screened, replaced
 
 
 def load_report(path: str | Path) -> TaskReport:

@@ -85,6 +85,19 @@ def enable_wal(db: peewee.Database) -> None:
         db.execute_sql("PRAGMA journal_mode=WAL")
 
 
+def secure_delete(db: peewee.Database) -> None:
+    """Make SQLite zero what a later write frees or overwrites on this connection (before a purge)."""
+    db.execute_sql("PRAGMA secure_delete = ON")
+
+
+def scrub(db: peewee.Database) -> bool:
+    """After a purge: copy the WAL into the file and empty it, rebuild the file (no page keeps freed bytes) and
+    empty the WAL again; False when another connection kept the WAL from being emptied."""
+    emptied = db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0
+    db.execute_sql("VACUUM")
+    return db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0 and emptied
+
+
 def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
     """Run each ``(version, script)`` and record the last version, all in one write transaction; re-reads the
     version under the write lock, so two processes migrating one file at once do each step once."""

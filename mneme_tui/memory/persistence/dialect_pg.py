@@ -144,6 +144,15 @@ def enable_wal(db: peewee.Database) -> None:
     """Nothing to do: PostgreSQL always logs ahead."""
 
 
+def secure_delete(db: peewee.Database) -> None:
+    """Nothing to do: the server keeps old row versions until its next VACUUM (see docs/secrets.md)."""
+
+
+def scrub(db: peewee.Database) -> bool:
+    """Nothing to do here: ``VACUUM`` is the server owner's to run (it cannot run in our transaction); True."""
+    return True
+
+
 def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
     """Run each ``(version, script)`` and record the last version, in one transaction after taking the write
     lock; re-reads the version under the lock, so two processes migrating at once do it once."""

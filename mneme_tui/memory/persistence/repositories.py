@@ -102,6 +102,16 @@ class LegionRecords:
             f"SELECT {', '.join(LEGION_RECORD_COLUMNS)} FROM legion_records WHERE memory_id = ?", (int(memory_id),)
         ).fetchone()
 
+    def forget_text(self, memory_id: int, marker: str) -> None:
+        """Empty a purged memory's copy of its record's columns, and replace an ID-less record's identity (a
+        ``~`` fingerprint of its text) with ``marker``. A row with an ID still pairs with its file row, so an
+        unchanged row is not imported again; an ID-less one is imported anew (redacted) by the next sync."""
+        self.db.execute_sql(
+            "UPDATE legion_records SET columns = '{}', "
+            "identity = CASE WHEN identity LIKE '~%' THEN ? ELSE identity END WHERE memory_id = ?",
+            (f"{marker}:{int(memory_id)}", int(memory_id)),
+        )
+
     def insert(self, rows: Sequence[tuple]) -> None:
         """Insert (or replace) rows given as plain tuples in column order (``archived`` as 0 / 1)."""
         if rows:
@@ -148,6 +158,11 @@ class ProvenanceLog:
         """Record (memory_id, source, detail, actor) rows inside the caller's write transaction."""
         if rows:
             dialect_of(self.db).insert_many(self.db, _PROVENANCE_INSERT, rows)
+
+    def forget_detail(self, memory_id: int) -> None:
+        """Empty the detail of a purged memory (a Legion import's detail holds its record's identity, which
+        can be its text); the one change this table sees."""
+        self.db.execute_sql("UPDATE memory_provenance SET detail = '' WHERE memory_id = ?", (int(memory_id),))
 
     def actor_of(self, memory_id: int) -> str:
         """Who minted the memory ('' when nothing recorded it: rows older than schema 5)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import peewee
@@ -51,6 +51,8 @@ class CopyResult:
     kept_ids: bool
     skipped: int = 0
     """Source memories a merge found already in the destination (not copied again)."""
+    new_ids: dict[int, int] = field(default_factory=dict)
+    """Source id → destination id of every memory copied (a skipped one is not in it)."""
 
 
 def table_counts(db: peewee.Database) -> dict[str, int]:
@@ -109,7 +111,7 @@ def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: 
     short = [table for table in ("memories", "memory_audit") if after[table] != before[table] + counts[table]]
     if short:
         raise MnemeError(ERR_DATABASE, f"the copy's row counts do not add up in {', '.join(short)}")
-    return CopyResult(counts, keep_ids, len(already))
+    return CopyResult(counts, keep_ids, len(already), new_ids)
 
 
 def _identity(row: Sequence[Any]) -> tuple[str, str, str, str]:

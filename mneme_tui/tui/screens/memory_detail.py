@@ -1,5 +1,5 @@
 """A memory in full with its audit history, and what can be done with it: edit (as supersede), dismiss,
-restore, pin, copy, jump to its newer or older version, undo."""
+restore, pin, copy, jump to its newer or older version, undo, purge."""
 
 from __future__ import annotations
 
@@ -19,14 +19,17 @@ from mneme_tui import config
 from mneme_tui.editor import edit_text
 from mneme_tui.errors import MnemeError
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.purge import PurgeResult, purge
 from mneme_tui.memory.records import TUI, Memory, StatusChange
 from mneme_tui.memory.records import MemoryDetail as MemoryRecord
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.base import DISMISS_REASON, UNDO_REASON, Undo, undo_last, write_in_worker
+from mneme_tui.tui.screens.purge_confirm import PurgeConfirmScreen
 from mneme_tui.tui.widgets.footer import KeyFooter
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
 
 RESTORE_REASON = "restored in the TUI"
+PURGE_REASON = "purged in the TUI"
 EDIT_REASON = "edited in the TUI"
 PIN_MARK = "◆"
 PIN_STYLE = "bold magenta"
@@ -51,6 +54,8 @@ class MemoryScreen(ModalScreen[None]):
         Binding("greater_than_sign", "newer", "Newer", tooltip="Open the memory that supersedes this one"),
         Binding("less_than_sign", "older", "Older", tooltip="Open the memory this one superseded"),
         Binding("u", "undo", "Undo", tooltip="Undo the last action (dismiss ↔ restore; an edit restores the old text)"),
+        Binding("P", "purge", "Purge", show=False,
+                tooltip="Purge: remove the text for good (a leaked secret), after typing the word purge"),
         Binding("n", "app.new_memory", "New", tooltip="Save a new memory"),  # a modal hides the app's keys
     ]
 
@@ -197,6 +202,28 @@ class MemoryScreen(ModalScreen[None]):
 
     def action_undo(self) -> None:
         undo_last(self, lambda entry: self.open_memory(entry.show_id or self.memory_id))
+
+    # ------------------------------------------------------------------ purge
+    def action_purge(self) -> None:
+        memory = self._memory()
+        if memory is None:
+            return
+
+        def confirmed(answer: bool | None) -> None:
+            if not answer:
+                self.mneme.say(f"Not purged: #{memory.id} is as it was.")
+                return
+
+            def done(result: PurgeResult) -> None:
+                tail = "" if result.clean else " (another process holds the database open: purge again later to " \
+                                                "empty its write-ahead log)"
+                self.mneme.say(f"Purged #{memory.id}: its text is gone; this cannot be undone{tail}.")
+                self.load()
+
+            write_in_worker(self, lambda store: purge(store, [memory.id], reason=PURGE_REASON), done,
+                            self._write_failed, group="memory-detail-write")
+
+        self.app.push_screen(PurgeConfirmScreen(memory), confirmed)
 
     # ------------------------------------------------------------------ edit
     def action_edit(self) -> None:

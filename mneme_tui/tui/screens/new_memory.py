@@ -11,7 +11,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
+from mneme_tui.errors import ERR_SECRET
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory import secrets
 from mneme_tui.memory.records import TUI, Memory
 from mneme_tui.tui.screens.base import write_in_worker
 from mneme_tui.tui.text import literal_text
@@ -29,6 +31,8 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True, tooltip="Save the memory"),
         Binding("escape", "cancel", "Cancel", tooltip="Close the form without saving"),
+        Binding("ctrl+r", "save(True)", "Save redacted", priority=True, show=False,
+                tooltip="Save with each secret found replaced by [REDACTED:<type>]"),
     ]
 
     def __init__(self, repo: str) -> None:
@@ -79,8 +83,9 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
-    def action_save(self) -> None:
-        """Save in a worker; the store checks the fields (empty content, kind, length, repo)."""
+    def action_save(self, redact: bool = False) -> None:
+        """Save in a worker; the store checks the fields (empty content, kind, length, repo) and refuses a
+        secret (ERR_SECRET) unless ``redact``."""
         if self.saving:
             return
         content = self.query_one("#new-content", TextArea).text
@@ -88,8 +93,9 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
         kind = str(self.query_one("#new-kind", Select).value)
         repo = self.query_one("#new-repo", Input).value.strip() or self.repo
         self.saving = True
+        policy = secrets.REDACT if redact else None
         write_in_worker(self, lambda store: store.save_checked(content, kind=kind, topic=topic, repo_id=repo,
-                                                               source=TUI),
+                                                               source=TUI, secrets_policy=policy),
                         self._saved, self._failed, group="new-memory")
 
     def _saved(self, saved: tuple[Memory, TextMatch]) -> None:
@@ -103,4 +109,5 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
 
     def _failed(self, message: str) -> None:
         self.saving = False
-        self.query_one("#new-error", Static).update(literal_text(f"Not saved: {message}", "bold red"))
+        hint = " (here: ctrl+r saves it redacted)" if message.startswith(ERR_SECRET) else ""
+        self.query_one("#new-error", Static).update(literal_text(f"Not saved: {message}{hint}", "bold red"))

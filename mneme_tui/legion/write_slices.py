@@ -1,0 +1,66 @@
+"""A long run of database writes as a chain of short write transactions (Legion sync's import).
+
+A sync that changes 40,000 records inside one transaction holds the store's write lock for seconds,
+and every ``mneme save`` meanwhile waits and may fail ``database is locked``. ``WriteSlices`` keeps one
+write transaction open and, at each :meth:`WriteSlices.boundary` the caller marks (a point where the
+work done so far is whole: a record's memory and its companion row written together), commits it and
+opens the next once it has been held for ``MAX_HOLD_SECONDS``, after a pause of ``GAP_SECONDS``: SQLite
+has no queue of waiting writers (each sleeps and retries, up to 100 ms apart), so a lock released for
+only a moment would be taken straight back and a waiting ``save`` would starve until its busy timeout.
+The pause lets every waiting writer in. The longest hold is kept for the bench.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+from types import TracebackType
+
+from mneme_tui.memory.store import Store
+
+MAX_HOLD_SECONDS = 0.5
+"""How long one slice may hold the write lock before the next boundary commits it (the limit is ~1 s)."""
+GAP_SECONDS = 0.1
+"""The pause between two slices: longer than SQLite's longest sleep between a waiting writer's tries."""
+
+
+class WriteSlices:
+    """``with WriteSlices(store) as slices: ... slices.boundary() ...``: bounded write transactions."""
+
+    def __init__(self, store: Store, max_hold: float = MAX_HOLD_SECONDS) -> None:
+        self.store = store
+        self.max_hold = max_hold
+        self.longest = 0.0
+        self.count = 0
+        self._stack: ExitStack | None = None
+        self._started = 0.0
+
+    def _open(self) -> None:
+        stack = ExitStack()
+        stack.enter_context(self.store.write_transaction())
+        self._stack, self._started = stack, time.perf_counter()
+        self.count += 1
+
+    def _close(self, exc_type: type[BaseException] | None = None, exc: BaseException | None = None,
+               tb: TracebackType | None = None) -> None:
+        stack, self._stack = self._stack, None
+        if stack is not None:
+            try:
+                stack.__exit__(exc_type, exc, tb)  # commit, or roll back on an exception
+            finally:
+                self.longest = max(self.longest, time.perf_counter() - self._started)
+
+    def boundary(self) -> None:
+        """The work so far is whole: commit it and start a new transaction if this one is held long enough."""
+        if time.perf_counter() - self._started >= self.max_hold:
+            self._close()
+            time.sleep(GAP_SECONDS)
+            self._open()
+
+    def __enter__(self) -> WriteSlices:
+        self._open()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._close(exc_type, exc, tb)
