@@ -111,3 +111,26 @@ def test_task_sync_of_the_same_report_twice_writes_once(tmp_path: Path) -> None:
     assert written > 0
     sync_task(store, parse_report_text(json.dumps(report)), root)
     assert store.count() == written
+
+
+def test_a_secret_is_screened_before_the_duplicate_check(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Refused first (nothing said about duplicates), then the check compares what would be stored: the same text
+    with another key redacted to the same ``[REDACTED:aws-key]`` is the memory already there."""
+    from secrets_and_purge.corpus import SECRETS
+
+    monkeypatch.setenv("MNEME_REPO", "acme")
+    db, aws = tmp_path / "m.db", SECRETS["aws-key"]
+    key = next(word for word in aws.split() if word.startswith("AKIA"))
+    code, out = cli(capsys, db, "save", f"deploy with {aws}", "--redact", "--json")
+    first = json.loads(out)
+    assert code == 0 and key not in first["content"] and "duplicate_of" not in first
+    capsys.readouterr()
+    assert cli_main(["save", f"deploy with {aws}", "--db", str(db)]) == 1
+    refused = capsys.readouterr()
+    assert refused.out == "" and refused.err.startswith("mneme: ERR_SECRET:") and key not in refused.err
+    other = aws.replace(key, "AKIA" + "Q" * 16)
+    code, out = cli(capsys, db, "save", f"deploy with {other}", "--redact", "--json")
+    assert code == 0 and json.loads(out)["duplicate_of"] == first["id"]
+    code, out = cli(capsys, db, "supersede", str(first["id"]), f"Deploy with {aws}", "--redact", "--json")
+    assert code == 0 and json.loads(out)["superseded"] is None and json.loads(out)["duplicate_of"] == first["id"]
+    assert [m.id for m in Store(db).list(status="all")] == [first["id"]]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from mcp_session import call, cli_json, server
+from secrets_and_purge.corpus import SECRETS
 
 from mneme_tui.mcp.schema import input_schema
 from mneme_tui.memory.curation.names import DECISIONS, KINDS, UNDO
@@ -48,3 +49,15 @@ async def test_review_accept_undo_reject_and_pins_answer_like_the_cli(workspace:
         assert await call(session, "pin", ids=[first["id"]]) == {"pinned": [first["id"]], "unchanged": []}
         assert cli_json(capsys, workspace, "pin", str(first["id"])) == {"pinned": [], "unchanged": [first["id"]]}
         assert await call(session, "unpin", ids=[first["id"]]) == {"unpinned": [first["id"]], "unchanged": []}
+
+
+async def test_save_screens_a_secret_before_its_duplicate_check(workspace: Path) -> None:
+    aws = SECRETS["aws-key"]
+    async with server(workspace) as session:
+        refused = await session.call_tool("save", {"content": f"deploy with {aws}"})
+        assert refused.is_error and "ERR_SECRET" in refused.content[0].text
+        first = await call(session, "save", content=f"deploy with {aws}", redact=True)
+        assert "duplicate_of" not in first and "near_duplicate" not in first
+        again = await call(session, "save", content=f"Deploy with {aws}", redact=True)
+        assert again["duplicate_of"] == first["id"] == again["id"]
+        assert set(again) == {"id", "kind", "repo_id", "topic", "echo", "chars", "duplicate_of"}
