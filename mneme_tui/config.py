@@ -130,6 +130,12 @@ def resolve_repo(cli_project: str | None = None, start: Path | None = None) -> s
     return root.name if root is not None else GLOBAL_REPO
 
 
+def repo_defaulted_to_global(cli_project: str | None = None, start: Path | None = None) -> bool:
+    """True when :func:`resolve_repo` falls back to ``global``: no ``-p``, no ``MNEME_REPO``, no git work tree."""
+    named = (cli_project, os.environ.get("MNEME_REPO"))
+    return not any(candidate is not None and candidate.strip() for candidate in named) and find_git_root(start) is None
+
+
 def config_file_path() -> Path:
     """``MNEME_CONFIG`` or the per-user ``config.toml``."""
     env = os.environ.get("MNEME_CONFIG", "").strip()
@@ -203,6 +209,37 @@ def saved_theme() -> str | None:
     """The theme chosen in an earlier session (the settings file's ``theme``), or None."""
     theme = load_settings().get("theme")
     return theme if isinstance(theme, str) and theme else None
+
+
+def key_bindings() -> dict[str, Any]:
+    """The settings file's ``[keys]`` table (binding id -> keys, possibly nested by scope); ERR_CONFIG when
+    ``keys`` is not a table. The TUI checks the ids and the values."""
+    keys = load_settings().get("keys", {})
+    if not isinstance(keys, dict):
+        raise MnemeError(ERR_CONFIG, "keys in the config file must be a table ([keys])")
+    return keys
+
+
+def flag_setting(name: str, default: bool) -> bool:
+    """A true/false setting of the settings file (``read_only``, ``confirm_sync``); ERR_CONFIG when it is
+    something else."""
+    value = load_settings().get(name, default)
+    if not isinstance(value, bool):
+        raise MnemeError(ERR_CONFIG, f"{name} in the config file must be true or false")
+    return value
+
+
+def use_settings_copy(path: Path) -> Path:
+    """Read and write settings in ``path`` from now on (this process and its children), starting from a copy
+    of the current settings file when there is one: the demo keeps its theme and keys away from the user's."""
+    current = config_file_path()
+    try:
+        if current.is_file() and current.stat().st_size <= MAX_CONFIG_BYTES:
+            path.write_bytes(current.read_bytes())
+    except OSError:
+        pass  # a settings file we cannot read starts the demo with none
+    os.environ["MNEME_CONFIG"] = str(path)
+    return path
 
 
 def resolve_profile(cli_profile: str | None, default: str) -> str:

@@ -39,6 +39,11 @@ class DemoWorkspace:
     repo: str
     claude_home: Path | None = None  # a stand-in home holding Claude Code's MEMORY.md for the demo project
 
+    @property
+    def config_path(self) -> Path:
+        """The demo's own settings file (next to its database): choosing a theme in the demo writes here."""
+        return self.db_path.parent / "config.toml"
+
 
 # --------------------------------------------------------------------------- memory text
 MODULES = ("store.py", "ranking.py", "index.py", "api/routes.py", "billing/invoice.py", "auth/session.py",

@@ -21,10 +21,7 @@ def printable(text: str) -> str:
 def one_line(text: str, width: int | None = None) -> str:
     """The first non-empty line of ``text``, printable, cut to ``width`` characters with an ellipsis."""
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    line = printable(line.replace("\t", " "))
-    if width is not None and len(line) > width:
-        return line[: max(0, width - 1)] + "…"
-    return line
+    return cut(printable(line.replace("\t", " ")), width)
 
 
 def age(created_at: datetime, now: datetime) -> str:
@@ -39,3 +36,28 @@ def age(created_at: datetime, now: datetime) -> str:
 def json_document(document: Any) -> str:
     """A JSON document as ``--json`` prints it and the MCP tools return it: indented, unicode kept as is."""
     return json.dumps(document, ensure_ascii=False, indent=2)
+
+
+def cut(line: str, width: int | None) -> str:
+    """``line`` cut to ``width`` characters with an ellipsis (unchanged when ``width`` is None)."""
+    if width is None or len(line) <= width:
+        return line
+    return line[: max(0, width - 1)] + "…"
+
+
+def match_and_age(score: float, components: dict[str, float]) -> tuple[float, float]:
+    """A recall score's two parts a person reads apart: how well the text matched (the score without the age
+    factor and the boosts) and the age factor (``decay``: 1 when new, falling with age)."""
+    decay = components.get("decay", 1.0)
+    factor = decay * components.get("reinforcement", 1.0) * components.get("locality", 1.0)
+    return (score / factor if factor > 0 else 0.0), decay
+
+
+def with_article(word: str) -> str:
+    """``word`` with its indefinite article: ``a pitfall``, ``an outcome``."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """``1 block``, ``2 blocks`` (``plural`` when adding an ``s`` is wrong)."""
+    return f"{count} {singular if count == 1 else plural or singular + 's'}"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from terminal import on_terminal
 
 DATASET = Path(__file__).parent / "data" / "recall_eval.json"
 NOW = "2026-11-30T12:00:00Z"
@@ -74,7 +74,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -> None:
-    assert on_one_line(mneme(project, "recall", "word001"), "reflection", LONG)
+    recalled = mneme(project, "recall", "word001")
+    assert on_one_line(recalled, "reflection") and on_one_line(recalled, LONG)
     assert on_one_line(mneme(project, "list"), "active", LONG)
     assert on_one_line(mneme(project, "show", "1"), LONG)
     assert on_one_line(mneme(project, "handshake"), WALKTHROUGH)
@@ -106,23 +107,8 @@ def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -
 
 def test_no_color_on_a_terminal(project: Path) -> None:
     """On a terminal tables may be bold, but with ``NO_COLOR`` set there is no colour code at all."""
-    main, child = pty.openpty()
     env = {**os.environ, "MNEME_NOW": NOW, "COLUMNS": "200", "TERM": "xterm-256color", "NO_COLOR": "1"}
-    process = subprocess.Popen([sys.executable, "-m", "mneme_tui", "legion", "briefing", "--dir", "memory",
-                                "--db", str(project / "mneme.db")], stdout=child, stderr=child, cwd=project, env=env)
-    os.close(child)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(main)
-    assert process.wait() == 0
-    text = out.decode()
+    text = on_terminal(["legion", "briefing", "--dir", "memory", "--db", str(project / "mneme.db")], project, env)
     assert AGENT in text
     codes = [code for match in re.finditer(r"\x1b\[([0-9;]*)m", text) for code in match.group(1).split(";") if code]
     assert not [code for code in codes if code.startswith(("3", "4", "9", "10"))], codes

@@ -13,6 +13,7 @@ from mneme_tui.cli import (
     bench_command,
     db_commands,
     eval_command,
+    export_commands,
     legion_commands,
     lifecycle_commands,
     mcp_command,
@@ -21,13 +22,14 @@ from mneme_tui.cli import (
     purge_command,
     review_commands,
     secrets_command,
+    setup_command,
     task_commands,
 )
 from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
     memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
-    db_commands, purge_command, secrets_command, review_commands,
+    db_commands, purge_command, secrets_command, setup_command, export_commands, review_commands,
 )
 
 
@@ -49,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="the TUI's Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)",
     )
     parser.add_argument("--profile", help="the TUI's starting ranking profile")
+    parser.add_argument("--read-only", action="store_true",
+                        help="open the TUI with every write action off (also: read_only = true in the config file)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=arguments.Parser)
     for module in COMMAND_MODULES:
         module.register(sub)

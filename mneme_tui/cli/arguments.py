@@ -31,6 +31,9 @@ class Parser(argparse.ArgumentParser):
     whose options need its own modules (``legion``) then costs the other commands nothing."""
 
     deferred: Callable[[argparse.ArgumentParser], None] | None = None
+    words_anywhere: str | None = None
+    """The dest of a ``nargs="*"`` positional that also takes the words given after options, so
+    ``legion recall errors --json "text"`` works as ``legion recall errors "text" --json`` does."""
 
     def complete(self) -> None:
         """Add the deferred arguments now (also for code that walks the parser, such as the JSON-shape test)."""
@@ -56,6 +59,10 @@ class Parser(argparse.ArgumentParser):
         """Remember the innermost (sub)command that left arguments unrecognised, so the error names it."""
         self.complete()
         parsed, extras = super().parse_known_args(args, namespace)
+        if self.words_anywhere and extras:
+            late = [extra for extra in extras if not extra.startswith("-")]
+            setattr(parsed, self.words_anywhere, [*getattr(parsed, self.words_anywhere), *late])
+            extras = [extra for extra in extras if extra.startswith("-")]
         if extras and not hasattr(parsed, _EXTRAS_PROG):
             setattr(parsed, _EXTRAS_PROG, self.prog)
         return parsed, extras

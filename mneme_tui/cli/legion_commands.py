@@ -185,7 +185,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
                 f"{entry.updated} updated, {entry.unchanged} unchanged")
         extras = [f"{entry.removed} removed" if entry.removed else "",
                   f"{entry.exported} exported" if entry.exported else "",
-                  f"{entry.not_imported} blocks not imported" if entry.not_imported else ""]
+                  f"{display.counted(entry.not_imported, 'block')} not imported" if entry.not_imported else ""]
         print("; ".join([line, *[e for e in extras if e]]))
     for export in report.exports:
         if export.action == "failed":
@@ -234,7 +234,7 @@ def cmd_briefing(args: argparse.Namespace) -> int:
             print(output.literal(note))
     if briefing.claude_memory:
         print("\nClaude Code memory (MEMORY.md excerpt)")
-        print(output.literal(briefing.claude_memory))
+        print(display.printable(briefing.claude_memory).rstrip("\n"))
     _warn(briefing.warnings)
     return 0
 

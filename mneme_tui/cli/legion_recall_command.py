@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mneme_tui.cli import output
+from mneme_tui.cli import arguments, output
 from mneme_tui.legion.recall import (
     ERRORS,
     FILES,
@@ -43,6 +43,8 @@ Warn = Callable[[Iterable[str]], None]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Remember the ``legion recall`` parser: its usage errors name it (its options come from the declaration)."""
     parser.set_defaults(recall_parser=parser)
+    if isinstance(parser, arguments.Parser):
+        parser.words_anywhere = "words"
 
 
 def parse_request(args: argparse.Namespace) -> tuple[str, RecallFilters]:
@@ -114,14 +116,15 @@ _COLUMNS: dict[str, list[tuple[str, JustifyMethod, Callable[[Any], Any]]]] = {
     ],
     ERRORS: [
         *_PLACE,
-        ("Resolved", "left", lambda r: "yes" if r.resolved else "no"),
+        ("Resolved", "left", lambda r: r.resolved_label()),
         ("Error signature", "left", lambda r: r.error_signature), ("Fix", "left", lambda r: r.fix),
         ("Agent", "left", lambda r: r.agent), ("Match", "right", lambda r: r.match_score),
     ],
     PREFERENCES: [
         *_PLACE,
         ("Decision point", "left", lambda r: r.decision_point), ("Signal", "left", lambda r: r.signal),
-        ("Agent", "left", lambda r: r.agent), ("User choice", "left", lambda r: r.user_choice),
+        ("Agent", "left", lambda r: r.agent), ("Context", "left", lambda r: r.context),
+        ("User choice", "left", lambda r: r.user_choice),
         ("Recency", "right", lambda r: _weight(r.recency_weight)),
     ],
 }

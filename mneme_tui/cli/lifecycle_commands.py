@@ -132,8 +132,8 @@ def _check_editable(memory: Memory) -> None:
     if memory.kind in STATUTORY_KINDS:
         raise MnemeError(
             ERR_VALIDATION_FAILED,
-            f"memory {memory.id} is a {memory.kind}, a statutory kind: the spec lets only verified task sync "
-            f"(and the Legion import) write those, so it cannot be edited by hand; dismiss it "
+            f"memory {memory.id} is {display.with_article(memory.kind)}, a statutory kind: the spec lets only "
+            f"verified task sync (and the Legion import) write those, so it cannot be edited by hand; dismiss it "
             f"(`mneme dismiss {memory.id}`) and save an advisory memory instead (`mneme save`)",
         )
     if memory.status != ACTIVE:

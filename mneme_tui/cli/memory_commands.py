@@ -6,11 +6,11 @@ import argparse
 from typing import TYPE_CHECKING
 
 from mneme_tui import config
-from mneme_tui.cli import declared, output
+from mneme_tui.cli import arguments, declared, output
 from mneme_tui.operations.memory import DISMISS, LIST, RECALL, SAVE
 
 if TYPE_CHECKING:
-    from mneme_tui.memory.records import Memory, ScoredMemory
+    from mneme_tui.memory.records import Memory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +32,8 @@ def cmd_save(args: argparse.Namespace) -> int:
             f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)},"
             f" repo {output.literal(memory.repo_id)})"
         )
+        if config.repo_defaulted_to_global(args.project):
+            print(f"saved to {config.GLOBAL_REPO} (not inside a git work tree; -p REPO to choose)")
     if match.notice():
         print(match.notice())
     return 0
@@ -44,7 +46,10 @@ def cmd_recall(args: argparse.Namespace) -> int:
     elif not results:
         print("No matching memories.")
     else:
-        _print_recall_table(results)
+        from mneme_tui.cli import recall_layout
+
+        recall_layout.print_recall(results, query=args.query, profile=arguments.resolve_profile(args),
+                                   now=config.now())
     return 0
 
 
@@ -80,20 +85,5 @@ def _print_list_table(memories: list[Memory]) -> None:
         table.add_row(
             str(memory.id), memory.kind, output.text(memory.topic), output.text(memory.repo_id),
             output.age(memory.created_at, now), memory.status, output.text(memory.content),
-        )
-    output.print_table(table)
-
-
-def _print_recall_table(results: list[ScoredMemory]) -> None:
-    now = config.now()
-    table = output.table(
-        ("#", "right"), ("Score", "right"), ("ID", "right"), ("Kind", "left"),
-        ("Topic", "left"), ("Repo", "left"), ("Age", "right"), ("Content", "left"),
-    )
-    for rank, result in enumerate(results, start=1):
-        memory = result.memory
-        table.add_row(
-            str(rank), f"{result.score:.3f}", str(memory.id), memory.kind, output.text(memory.topic),
-            output.text(memory.repo_id), output.age(memory.created_at, now), output.text(memory.content),
         )
     output.print_table(table)

@@ -101,6 +101,7 @@ def record_from_block(lines: list[str], *, default_branch: str = DEFAULT_BRANCH)
             fix=bullets.pop("fix", "") or body,
             agent=bullets.pop("agent", ""),
             resolved=True if resolved_text is None else parse_bool(resolved_text),
+            resolved_stated=resolved_text is not None,
             **common,  # type: ignore[arg-type]
         )
     else:

@@ -120,7 +120,7 @@ def _details(record: Record) -> list[tuple[str, str]]:
         items += [("Context", record.context), ("Reuse criteria", record.reuse_criteria), ("Source", record.source)]
     elif isinstance(record, ErrorRecord):
         fix = "" if record.fix.strip() == record.body.strip() else record.fix
-        items += [("Fix", fix), ("Agent", record.agent), ("Resolved", "yes" if record.resolved else "no")]
+        items += [("Fix", fix), ("Agent", record.agent), ("Resolved", record.resolved_label())]
     elif isinstance(record, PreferenceRecord):
         items += [("Decision point", record.decision_point), ("Proposed", record.proposed),
                   ("User choice", record.user_choice), ("Signal", record.signal), ("Agent", record.agent)]

@@ -198,7 +198,7 @@ def store_records(
     for record in records:
         reject_placeholders(record.to_json())
     path = memory_dir / schema.file_name
-    recovery = ["\n\n".join(record_text(r) for r in records)]  # as written, once the change has run (spec §3.7)
+    recovery = ["\n\n".join(record_text(r) for r in records)]  # as written, once the change has run (spec §3 Step 7)
 
     def change(document: Document) -> list[tuple[str, Record, list[str]]]:
         migrate_for_new_row(document, schema.kind, default_branch=default_branch)  # spec §11: keep the branch

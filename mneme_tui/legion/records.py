@@ -88,7 +88,19 @@ class ErrorRecord(Record):
     fix: str = ""
     agent: str = ""
     resolved: bool = False
+    resolved_stated: bool = True
+    """False for a pitfall block with no Resolved line: ``resolved`` is then the spec's default, which text
+    shown to people does not repeat as if the file had said it."""
     match_score: int | None = None
+
+    def resolved_label(self) -> str:
+        """``yes`` or ``no`` as the file said, or "" when it did not say."""
+        return ("yes" if self.resolved else "no") if self.resolved_stated else ""
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        del data["resolved_stated"]
+        return data
 
 
 @dataclass(kw_only=True)
@@ -105,6 +117,12 @@ class PreferenceRecord(Record):
     agent: str = ""
     recency_weight: float | None = None
 
+    def one_line(self) -> str:
+        """What was decided, on one line: ``decision point: user choice`` (the parts the record has), or its
+        context (the heading of a ``## PRF-NNN`` block, which has neither)."""
+        said = [part.strip() for part in (self.decision_point, self.user_choice) if part.strip()]
+        return ": ".join(said) or self.context.strip() or self.proposed.strip()
+
 
 RECORD_TYPES: dict[str, type[Record]] = {
     OUTCOME: OutcomeRecord,
@@ -116,7 +134,7 @@ RECORD_TYPES: dict[str, type[Record]] = {
 _OWN_FIELDS: dict[type, frozenset[str]] = {}
 _NOT_COLUMNS = {
     "kind", "source_file", "line", "occurrence", "layout", "extra", "body", "superseded_by",
-    "recency_weight", "decay_score", "match_score", "importance", "resolved",
+    "recency_weight", "decay_score", "match_score", "importance", "resolved", "resolved_stated",
 }
 
 

@@ -142,6 +142,23 @@ def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
+LOCK_IGNORE = f"# written by mneme: its lock files are not project content\n{LOCK_NAME}\n{SYNC_LOCK_NAME}\n.gitignore\n"
+"""The ``.gitignore`` a memory folder gets when it has none: the locks (and this file) stay out of ``git status``."""
+
+
+def ignore_lock_files(folder: Path) -> None:
+    """Keep the lock files out of ``git status``: write ``folder/.gitignore`` when the folder has none (a
+    ``.gitignore`` already there is the project's and is left alone). Best effort: a failure changes nothing."""
+    path = folder / ".gitignore"
+    if path.exists() or path.is_symlink():
+        return
+    try:
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(LOCK_IGNORE)
+    except OSError:
+        pass
+
+
 @contextmanager
 def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str = LOCK_NAME) -> Iterator[None]:
     """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink).
@@ -149,6 +166,7 @@ def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str =
     Holding the writers' lock (``.lock``) starts by finishing any in-place rewrite a kill interrupted.
     """
     safe_folder(folder).mkdir(parents=True, exist_ok=True)
+    ignore_lock_files(folder)
     lock_path = folder / name
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)

@@ -129,7 +129,8 @@ def find_link(plan: PairingPlan, spec: Export, claimed: set[int]) -> Incoming | 
     return pool[0]
 
 
-def _candidates(store: Store, project: str, rows: list[mt.MirrorRow]) -> list[Export]:
+def export_candidates(store: Store, project: str, rows: list[mt.MirrorRow]) -> list[Export]:
+    """The project's active store-side memories that no record mirrors yet, each with the file it goes to."""
     known = {row.memory_id for row in rows}
     found: list[Memory] = []
     for kind in EXPORT_KINDS:
@@ -144,7 +145,7 @@ def export_memories(store: Store, legion: LegionMemory, project: str, rows: list
     Returns every candidate: appended ones carry ``result``, failed ones ``outcome``; the rest are
     already in a file and are linked by the import.
     """
-    specs = _candidates(store, project, rows)
+    specs = export_candidates(store, project, rows)
     if not specs:
         return []
     files = legion.read_all()

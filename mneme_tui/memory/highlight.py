@@ -47,3 +47,16 @@ def _joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((start, end))
     return out
+
+
+def matched_line(text: str, query: str, profile: str = DEFAULT_PROFILE) -> int | None:
+    """The index (in ``text.splitlines()``) of the first line the query matched, when that is not the first
+    non-empty line (which a one-line list shows anyway); None otherwise."""
+    if not query.strip():
+        return None
+    lines = text.splitlines()
+    first = next((number for number, line in enumerate(lines) if line.strip()), None)
+    for number, line in enumerate(lines):
+        if matched_spans(line, query, profile):
+            return None if number == first else number
+    return None

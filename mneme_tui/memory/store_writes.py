@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mneme_tui import config
+from mneme_tui.display import with_article
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory import secrets
@@ -435,8 +436,8 @@ class StoreWrites:
             if old.kind in K.STATUTORY_KINDS or old.kind in K.IMPORTED_KINDS:
                 raise MnemeError(
                     ERR_VALIDATION_FAILED,
-                    f"memory {memory_id} is a {old.kind}: statutory kinds are written only by task sync and "
-                    "imported kinds only by the Legion import (dismiss it instead)",
+                    f"memory {memory_id} is {with_article(old.kind)}: statutory kinds are written only by task "
+                    "sync and imported kinds only by the Legion import (dismiss it instead)",
                 )
             if old.status != K.ACTIVE:
                 raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -22,10 +23,13 @@ from mneme_tui import compat, config, display
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion.sync import SyncReport
 from mneme_tui.legion.sync import sync as legion_sync
+from mneme_tui.legion.sync_preview import SyncPreview, preview_sync
 from mneme_tui.memory.records import Memory
 from mneme_tui.tui.context import AppContext
+from mneme_tui.tui.keymap import WRITE_ACTIONS, binding_id, flatten, keys_in_force, unknown_ids, with_ids
 from mneme_tui.tui.screens.base import UNDO_REASON, ModeScreen, Undo, screen_bindings, undo_last
 from mneme_tui.tui.screens.briefing import BriefingScreen
+from mneme_tui.tui.screens.dialogs import ConfirmScreen
 from mneme_tui.tui.screens.graduation import GraduationScreen
 from mneme_tui.tui.screens.help import HelpScreen
 from mneme_tui.tui.screens.memories import MemoriesScreen
@@ -48,14 +52,15 @@ class MnemeApp(App[int]):
     TITLE = "mneme"
     MODES = {screen.MODE_NAME: screen for screen in MODE_SCREENS}
     DEFAULT_MODE = RecallScreen.MODE_NAME
-    BINDINGS = [
+    BINDINGS = with_ids("app", [
         Binding("question_mark,f1", "help", "Help", tooltip="This help: every key of every screen"),
         Binding("s", "sync", "Sync", tooltip="Legion sync: import and export the .planning/memory files"),
         Binding("n", "new_memory", "New", tooltip="Save a new memory (a form: content, topic, kind, repo)"),
         Binding("u", "undo", "Undo", show=False,
                 tooltip="Undo the last save, Recall dismissal or detail action"),
         Binding("q", "quit", "Quit", show=False, tooltip="Quit (also ctrl+q)"),
-    ]
+        *(Binding(mode.MODE_KEY, f"mode({mode.MODE_NAME!r})", mode.MODE_TITLE, show=False) for mode in MODE_SCREENS),
+    ])
 
     def __init__(
         self, ctx: AppContext, *, poll_interval: float | None = POLL_SECONDS, cursor_blink: bool = True
@@ -70,16 +75,19 @@ class MnemeApp(App[int]):
         self.db_revision: int | None = None
         self.legion_signature: tuple | None = None
         self.sync_running = False
+        self.sync_confirmed = False  # the first sync of a session that writes files asks first
         self._polling = False
         self._watching = False
         self._prewarmed = False
         self.undo_stack: list[Undo] = []  # Recall, memory detail and new-memory actions, newest last
-        for mode in MODE_SCREENS:
-            self.bind(mode.MODE_KEY, f"mode({mode.MODE_NAME!r})", description=mode.MODE_TITLE, show=False)
+        self.keys: dict[str, str] = {}  # the config file's [keys]: binding id -> keys
 
     # ------------------------------------------------------------------ basics
     def on_mount(self) -> None:
         self._restore_theme()
+        self._load_keys()
+        if self.ctx.read_only:
+            self.say("Read-only: every write (save, dismiss, edit, sync, prune, undo) is off.", timeout=5)
         # Watching starts once the first results are on screen (``first_results_shown``), so loading the
         # search index at 100,000 memories never delays them; a fallback timer covers other start modes.
         if self.poll_interval:
@@ -95,6 +103,26 @@ class MnemeApp(App[int]):
         if theme in self.available_themes:
             self.theme = theme
         self.theme_changed_signal.subscribe(self, self._theme_chosen)
+
+    def _load_keys(self) -> None:
+        """Apply the config file's ``[keys]`` (binding id -> keys); a broken table or an unknown id is a toast."""
+        try:
+            self.keys = flatten(config.key_bindings())
+        except MnemeError as exc:
+            self.say(exc.message, severity="warning")
+            return
+        unknown = unknown_ids(self.keys, all_binding_ids(self))
+        if unknown:
+            self.say(f"[keys]: no binding has the id {', '.join(unknown)} (the help screen lists them)", "warning")
+        self.set_keymap(self.keys)
+
+    def allows(self, scope: str, action: str) -> bool:
+        """False for a write action (``WRITE_ACTIONS``) when the app is read-only."""
+        return not (self.ctx.read_only and binding_id(scope, action) in WRITE_ACTIONS)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only: the app's write keys are shown disabled and do nothing."""
+        return True if self.allows("app", action) else None
 
     def _theme_chosen(self, theme) -> None:
         try:
@@ -231,8 +259,53 @@ class MnemeApp(App[int]):
             self.say("A sync is already running.")
             return
         self.sync_running = True
+        if self.sync_confirmed or not self._confirm_sync_setting():
+            self._start_sync()
+        else:
+            self.preview_sync()
+
+    def _confirm_sync_setting(self) -> bool:
+        try:
+            return config.flag_setting("confirm_sync", True)
+        except MnemeError as exc:
+            self.say(exc.message, severity="warning")
+            return True
+
+    def _start_sync(self) -> None:
         self.say("Syncing with the Legion files…")
         self.run_sync()
+
+    @work(thread=True, group="sync", exit_on_error=False)
+    def preview_sync(self) -> None:
+        """Count what the sync would import and export; ask before it first writes into the markdown files."""
+        legion = self.ctx.legion()
+        assert legion is not None  # action_sync checked the folder
+        try:
+            with self.ctx.session() as store:
+                preview = preview_sync(store, legion, self.ctx.repo)
+        except MnemeError as exc:
+            self.call_from_thread(self._sync_done, f"Sync failed: {exc}", "error")
+            return
+        self.call_from_thread(self._ask_sync, preview)
+
+    def _ask_sync(self, preview: SyncPreview) -> None:
+        if not preview.writes_files:
+            self._start_sync()
+            return
+        body = Text(display.printable("\n".join(preview.lines())) + "\n\n", end="")  # file names shown literally
+        body.append("Exporting appends the store's memories to these markdown files (git sees the change). "
+                    "Asked once a session; confirm_sync = false in the config file turns the question off.",
+                    style="dim")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.sync_confirmed = True
+                self._start_sync()
+            else:
+                self.sync_running = False
+                self.say("Sync cancelled: nothing written.")
+
+        self.push_screen(ConfirmScreen("Legion sync: import and export", body, confirm_label="Sync"), answered)
 
     @work(thread=True, group="sync", exit_on_error=False)
     def run_sync(self) -> None:
@@ -265,6 +338,10 @@ class MnemeApp(App[int]):
                             self.action_new_memory)
         yield SystemCommand("Undo", "Undo the last save, Recall dismissal or detail action (key u)", self.action_undo)
         base = self._current_mode_screen()
+
+        def in_force(binding: Binding) -> Binding:  # the [keys] remapping applied
+            return Binding(keys_in_force(binding, self.keys).split(",")[0], binding.action, binding.description)
+
         if base is not None:
             title = type(base).MODE_TITLE
             for binding in screen_bindings(type(base)):
@@ -272,9 +349,16 @@ class MnemeApp(App[int]):
                     continue
                 yield SystemCommand(
                     f"{title}: {binding.description}",
-                    f"{binding.tooltip or binding.description} (key {self.get_key_display(binding)})",
+                    f"{binding.tooltip or binding.description} (key {self.get_key_display(in_force(binding))})",
                     partial(base.run_action, binding.action),
                 )
+
+
+def all_binding_ids(app: App) -> list[str]:
+    """The id of every binding of the app, its modes and the screens opened from them (for ``[keys]``)."""
+    from mneme_tui.tui.screens.help import keyed_screens
+
+    return [binding.id for _, bindings in keyed_screens(app) for binding in bindings if binding.id]
 
 
 def stylesheets() -> list[str]:

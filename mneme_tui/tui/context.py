@@ -21,6 +21,7 @@ class AppContext:
     profile: str = DEFAULT_PROFILE
     demo: bool = False
     claude_home: Path | None = None  # where Claude Code's ~/.claude lives (None: the user's home)
+    read_only: bool = False  # browse without risk: every write action is off
     extras: dict = field(default_factory=dict)
 
     def legion(self):

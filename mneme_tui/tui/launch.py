@@ -27,10 +27,11 @@ def launch(args: argparse.Namespace) -> int:
 
         with tempfile.TemporaryDirectory(prefix="mneme-demo-") as folder:
             workspace = build_demo_workspace(Path(folder), config.now())
+            config.use_settings_copy(workspace.config_path)  # a theme chosen in the demo stays in the demo
             store = Store(workspace.db_path)
             try:
                 ctx = AppContext(store=store, repo=workspace.repo, legion_dir=workspace.legion_dir, profile=profile,
-                                 demo=True, claude_home=workspace.claude_home)
+                                 demo=True, claude_home=workspace.claude_home, read_only=_read_only(args))
                 return _run(MnemeApp(ctx))
             finally:
                 store.close()
@@ -41,6 +42,7 @@ def launch(args: argparse.Namespace) -> int:
             repo=config.resolve_repo(getattr(args, "project", None)),
             legion_dir=config.project_legion_dir(getattr(args, "legion_dir", None)),
             profile=profile,
+            read_only=_read_only(args),
         )
         return _run(MnemeApp(ctx))
     finally:
@@ -52,6 +54,16 @@ def _profile(args: argparse.Namespace) -> str:
         return config.resolve_profile(getattr(args, "profile", None), DEFAULT_PROFILE)
     except MnemeError:  # the profile is a nicety; a broken config file is reported by the CLI commands
         return DEFAULT_PROFILE
+
+
+def _read_only(args: argparse.Namespace) -> bool:
+    """``--read-only``, else the config file's ``read_only`` (a broken setting opens read-only: the safe side)."""
+    if getattr(args, "read_only", False):
+        return True
+    try:
+        return config.flag_setting("read_only", False)
+    except MnemeError:
+        return True
 
 
 def _run(app: MnemeApp) -> int:

@@ -98,6 +98,12 @@ async def test_recall_with_a_task_reinforces_once(workspace: Path, capsys: pytes
 async def test_errors_are_tool_errors_with_the_cli_code(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     async with server(workspace) as session:
         assert "ERR_NOT_FOUND: no memory with id 99" in await error(session, "show", memory_id=99)
+        cli_words = "ERR_VALIDATION_FAILED: not a memory id: -1; nothing shown"  # what `mneme show -- -1` says
+        assert cli_words in await error(session, "show", memory_id=-1)
+        assert "not a memory id: 0, -2; nothing dismissed" in await error(session, "dismiss", ids=[0, 5, -2])
+        assert "not a memory id: -7; nothing restored" in await error(session, "restore", ids=[-7])
+        typo = await error(session, "recall", query="x", limt=3)
+        assert "ERR_VALIDATION_FAILED: unknown argument 'limt' (recall takes: query, " in typo and "limit" in typo
         assert "ERR_NOT_FOUND" in await error(session, "dismiss", ids=[99])
         statutory = await error(session, "save", content="never call save twice", kind="pitfall")
         assert "ERR_VALIDATION_FAILED" in statutory and "statutory" in statutory

@@ -12,12 +12,13 @@ from mneme_tui.memory.store import Store
 from mneme_tui.tui import app as app_module
 from mneme_tui.tui.app import MODE_SCREENS, MnemeApp
 from mneme_tui.tui.screens.base import screen_bindings
+from mneme_tui.tui.screens.dialogs import ConfirmScreen
 from mneme_tui.tui.screens.help import HelpScreen
 from mneme_tui.tui.screens.memories import MemoriesScreen
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
-from .conftest import SIZE
+from .conftest import SIZE, plain
 
 
 async def test_help_lists_every_key(demo_app):
@@ -81,8 +82,43 @@ async def test_sync_key_runs_the_sync_in_a_worker(demo_app, monkeypatch):
     async with demo_app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "s")
         await settle(pilot)
+        assert isinstance(demo_app.screen, ConfirmScreen)  # the demo's first sync would write markdown files
+        body = plain(demo_app.screen.query_one("#confirm-body"))
+        assert "PATTERNS.md: import " in body and "export " in body and seen == []
+        await pilot.press("y")
+        await settle(pilot)
         assert seen == [(demo_app.ctx.legion_dir, "atlas-api")]
         assert any(n.message == "Legion sync: nothing changed." for n in demo_app._notifications)
+        await pilot.press("s")  # asked once a session
+        await settle(pilot)
+        assert not isinstance(demo_app.screen, ConfirmScreen) and len(seen) == 2
+
+
+async def test_a_declined_sync_writes_nothing(demo_app, monkeypatch):
+    seen = []
+    monkeypatch.setattr(app_module, "legion_sync", lambda store, legion, repo: seen.append(repo) or SyncReport(
+        repo, str(legion.memory_dir), synced=True, message="ok"))
+    before = {path.name: path.read_bytes() for path in demo_app.ctx.legion_dir.glob("*.md")}
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "s")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert seen == [] and any("Sync cancelled" in n.message for n in demo_app._notifications)
+    assert {path.name: path.read_bytes() for path in demo_app.ctx.legion_dir.glob("*.md")} == before
+
+
+async def test_confirm_sync_false_turns_the_question_off(demo_app, monkeypatch, tmp_path):
+    seen = []
+    monkeypatch.setattr(app_module, "legion_sync", lambda store, legion, repo: seen.append(repo) or SyncReport(
+        repo, str(legion.memory_dir), synced=True, message="ok"))
+    config_file = tmp_path / "quiet.toml"
+    config_file.write_text("confirm_sync = false\n")
+    monkeypatch.setenv("MNEME_CONFIG", str(config_file))
+    async with demo_app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "s")
+        await settle(pilot)
+        assert seen == ["atlas-api"]
 
 
 async def test_writes_by_another_process_refresh_the_list_and_keep_the_cursor(make_app):
@@ -116,6 +152,8 @@ async def test_sync_key_mirrors_the_legion_files_into_the_store(demo_app):
     before = store.count(repo_id="atlas-api")
     async with demo_app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "s")
+        await settle(pilot)
+        await pilot.press("y")  # the first sync that writes markdown files asks
         for _ in range(50):
             await settle(pilot)
             if not demo_app.sync_running:

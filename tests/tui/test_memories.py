@@ -195,7 +195,9 @@ async def test_toast_and_cells_show_markup_literally(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot)
         row = _table(app).get_row(_table(app).row_keys[0])
-        assert row[-1].plain == "[/b] [@click=app.quit] · x [@click=app.quit] y"
+        shown = row[-1].plain  # literal, cut with … at the text column's edge
+        assert "[/b] [@click=app.quit] · x [@click=app.quit] y".startswith(shown.removesuffix("…"))
+        assert shown.startswith("[/b] [@click=app.quit] · x [@click")
         await pilot.press("d")
         await settle(pilot)
         messages = [n.message for n in app._notifications]

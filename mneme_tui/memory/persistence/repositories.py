@@ -16,6 +16,12 @@ from mneme_tui.memory.persistence.memories import rows_of
 from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_COLUMNS, PROVENANCE_COLUMNS, Tables
 
 
+def _chunks(ids: Sequence[int]) -> Iterator[list[int]]:
+    """``ids`` in runs short enough for one query's parameters."""
+    for start in range(0, len(ids), dialect.MAX_PARAMETERS):
+        yield [int(memory_id) for memory_id in ids[start : start + dialect.MAX_PARAMETERS]]
+
+
 class AuditLog:
     """``memory_audit``: every status change of a memory, and who made it."""
 
@@ -34,6 +40,17 @@ class AuditLog:
         query = model.select().where(model.memory_id == memory_id).order_by(model.id)
         return [(row.memory_id, row.from_status, row.to_status, row.at, row.reason, row.actor) for row in query]
 
+    def for_memories(self, memory_ids: Sequence[int]) -> dict[int, list[tuple[int, str, str, datetime, str, str]]]:
+        """Memory id → its entries as ``for_memory`` gives them (ids without any are absent)."""
+        model = self.model
+        found: dict[int, list[tuple[int, str, str, datetime, str, str]]] = defaultdict(list)
+        for chunk in _chunks(memory_ids):
+            query = (model.select(model.memory_id, model.from_status, model.to_status, model.at, model.reason,
+                                  model.actor).where(model.memory_id.in_(chunk)).order_by(model.id))
+            for row in rows_of(query):
+                found[row[0]].append(row)
+        return dict(found)
+
 
 class TaskAccessLog:
     """``task_access``: the (task, memory) pairs that already reinforced a memory."""
@@ -49,13 +66,17 @@ class TaskAccessLog:
 
     def tasks_for(self, memory_ids: Sequence[int]) -> dict[int, list[str]]:
         """Memory id → the tasks that reinforced it, oldest first (ids without any are absent)."""
+        return {memory_id: [task for task, _at in pairs] for memory_id, pairs in self.accesses_for(memory_ids).items()}
+
+    def accesses_for(self, memory_ids: Sequence[int]) -> dict[int, list[tuple[str, datetime]]]:
+        """Memory id → (task, when) of each task that reinforced it, oldest first (ids without any are absent)."""
         model = self.model
-        found: dict[int, list[str]] = defaultdict(list)
-        for start in range(0, len(memory_ids), dialect.MAX_PARAMETERS):
-            chunk = list(memory_ids[start : start + dialect.MAX_PARAMETERS])
-            query = model.select(model.memory_id, model.task_id).where(model.memory_id.in_(chunk)).order_by(model.at)
-            for memory_id, task_id in rows_of(query):
-                found[memory_id].append(task_id)
+        found: dict[int, list[tuple[str, datetime]]] = defaultdict(list)
+        for chunk in _chunks(memory_ids):
+            query = (model.select(model.memory_id, model.task_id, model.at)
+                     .where(model.memory_id.in_(chunk)).order_by(model.at))
+            for memory_id, task_id, at in rows_of(query):
+                found[memory_id].append((task_id, at))
         return dict(found)
 
 
@@ -137,8 +158,7 @@ class LegionRecords:
 
     def delete(self, memory_ids: Sequence[int]) -> None:
         """Drop the rows of these memories (bookkeeping only; memories are never deleted)."""
-        for start in range(0, len(memory_ids), dialect.MAX_PARAMETERS):
-            chunk = tuple(memory_ids[start : start + dialect.MAX_PARAMETERS])
+        for chunk in _chunks(memory_ids):
             self.db.execute_sql(
                 f"DELETE FROM legion_records WHERE memory_id IN ({dialect.placeholders(len(chunk))})", chunk
             )
@@ -163,6 +183,20 @@ class ProvenanceLog:
         """Empty the detail of a purged memory (a Legion import's detail holds its record's identity, which
         can be its text); the one change this table sees."""
         self.db.execute_sql("UPDATE memory_provenance SET detail = '' WHERE memory_id = ?", (int(memory_id),))
+
+    def set_actor(self, memory_id: int, actor: str) -> None:
+        """Record ``actor`` as who minted the memory (an import keeps the original minter)."""
+        self.db.execute_sql("UPDATE memory_provenance SET actor = ? WHERE memory_id = ?", (actor, int(memory_id)))
+
+    def actors_of(self, memory_ids: Sequence[int]) -> dict[int, str]:
+        """Memory id → who minted it (ids with no provenance row are absent)."""
+        found: dict[int, str] = {}
+        for chunk in _chunks(memory_ids):
+            marks = dialect.placeholders(len(chunk))
+            cursor = self.db.execute_sql(
+                f"SELECT memory_id, actor FROM memory_provenance WHERE memory_id IN ({marks})", chunk)
+            found.update(cursor.fetchall())
+        return found
 
     def actor_of(self, memory_id: int) -> str:
         """Who minted the memory ('' when nothing recorded it: rows older than schema 5)."""

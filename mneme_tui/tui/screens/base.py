@@ -15,6 +15,7 @@ from textual.worker import get_current_worker
 
 from mneme_tui.errors import MnemeError
 from mneme_tui.memory.records import StatusChange
+from mneme_tui.tui.keymap import with_ids
 from mneme_tui.tui.widgets.footer import KeyFooter
 from mneme_tui.tui.widgets.header import AppHeader, ModeBar
 
@@ -41,6 +42,13 @@ class ModeScreen(Screen):
     MODE_DESCRIPTION: ClassVar[str] = ""  # one line for the help screen and the command palette
     HELP: ClassVar[str] = ""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give the mode's bindings ids (``recall.dismiss_result``) before Textual merges them, so the
+        config file's ``[keys]`` can remap every key of every mode, those added later included."""
+        if "BINDINGS" in cls.__dict__:
+            cls.BINDINGS = with_ids(cls.MODE_NAME or cls.__name__.lower(), cls.__dict__["BINDINGS"])
+        super().__init_subclass__(**kwargs)
+
     def __init__(self) -> None:
         super().__init__()
         self._stale = False
@@ -53,6 +61,10 @@ class ModeScreen(Screen):
     @property
     def ctx(self) -> AppContext:
         return self.mneme.ctx
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only: the mode's write keys are shown disabled and do nothing."""
+        return True if self.mneme.allows(self.MODE_NAME, action) else None
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
@@ -135,6 +147,9 @@ def write_in_worker(owner: DOMNode, write: Callable[[Store], T], done: Callable[
     ``done`` with its result (the app learns it was its own write and refreshes its other screens), or
     ``failed`` with the message of a MnemeError (nothing was written)."""
     app: MnemeApp = owner.app  # type: ignore[assignment]
+    if app.ctx.read_only:
+        failed("read-only: this app was opened with --read-only (or read_only = true), nothing is written")
+        return
 
     def work() -> None:
         try:

@@ -61,6 +61,10 @@ def load_briefing(ctx: AppContext) -> BriefingData:
     return data
 
 
+INTERNAL_FIELDS = frozenset({"key", "raw", "extra", "occurrence", "layout", "line"})
+"""Record fields that say where the parser found a record, not what it says: not shown to people."""
+
+
 class RecordScreen(ModalScreen[None]):
     """One Legion record with every column, shown literally (``esc`` or ``enter`` closes it)."""
 
@@ -73,10 +77,10 @@ class RecordScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         out = Text(end="")
         for name, value in self.record.to_json().items():
-            if value in (None, "") or name in ("key", "raw", "extra"):
+            if value in (None, "", []) or name in INTERNAL_FIELDS:
                 continue
-            out.append(f"{name:<15}", style="bold dim")
-            out.append(literal_text(value))
+            out.append(f"{name.replace('_', ' '):<15}", style="bold dim")
+            out.append(literal_text(", ".join(value) if isinstance(value, list) else value))
             out.append("\n")
         with Vertical(id="record-dialog", classes="dialog"):
             yield Static(literal_text(f"{self.record.id} · {self.record.kind}", "bold"), classes="dialog-title")
@@ -99,6 +103,7 @@ class BriefingScreen(ModeScreen):
         super().__init__()
         self.data: BriefingData | None = None
         self._recent: dict[str, OutcomeRecord] = {}
+        self._table_focused = False
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="briefing-body"):
@@ -172,7 +177,8 @@ class BriefingScreen(ModeScreen):
         self._body("archetypes").update(self._archetype_table(report.archetypes))
         rates = [week.success_rate for week in report.weeks_with_data if week.success_rate is not None]
         sparkline = self.query_one("#trend-sparkline", Sparkline)
-        sparkline.data = rates or [0.0]
+        sparkline.display = len(rates) >= 2  # one point (or none) is no trend: a full-width bar would mislead
+        sparkline.data = rates
         self._body("trend").update(self._trend_text(report.weeks_with_data))
         self._body("preferences").update(self._preferences_text(report))
         claude = briefing.claude_memory
@@ -243,6 +249,9 @@ class BriefingScreen(ModeScreen):
                    literal_text(r.agent, "dim")])
             for key, r in self._recent.items()
         ])
+        if records and not self._table_focused:  # the first time: enter opens the highlighted outcome at once
+            self._table_focused = True
+            table.focus()
 
     @on(DataTable.RowSelected, "#recent-table")
     def _open_outcome(self, event: DataTable.RowSelected) -> None:
@@ -300,7 +309,7 @@ class BriefingScreen(ModeScreen):
             out.append(literal_text(f"{agent if len(agent) <= 30 else agent[:29] + '…':<30}"))
             out.append(f" {signals.positive:>4} {signals.corrective:>5} {signals.negative:>4}\n")
         out.append("latest: ", style="dim")
-        out.append(literal_text(f"{latest.date} {latest.decision_point}: {latest.user_choice}"))
+        out.append(literal_text(f"{latest.date} {display.one_line(latest.one_line())}"))
         for note in report.preference_notes:
             out.append("\n")
             out.append(literal_text(note, "italic"))

@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from mneme_tui.tui.keymap import keys_in_force
 from mneme_tui.tui.screens.base import mode_screens, screen_bindings
 from mneme_tui.tui.screens.memory_detail import MemoryScreen
 from mneme_tui.tui.screens.new_memory import NewMemoryScreen
@@ -22,6 +23,8 @@ COMMON_KEYS = [
     ("^p", "command palette: every action by name"),
     ("^q", "quit"),
 ]
+KEYS_NOTE = ("Change a key in the config file's [keys] table with the id on the right, e.g. "
+             "recall.dismiss_result = \"x\" (several keys: \"x,delete\").")
 DIALOG_KEYS = [
     ("y / n", "confirm / cancel in a confirmation dialog"),
     ("escape", "close a dialog, the help or a memory's detail"),
@@ -29,50 +32,58 @@ DIALOG_KEYS = [
 
 
 def _key_display(app: App, binding: Binding) -> str:
-    keys = [k.strip() for k in binding.key.split(",")]
-    shown = []
-    for key in keys:
-        shown.append(app.get_key_display(Binding(key, binding.action, binding.description)))
-    return " / ".join(shown)
+    """The keys that run ``binding`` now (the config file's ``[keys]`` applied), as the footer shows them."""
+    keys = [k.strip() for k in keys_in_force(binding, getattr(app, "keys", {})).split(",")]
+    return " / ".join(app.get_key_display(Binding(key, binding.action, binding.description)) for key in keys)
+
+
+def keyed_screens(app: App) -> list[tuple[str, list[Binding]]]:
+    """``(section title, bindings)`` for the app, each mode, the memory detail and the new-memory form."""
+    sections = [("Everywhere", [b for b in screen_bindings(type(app)) if not b.action.startswith("mode(")])]
+    for mode in mode_screens(app):
+        sections.append((f"{mode.MODE_TITLE} ({mode.MODE_KEY})", [b for b in screen_bindings(mode) if b.description]))
+    sections.append(("Memory detail", screen_bindings(MemoryScreen)))
+    sections.append(("New memory (n)", screen_bindings(NewMemoryScreen)))
+    return sections
 
 
 def help_table(app: App) -> Table:
-    """A two-column table (key, what it does) grouped by mode."""
+    """A table (keys in force, what they do, the binding's id for ``[keys]``) grouped by mode."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
+    table.add_column(style="dim", no_wrap=True)
 
-    def section(title: str) -> None:
+    def row(binding: Binding, text: str = "") -> None:
+        table.add_row(Text(_key_display(app, binding)), Text(text or binding.tooltip or binding.description),
+                      Text(binding.id or ""))
+
+    modes = {f"mode({mode.MODE_NAME!r})": mode for mode in mode_screens(app)}
+    titles = {f"{mode.MODE_TITLE} ({mode.MODE_KEY})": mode for mode in mode_screens(app)}
+    for title, bindings in keyed_screens(app):
+        if title in titles and not bindings:
+            continue
         if table.row_count:
             table.add_row(Text(""), Text(""))
         table.add_row(Text(title, style="bold underline"), Text(""))
-
-    section("Everywhere")
-    for mode in mode_screens(app):
-        table.add_row(Text(mode.MODE_KEY), Text(f"{mode.MODE_TITLE}: {mode.MODE_DESCRIPTION}"))
-    for binding in screen_bindings(type(app)):
-        table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
-    for key, text in COMMON_KEYS:
-        table.add_row(Text(key), Text(text))
-    def keys(bindings: list[Binding]) -> None:
+        if title == "Everywhere":
+            for binding in screen_bindings(type(app)):
+                if binding.action in modes:
+                    mode = modes[binding.action]
+                    row(binding, f"{mode.MODE_TITLE}: {mode.MODE_DESCRIPTION}")
+        elif title in titles and titles[title].HELP:
+            table.add_row(Text(""), Text(titles[title].HELP, style="italic dim"))
         for binding in bindings:
-            table.add_row(Text(_key_display(app, binding)), Text(binding.tooltip or binding.description))
-
-    for mode in mode_screens(app):
-        bindings = [b for b in screen_bindings(mode) if b.description]
-        if not bindings:
-            continue
-        section(f"{mode.MODE_TITLE} ({mode.MODE_KEY})")
-        if mode.HELP:
-            table.add_row(Text(""), Text(mode.HELP, style="italic dim"))
-        keys(bindings)
-    section("Memory detail")
-    keys(screen_bindings(MemoryScreen))
-    section("New memory (n)")
-    keys(screen_bindings(NewMemoryScreen))
-    section("Dialogs")
+            row(binding)
+        if title == "Everywhere":
+            for key, text in COMMON_KEYS:
+                table.add_row(Text(key), Text(text))
+    table.add_row(Text(""), Text(""))
+    table.add_row(Text("Dialogs", style="bold underline"), Text(""))
     for key, text in DIALOG_KEYS:
         table.add_row(Text(key), Text(text))
+    table.add_row(Text(""), Text(""))
+    table.add_row(Text(""), Text(KEYS_NOTE, style="italic dim"))
     return table
 
 

@@ -25,10 +25,10 @@ from mneme_tui.tui.scope import scope_label
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
 from mneme_tui.tui.screens.memory_detail import PIN_MARK, PIN_STYLE, MemoryScreen, toggle_pin
-from mneme_tui.tui.text import age_cell, cell, kind_cell, one_line, status_cell, topic_content_cell
+from mneme_tui.tui.text import STATUS_STYLES, age_cell, cell, kind_cell, one_line, status_cell, topic_content_cell
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
-from mneme_tui.tui.widgets.paged_table import PagedTable
+from mneme_tui.tui.widgets.paged_table import Column, PagedTable, WidthChanged, fit_columns
 
 PAGE_SIZE = 200
 STATUS_FILTERS = (K.ACTIVE, K.SUPERSEDED, K.TOMBSTONED, "all")
@@ -76,7 +76,8 @@ class MemoriesScreen(ModeScreen):
         Binding("d", "dismiss_selected", "Dismiss",
                 tooltip="Dismiss (tombstone) the highlighted memory, or the marked ones"),
         Binding("u", "undo", "Undo", tooltip="Undo the last dismissal (restores the previous status)"),
-        Binding("space", "mark", "Mark", tooltip="Mark or unmark the highlighted memory"),
+        Binding("space", "mark", "Mark",
+                tooltip="Mark or unmark the highlighted memory and move down (d then dismisses every marked one)"),
         Binding("p", "toggle_pin", "Pin", tooltip=f"Pin or unpin the highlighted memory ({PIN_MARK} pinned: never "
                                                   "proposed as cold, listed first in a handshake)"),
         Binding("f", "cycle_status", "Status", tooltip="Status filter: active, superseded, tombstoned, all"),
@@ -99,6 +100,7 @@ class MemoriesScreen(ModeScreen):
         self.marked: set[int] = set()
         self.undo_stack: list[StatusChange] = []
         self._rows: dict[str, Memory] = {}
+        self._columns: list[Column] = []
 
     # ----------------------------------------------------------------- layout
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]
@@ -120,14 +122,29 @@ class MemoriesScreen(ModeScreen):
         self.reload("mount")
 
     def _setup_columns(self) -> None:
-        """The columns for the current sort: sorting by access shows the access count."""
+        """The columns for the current sort and width: sorting by access shows the access count; the text
+        takes the width the others leave, and on a narrow table the status goes (unless the list shows every
+        status), then the repo (when the list shows one repo)."""
         table = self.query_one("#memories-table", PagedTable)
-        table.clear(columns=True)
         last = ("access", "access", 6) if self.filter.order == "access" else ("age", "age", 4)
-        table.setup_columns(
-            [("id", "id", 9), ("status", "status", 10), ("kind", "kind", 12), ("repo", "repo", 12),
-             last, ("content", "topic · content", None)]
-        )
+        droppable = [*(["status"] if self.filter.status != "all" else []),
+                     *(["repo"] if self.filter.repo not in (THIS_REPO, ALL_REPOS) else [])]
+        # the id column holds the pin mark too: ◆ 123456, or ● ◆ 1234 when marked
+        columns = fit_columns([("id", "id", 8), ("status", "status", 10), ("kind", "kind", 12), ("repo", "repo", 12),
+                               last, ("content", "topic · content", None)],
+                              table.fit_width, droppable)
+        if columns == self._columns:
+            return
+        self._columns = columns
+        table.clear(columns=True)
+        table.setup_columns(columns)
+
+    @on(WidthChanged, "#memories-table")
+    def _width_changed(self) -> None:
+        columns = self._columns
+        self._setup_columns()
+        if columns != self._columns and self.page is not None:
+            self._show_page(self.page, self.query_one("#memories-table", PagedTable).cursor_key, None, False)
 
     # ------------------------------------------------------------------- data
     def reload(self, reason: str = "", *, keep: str | None = None, fallback_row: int | None = None,
@@ -189,14 +206,12 @@ class MemoriesScreen(ModeScreen):
             text = Text.assemble((one_line(legion_id), "bold cyan"), " ", text, no_wrap=True, end="")
         last = (Text(str(memory.access_count), justify="right", end="") if self.filter.order == "access"
                 else age_cell(memory.created_at, now))
-        return [
-            self._id_cell(memory.id),
-            status_cell(memory.status),
-            kind_cell(memory.kind),
-            cell(memory.repo_id, "dim"),
-            last,
-            text,
-        ]
+        width = next((w for key, _, w in self._columns if key == "content"), None)
+        if width is not None:  # cut with … at the column's edge, as DataTable itself only clips
+            text.truncate(width, overflow="ellipsis")
+        cells = {"id": self._id_cell(memory.id), "status": status_cell(memory.status), "kind": kind_cell(memory.kind),
+                 "repo": cell(memory.repo_id, "dim"), "access": last, "age": last, "content": text}
+        return [cells[key] for key, _, _ in self._columns]
 
     @on(DataTable.RowHighlighted, "#memories-table")
     def _show_detail(self) -> None:
@@ -216,6 +231,17 @@ class MemoriesScreen(ModeScreen):
             out.append(f"{PIN_MARK} ", style=PIN_STYLE)
         out.append(str(memory_id), style="bold yellow" if memory_id in self.marked else "dim")
         return out
+
+    def _show_status(self, memory_id: int, status: str) -> None:
+        """Show a row's new status at once: in its status cell, or, when that column was dropped for width,
+        as the id struck through (tombstoned) or plain again."""
+        table = self.query_one("#memories-table", PagedTable)
+        if "status" in table.column_keys:
+            table.set_cell(str(memory_id), "status", status_cell(status))
+        else:
+            shown = self._id_cell(memory_id)
+            shown.stylize(STATUS_STYLES.get(status, ""))
+            table.set_cell(str(memory_id), "id", shown)
 
     def _show_filters(self) -> None:
         page = self.page
@@ -247,10 +273,8 @@ class MemoriesScreen(ModeScreen):
         )
 
     def _filter_changed(self, **changes) -> None:
-        access_column = self.filter.order == "access"
         self.filter = replace(self.filter, offset=0, **changes)
-        if (self.filter.order == "access") != access_column:
-            self._setup_columns()
+        self._setup_columns()  # the sort and the filters decide the columns (the reload below fills them)
         self._show_filters()
         self.reload("filter", fallback_row=0)
 
@@ -410,11 +434,10 @@ class MemoriesScreen(ModeScreen):
         ids = sorted(self.marked) or ([m.id] if (m := self._cursor_memory()) else [])
         if not ids:
             return
-        table = self.query_one("#memories-table", PagedTable)
         for memory_id in ids:  # show it at once; the write follows in a worker
             memory = self._rows.get(str(memory_id))
             if memory is not None and memory.status in (K.ACTIVE, K.SUPERSEDED):
-                table.set_cell(str(memory_id), "status", status_cell(K.TOMBSTONED))
+                self._show_status(memory_id, K.TOMBSTONED)
         self.write_status(ids, None)
 
     def action_undo(self) -> None:
@@ -422,10 +445,9 @@ class MemoriesScreen(ModeScreen):
             self.mneme.say("Nothing to undo.")
             return
         change = self.undo_stack.pop()
-        table = self.query_one("#memories-table", PagedTable)
         for memory_id, previous in change.changed:
             if str(memory_id) in self._rows:
-                table.set_cell(str(memory_id), "status", status_cell(previous))
+                self._show_status(memory_id, previous)
         self.write_status([], change)
 
     def write_status(self, ids: list[int], undo: StatusChange | None) -> None:

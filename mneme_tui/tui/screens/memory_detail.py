@@ -15,7 +15,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from mneme_tui import config
+from mneme_tui import config, display
 from mneme_tui.editor import edit_text
 from mneme_tui.errors import MnemeError
 from mneme_tui.memory import kinds as K
@@ -23,6 +23,7 @@ from mneme_tui.memory.purge import PurgeResult, purge
 from mneme_tui.memory.records import TUI, Memory, StatusChange
 from mneme_tui.memory.records import MemoryDetail as MemoryRecord
 from mneme_tui.memory.store import Store
+from mneme_tui.tui.keymap import with_ids
 from mneme_tui.tui.screens.base import DISMISS_REASON, UNDO_REASON, Undo, undo_last, write_in_worker
 from mneme_tui.tui.screens.purge_confirm import PurgeConfirmScreen
 from mneme_tui.tui.widgets.footer import KeyFooter
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 class MemoryScreen(ModalScreen[None]):
     """One memory (opened with enter from Recall, Memories or Graduation) and the actions on it."""
 
-    BINDINGS = [
+    BINDINGS = with_ids("detail", [
         Binding("escape,q,enter", "close", "Close"),
         Binding("e", "edit", "Edit",
                 tooltip="Edit the text in $VISUAL/$EDITOR: saves a new memory that supersedes this one"),
@@ -57,7 +58,11 @@ class MemoryScreen(ModalScreen[None]):
         Binding("P", "purge", "Purge", show=False,
                 tooltip="Purge: remove the text for good (a leaked secret), after typing the word purge"),
         Binding("n", "app.new_memory", "New", tooltip="Save a new memory"),  # a modal hides the app's keys
-    ]
+    ])
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only: the write keys are shown disabled and do nothing."""
+        return True if self.mneme.allows("detail", action) else None
 
     def __init__(self, memory_id: int) -> None:
         super().__init__()
@@ -231,9 +236,9 @@ class MemoryScreen(ModalScreen[None]):
         if memory is None:
             return
         if memory.kind in K.STATUTORY_KINDS:
-            self.mneme.say(f"#{memory.id} is a {memory.kind}: statutory kinds are written only by task sync and "
-                           "the Legion import, so it cannot be edited by hand. Dismiss it (d) and save a new "
-                           "memory (n).", "error")
+            self.mneme.say(f"#{memory.id} is {display.with_article(memory.kind)}: statutory kinds are written only "
+                           "by task sync and the Legion import, so it cannot be edited by hand. Dismiss it (d) and "
+                           "save a new memory (n).", "error")
             return
         if memory.status != K.ACTIVE:
             self.mneme.say(f"#{memory.id} is {memory.status}: only active memories can be edited (r restores it).",

@@ -26,6 +26,8 @@ from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
 from mneme_tui.tui.widgets.results_table import RECALL_COLUMNS, ResultsTable, recall_cells
 
 LIMITS = (5, 10, 20, 50)
+QUERY_HINT = "Type to search memories…   esc: keys · ?: help"
+"""The empty query box says how to reach the keys: while it has focus, letters and digits are the query."""
 DEBOUNCE_SECONDS = 0.02
 
 
@@ -53,7 +55,8 @@ class RecallScreen(ModeScreen):
     MODE_TITLE = "Recall"
     MODE_DESCRIPTION = "Search memories, best match first"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]  # below 150 the list keeps the full width
-    HELP = ("Type to search; the profile chip names the ranking (^o switches). The detail pane explains each score. "
+    HELP = ("Type to search (? in the empty query opens this help); the profile chip names the ranking (^o "
+            "switches). The match column is the score without its age factor; the detail pane explains each score. "
             "esc moves to the results; there, letters type into the query and 1-6, s, n, d, u, q, ? act.")
     BINDINGS = [
         Binding("ctrl+g", "toggle_cross_repo", "All repos", tooltip="Search every repo (-A) or this repo plus global"),
@@ -81,7 +84,7 @@ class RecallScreen(ModeScreen):
     # ----------------------------------------------------------------- layout
     def compose_body(self) -> ComposeResult:
         with Vertical(id="recall-top"):
-            yield Input(placeholder="Type to search memories…", id="query", compact=True, select_on_focus=False)
+            yield Input(placeholder=QUERY_HINT, id="query", compact=True, select_on_focus=False)
             yield ChipBar(id="recall-options")
         with Container(id="recall-body"):
             yield ResultsTable(id="results")
@@ -102,7 +105,12 @@ class RecallScreen(ModeScreen):
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
         """Debounce: the first key after a pause searches at once; keys typed while a search runs (or
-        within ``DEBOUNCE_SECONDS`` of the last one) are coalesced into one search for the latest text."""
+        within ``DEBOUNCE_SECONDS`` of the last one) are coalesced into one search for the latest text.
+        A ``?`` typed into the empty box opens the help instead (a newcomer's first key)."""
+        if event.value == "?" and not self.request.query:
+            event.input.value = ""
+            self.mneme.action_help()
+            return
         self.request = replace(self.request, query=event.value)
         self.generation += 1
         if self._debounce is not None:

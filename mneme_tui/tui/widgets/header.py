@@ -37,6 +37,8 @@ class AppHeader(Widget):
         parts: list[Content | tuple[str, str]] = [(" mneme", "bold $accent")]
         if ctx.demo:
             parts.append((" demo", "bold $warning"))
+        if ctx.read_only:
+            parts.append((" read-only", "bold $warning"))
         parts += [("  repo ", "dim"), (repo, "bold")]
         used = sum(len(p[0]) if isinstance(p, tuple) else len(p.plain) for p in parts)
         legion = ctx.legion_dir

@@ -16,6 +16,42 @@ from textual.widgets import DataTable
 from mneme_tui import compat
 
 Row = Sequence[Text]
+Column = tuple[str, str, int | None]
+CELL_PADDING = 1
+"""DataTable's default: one cell of padding on each side of every cell."""
+MIN_TEXT_WIDTH = 40
+"""The text column's width below which ``fit_columns`` drops droppable columns."""
+
+
+def fit_columns(columns: Sequence[Column], width: int, droppable: Sequence[str] = ()) -> list[Column]:
+    """``columns`` for a table ``width`` cells wide: the one ``None``-width column (the text) gets all the
+    width the others leave, and while that is under ``MIN_TEXT_WIDTH`` the ``droppable`` columns go, the
+    least useful (first) first. The text cells are cut with ``…`` at their column's edge."""
+    kept = list(columns)
+
+    def rest() -> int:
+        fixed = sum(w for _, _, w in kept if w is not None)
+        return width - fixed - 2 * CELL_PADDING * len(kept)
+
+    for key in droppable:
+        if rest() >= MIN_TEXT_WIDTH:
+            break
+        kept = [column for column in kept if column[0] != key]
+    text_width = max(10, rest())
+    return [(key, label, text_width if w is None else w) for key, label, w in kept]
+
+
+class WidthChanged(Message):
+    """A ``PagedTable`` got a new width (its columns may need fitting again)."""
+
+    def __init__(self, table: PagedTable, width: int) -> None:
+        super().__init__()
+        self.table = table
+        self.width = width
+
+    @property
+    def control(self) -> PagedTable:
+        return self.table
 
 
 class PagedTable(DataTable):
@@ -45,6 +81,18 @@ class PagedTable(DataTable):
         self._columns_keys = [key for key, _, _ in columns]
         for key, label, width in columns:
             self.add_column(label, key=key, width=width)
+
+    @property
+    def column_keys(self) -> list[str]:
+        return list(self._columns_keys)
+
+    @property
+    def fit_width(self) -> int:
+        """The width columns may fill: the table's, less a vertical scrollbar (which a long page shows)."""
+        return self.size.width - self.styles.scrollbar_size_vertical
+
+    def on_resize(self) -> None:
+        self.post_message(WidthChanged(self, self.fit_width))
 
     # --------------------------------------------------------------- paging
     def action_cursor_down(self) -> None:

@@ -23,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mneme_tui import display
+from mneme_tui.memory.highlight import matched_line
 from mneme_tui.memory.records import Memory, ScoredMemory
 from mneme_tui.tui.highlight import highlight
 from mneme_tui.tui.text import age_cell, cell, kind_cell
@@ -235,23 +236,32 @@ class ResultsTable(ScrollView, can_focus=True):
 
 
 RECALL_COLUMNS: list[tuple[str, str, int | None]] = [
-    ("score", "score", 5), ("kind", "kind", FIT), ("repo", "repo", FIT), ("age", "age", 4),
+    ("match", "match", 5), ("kind", "kind", FIT), ("repo", "repo", FIT), ("age", "age", 4),
     ("content", "memory · topic", None),
 ]
-"""The Recall list: the memory's text takes every cell the score, kind, repo and age leave."""
+"""The Recall list, best score first: the memory's text takes every cell the match, kind, repo and age leave.
+The match is the score without its age factor and boosts (the detail pane shows all three), so an old, exact
+match reads as the exact match it is beside its age, not as a weak score."""
 
 
 def recall_cells(item: ScoredMemory | Memory, now: datetime, *, query: str = "", profile: str = "",
                  legion_id: str | None = None) -> list[Text]:
-    """One Recall row: score, kind, repo, age, then the Legion record ID (if imported), the first line of
-    the content with the query's matched words highlighted, and the topic."""
+    """One Recall row: match, kind, repo, age, then the Legion record ID (if imported), the first line
+    of the content (and the line the query matched, when it is another one) with the query's matched words
+    highlighted, and the topic."""
     memory = item.memory if isinstance(item, ScoredMemory) else item
-    score = Text(f"{item.score:.3f}", justify="right") if isinstance(item, ScoredMemory) else Text("")
+    match = Text("")
+    if isinstance(item, ScoredMemory):
+        match = Text(f"{display.match_and_age(item.score, item.components)[0]:.3f}", justify="right")
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     if legion_id:
         text.append(display.one_line(legion_id), style="bold cyan")
         text.append(" ")
     text.append(highlight(Text(display.one_line(memory.content, 300)), query, profile))
+    hit = matched_line(memory.content, query, profile)
+    if hit is not None:
+        text.append(" … ", style="dim")
+        text.append(highlight(Text(display.one_line(memory.content.splitlines()[hit], 300)), query, profile))
     if memory.topic:
         text.append(" · " + display.one_line(memory.topic, 40), style="dim")
-    return [score, kind_cell(memory.kind), cell(memory.repo_id, "dim"), age_cell(memory.created_at, now), text]
+    return [match, kind_cell(memory.kind), cell(memory.repo_id, "dim"), age_cell(memory.created_at, now), text]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.text import Text
 
+from mneme_tui import display
 from mneme_tui.memory.ranking import COMPONENT_DESCRIPTIONS, COMPONENT_RANGES, PROFILE_COMPONENTS
 
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -41,6 +44,10 @@ def score_breakdown(components: dict[str, float], score: float, *, profile: str 
         out.append("\n")
     out.append(f"{'score':<14}", style="bold")
     out.append(f"{score:>7.4f}", style="bold")
+    match, decay = display.match_and_age(score, components)
+    out.append(f"  = match {match:.3f} (the list's column) × age {decay:.3f}", style="dim")
+    if not math.isclose(match * decay, score):
+        out.append(" × boosts", style="dim")
     return out
 
 
