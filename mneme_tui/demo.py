@@ -353,10 +353,46 @@ def _write_legion(project: Path, legion: Path, today: date, seed: int) -> None:
     )
 
 
+WORK_TREE_FILES = {
+    "src/store/store.py": "class Store:\n    def save(self, item):\n        return item\n",
+    "src/api/handlers.py": "def create_invoice(request):\n    return {}\n\n\ndef list_invoices(request):\n"
+                           "    return []\n",
+    "src/sync/legion.py": "class LegionSync:\n    def run(self):\n        return None\n",
+    "billing/invoice.py": "class Invoice:\n    def total(self):\n        return 0\n",
+}
+"""The demo project's code: the files its synced pitfalls name. ``Store._flush`` is gone from
+``src/store/store.py`` and a later commit deletes ``src/sync/legion.py``, so ``mneme review`` shows stale memories."""
+
+
+def _write_work_tree(project: Path, now: datetime) -> None:
+    """Make ``project`` a git work tree with ``WORK_TREE_FILES`` (two commits with fixed dates and author); skipped
+    where git cannot run (the stale kind then has no work tree to read)."""
+    import subprocess  # only for the demo's work tree
+
+    for path, text in WORK_TREE_FILES.items():
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(text, encoding="utf-8")
+    steps = [("init", "-q", "-b", "main"), ("add", *WORK_TREE_FILES), ("commit", "-q", "-m", "The demo project"),
+             ("rm", "-q", "src/sync/legion.py"), ("commit", "-q", "-m", "Move Legion sync out of the API")]
+    dates = [now - timedelta(days=300)] * 3 + [now - timedelta(days=3)] * 2
+    try:
+        for step, when in zip(steps, dates):
+            stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
+            env = {**os.environ, "GIT_AUTHOR_NAME": "Demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid",
+                   "GIT_COMMITTER_NAME": "Demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid",
+                   "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_CONFIG_NOSYSTEM": "1",
+                   "GIT_CONFIG_GLOBAL": os.devnull}
+            subprocess.run(["git", "-c", "commit.gpgsign=false", *step], cwd=project, env=env, check=True,
+                           capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        shutil.rmtree(project / ".git", ignore_errors=True)
+
+
 def build_demo_workspace(
     folder: Path, now: datetime, *, seed: int = DEFAULT_SEED, count: int = DEFAULT_COUNT
 ) -> DemoWorkspace:
-    """Create ``folder/mneme.db`` and ``folder/<repo>/.planning/memory`` (``folder`` must be empty or new)."""
+    """Create ``folder/mneme.db``, the project ``folder/<repo>`` (a git work tree, ``_write_work_tree``) and its
+    ``.planning/memory`` (``folder`` must be empty or new)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     remove_on_hangup(folder)
@@ -368,6 +404,7 @@ def build_demo_workspace(
         _mint_with_history(store, memory_items(count, now, seed))
     finally:
         store.close()
+    _write_work_tree(project, now)
     _write_legion(project, legion, now.date(), seed)
     claude_home = folder / "home"
     write_claude_memory(project, claude_home)

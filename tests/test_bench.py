@@ -19,8 +19,11 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
     assert set(figures) == {  # docs/json.md's table lists these
         "size", "build_s", "index_load_sqlite_ms", "index_load_snapshot_ms", "recall", "bare_numpy_topk",
         "naive_per_row", "save_per_s", "peak_rss_mb", "write_to_visible_ms", "mcp_recall", "import_floor_ms",
-        "cold_recall_ms", "cold_recall_peak_rss_mb", "cold_recall_vs_floor",
+        "cold_recall_ms", "cold_recall_peak_rss_mb", "cold_recall_vs_floor", "review",
     }
+    review = figures["review"]
+    assert set(review) == {"cold_ms", "warm_after_save_ms", "same_revision_ms", "proposals", "peak_rss_mb"}
+    assert review["cold_ms"] > 0 and review["peak_rss_mb"] > 0
     assert figures["size"] == 300
     assert set(figures["recall"]) == set(PROFILES)
     for profile in figures["recall"].values():

@@ -71,7 +71,8 @@ SHAPES: list[tuple[list[str], set[str]]] = [
                                        "original_summaries", "path", "phase", "ratio", "requirements_satisfied",
                                        "warnings"}),
     (["db", "info"], {"backend", "database", "memories", "schema_version", "tables"}),
-    (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "source", "verified"}),
+    (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "skipped", "source",
+                                             "verified"}),
     (["secrets", "scan", "-A"], {"proposals"}),
     (["purge", "1", "--reason", "a leaked key"], {"clean", "markdown_rewritten", "purged", "reason"}),
     (["export", "-A", "--status", "all", "-o", "export.jsonl"], {"files", "format", "memories", "repos"}),
@@ -80,7 +81,17 @@ SHAPES: list[tuple[list[str], set[str]]] = [
     (["eval", str(DATASET)], {"description", "held_out_from", "memories", "questions", "results"}),
     (["eval", str(DATASET), "--ablation"], {"ablation", "description", "held_out_from", "memories", "questions",
                                             "results"}),
+    (["save", "Use one connection per thread"], MEMORY),
+    (["save", "Never use one connection per thread"], MEMORY),  # a conflict: review's first proposal
+    (["review"], {"proposals", "repo"}),
+    (["review", "reject", "PROPOSAL"], {"decisions"}),
+    (["review", "undo", "PROPOSAL"], {"decisions"}),
+    (["review", "accept", "PROPOSAL"], {"decisions"}),
+    (["pin", "1"], {"pinned", "unchanged"}),
+    (["unpin", "1"], {"unchanged", "unpinned"}),
 ]
+PROPOSAL = "PROPOSAL"
+"""Stands for the id of the first proposal the last ``review`` listed."""
 
 
 def report(task_id: str) -> dict[str, Any]:
@@ -106,10 +117,14 @@ def test_json_shapes_are_stable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     (tmp_path / "03-api").mkdir()
     (tmp_path / "03-api" / "03-01-SUMMARY.md").write_text("---\nrequirements: [REQ-01]\n---\n# Plan 01 Summary\n")
     db = str(tmp_path / "mneme.db")
+    proposal = ""
     for argv, keys in SHAPES:
         capsys.readouterr()
+        argv = [proposal if word == PROPOSAL else word for word in argv]
         assert cli_main([*argv, "--json", "--db", db]) == 0, argv
         document = json.loads(capsys.readouterr().out)
+        if argv == ["review"]:
+            proposal = document["proposals"][0]["id"]
         if isinstance(document, list):
             assert document, argv
             document = document[0]

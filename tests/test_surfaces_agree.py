@@ -58,7 +58,8 @@ def test_every_operation_is_a_cli_command_and_an_mcp_tool() -> None:
         parser = command_parser(operation.command)
         assert parser.description == operation.summary
         assert operation.description().lower().startswith(operation.summary.lower()), operation.tool
-        cli_dests = {a.dest for a in parser._actions} - {"help", "db", "json", "dir", "root"}
+        # (``review``'s actions, ``review accept|reject|undo``, are commands of their own, without a dest)
+        cli_dests = {a.dest for a in parser._actions} - {"help", "db", "json", "dir", "root", argparse.SUPPRESS}
         assert cli_dests == {param.cli_dest for param in operation.params_on(CLI)}, operation.tool
         assert set(input_schema(operation)["properties"]) == {param.name for param in operation.params_on(MCP)}
 
@@ -77,8 +78,8 @@ def test_a_parameter_on_both_surfaces_agrees(operation: Operation, param: Any) -
     field = input_schema(operation)["properties"][param.name]
     assert plain(action.help or "", field.get("enum")) == plain(field["description"]) != ""
     assert (param.name in input_schema(operation).get("required", [])) == (action.required or not action.option_strings)
-    if action.choices is not None:
-        assert list(action.choices) == field["enum"]
+    if action.choices is not None:  # a list of choices has them on its items
+        assert list(action.choices) == field.get("enum", field.get("items", {}).get("enum"))
     if "default" in field and not param.negated_flag:
         assert action.default == field["default"]
     if param.minimum is not None:  # a bound: argparse's type on the CLI, the schema's minimum in MCP
@@ -125,6 +126,8 @@ def test_the_results_have_the_same_shapes(both) -> None:
     assert set(mcp("dismiss", ids=[1])) == set(cli("dismiss", "2")) == {"dismissed", "unchanged"}
     assert set(mcp("restore", ids=[1])) == set(cli("restore", "2")) == {"restored", "unchanged"}
     assert set(mcp("supersede", memory_id=3, content="tombstone it")) == set(cli("supersede", "4", "x"))
+    assert mcp("review", all_repos=True) == cli("review", "-A")
+    assert set(mcp("pin", ids=[3])) == set(cli("pin", "3")) == {"pinned", "unchanged"}
     assert set(mcp("purge", ids=[1], reason="a leaked key")) == set(cli("purge", "2", "--reason", "a leaked key")) == {
         "purged", "reason", "clean", "markdown_rewritten"}
 

@@ -20,6 +20,7 @@ from mneme_tui.cli import (
     memory_commands,
     output,
     purge_command,
+    review_commands,
     secrets_command,
     setup_command,
     task_commands,
@@ -28,7 +29,7 @@ from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
     memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
-    db_commands, purge_command, secrets_command, setup_command, export_commands,
+    db_commands, purge_command, secrets_command, setup_command, export_commands, review_commands,
 )
 
 

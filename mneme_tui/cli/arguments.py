@@ -103,10 +103,12 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_command(
-    sub: argparse._SubParsersAction, name: str, help_text: str, *, json_option: bool = True
+    sub: argparse._SubParsersAction, name: str, help_text: str, *, json_option: bool = True,
+    description: str | None = None,
 ) -> argparse.ArgumentParser:
-    """A subcommand parser with the options every command takes (``--db``, and ``--json`` by default)."""
-    parser = sub.add_parser(name, help=help_text, description=help_text)
+    """A subcommand parser with the options every command takes (``--db``, and ``--json`` by default);
+    ``help_text`` is its line in its group's list and, unless ``description`` is given, its description."""
+    parser = sub.add_parser(name, help=help_text, description=description or help_text)
     add_common_options(parser)
     if json_option:
         add_json_option(parser)

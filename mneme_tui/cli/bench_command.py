@@ -105,6 +105,12 @@ def _print_sqlite(size: int, figures: dict[str, Any]) -> None:
     print(f"  MCP recall round trip (SDK stdio client): p50 {mcp['p50_ms']} ms / p95 {mcp['p95_ms']} ms")
     print(f"  save: {figures['save_per_s']} memories/s")
     _print_visible(figures["write_to_visible_ms"])
+    review = figures.get("review")
+    if review:
+        print(f"  `mneme review` -A: {review['cold_ms']} ms cold, {review['warm_after_save_ms']} ms after one new"
+              " save,"
+              f" {review['same_revision_ms']} ms at the same revision; proposals {review['proposals']};"
+              f" peak RSS {review['peak_rss_mb']} MB")
 
 
 def _print_postgresql(size: int, figures: dict[str, Any]) -> None:

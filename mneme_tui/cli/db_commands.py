@@ -63,9 +63,11 @@ def cmd_copy(args: argparse.Namespace) -> int:
     output.print_redactions(redacted)
     shown = {"source": str(source.path), "destination": str(destination.path)}
     if args.json:
-        output.print_json({**shown, "copied": result.counts, "kept_ids": result.kept_ids, "verified": True})
+        output.print_json({**shown, "copied": result.counts, "kept_ids": result.kept_ids, "skipped": result.skipped,
+                           "verified": True})
         return 0
     ids = "ids kept" if result.kept_ids else "new ids after the existing ones"
+    skipped = f"; {result.skipped} already there, skipped" if result.skipped else ""
     print(f"Copied {result.counts['memories']} memories from {output.literal(shown['source'])} to "
-          f"{output.literal(shown['destination'])} ({ids}); counts and content hashes verified.")
+          f"{output.literal(shown['destination'])} ({ids}{skipped}); counts and content hashes verified.")
     return 0

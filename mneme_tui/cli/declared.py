@@ -23,17 +23,21 @@ from mneme_tui.operations.declaration import (
 )
 
 if TYPE_CHECKING:  # the store and the Legion API are imported by the commands that use them
+    from pathlib import Path
+
     from mneme_tui.legion.api import LegionMemory
     from mneme_tui.memory.store import Store
 
 
 def add_operation(
     sub: argparse._SubParsersAction, operation: Operation, *,
-    context: Callable[[argparse.ArgumentParser], None] | None = None,
+    context: Callable[[argparse.ArgumentParser], None] | None = None, word: str | None = None, line: str = "",
 ) -> argparse.ArgumentParser:
-    """The command of ``operation`` (its last command word) with ``--db``, ``--json``, the options ``context``
-    adds (where the work happens: ``--dir``, ``--root``), then every CLI parameter."""
-    parser = arguments.add_command(sub, operation.command[-1], operation.summary)
+    """The command of ``operation`` (its last command word, or ``word`` where a choice is spelled as the command:
+    ``review accept|reject|undo``, with ``line`` its line in the group's list) with ``--db``, ``--json``, the
+    options ``context`` adds (where the work happens: ``--dir``, ``--root``), then every CLI parameter."""
+    parser = arguments.add_command(sub, word or operation.command[-1], line or operation.summary,
+                                   description=operation.summary)
     if context is not None:
         context(parser)
     for param in operation.params_on(CLI):
@@ -106,15 +110,17 @@ def values_of(operation: Operation, args: argparse.Namespace) -> dict[str, Any]:
 
 class CliSession:
     """Where a command runs: the store ``--db`` names (opened on first use; created if missing only when
-    ``create`` says so), the active repo and profile as the CLI resolves them, and the Legion folder the
-    command's caller chose."""
+    ``create`` says so), the active repo and profile as the CLI resolves them, the Legion folder the command's
+    caller chose, and the work tree (``--root``, where the command has it, else the enclosing git work tree for
+    the active repo)."""
 
     source, detail = SAVE, ""
 
     def __init__(
-        self, args: argparse.Namespace, legion: Callable[[], LegionMemory] | None = None, *, create: bool = False,
+        self, args: argparse.Namespace, legion: Callable[[], LegionMemory] | None = None, root: Path | None = None,
+        *, create: bool = False,
     ) -> None:
-        self._args, self._legion, self._create = args, legion, create
+        self._args, self._legion, self._root, self._create = args, legion, root, create
         self._store: Store | None = None
 
     def store(self) -> Store:
@@ -133,6 +139,11 @@ class CliSession:
     def legion(self) -> LegionMemory:
         assert self._legion is not None, "a Legion command passes its folder"
         return self._legion()
+
+    def work_tree(self, repo: str | None) -> Path | None:
+        from mneme_tui.memory.curation.proposals import default_root
+
+        return self._root or default_root(repo, config.resolve_repo())
 
     def screened(self, fields: dict[str, Any], redact: bool) -> dict[str, Any]:
         """As the Session says, an error naming the option (``--pattern``); the count of redactions on stderr."""

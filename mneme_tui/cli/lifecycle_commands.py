@@ -6,6 +6,7 @@ Every change goes through the Store's audited status operations; nothing is over
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from mneme_tui import config, display
 from mneme_tui.cli import arguments, declared, output
@@ -14,6 +15,9 @@ from mneme_tui.memory.kinds import ACTIVE, STATUTORY_KINDS
 from mneme_tui.memory.records import Memory, MemoryDetail, actor_label, iso, supersession_json
 from mneme_tui.operations.declaration import REDACT_PARAM
 from mneme_tui.operations.memory import RESTORE, SHOW, SUPERSEDE
+
+if TYPE_CHECKING:
+    from mneme_tui.memory.curation.same_text import TextMatch
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -96,8 +100,8 @@ def cmd_supersede(args: argparse.Namespace) -> int:
     values = declared.values_of(SUPERSEDE, args)
     session = declared.session_for(SUPERSEDE, args)
     _check_editable(session.store().get(values["memory_id"]))
-    new = declared.run(SUPERSEDE, args, session=session, given=values)
-    _report_superseded(args, values["memory_id"], new, session.store().redactions)
+    saved = declared.run(SUPERSEDE, args, session=session, given=values)
+    _report_superseded(args, values["memory_id"], saved, session.store().redactions)
     return 0
 
 
@@ -119,8 +123,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         return 0
     if not edited.strip():
         raise MnemeError(ERR_VALIDATION_FAILED, f"the edited text is empty; memory {memory_id} is unchanged")
-    new = store.supersede(memory_id, edited)
-    _report_superseded(args, memory_id, new, store.redactions)
+    _report_superseded(args, memory_id, store.supersede_checked(memory_id, edited), store.redactions)
     return 0
 
 
@@ -141,13 +144,19 @@ def _check_editable(memory: Memory) -> None:
         )
 
 
-def _report_superseded(args: argparse.Namespace, old_id: int, new: Memory, redactions: int) -> None:
+def _report_superseded(args: argparse.Namespace, old_id: int, saved: tuple[Memory, TextMatch],
+                       redactions: int) -> None:
+    """The new memory and what it superseded, or (a duplicate text) that nothing changed."""
     output.print_redactions(redactions)
+    new, match = saved
     if args.json:
-        output.print_json(supersession_json(old_id, new))
-    else:
+        output.print_json(SUPERSEDE.to_json(saved, {"memory_id": old_id}))
+        return
+    if match.duplicate_of is None:
         print(
             f"Saved memory {new.id} ({new.kind}, topic {output.literal(new.topic)}, repo "
             f"{output.literal(new.repo_id)}); memory {old_id} is now superseded by it"
         )
+    if match.notice():
+        print(match.notice() + ("" if match.duplicate_of is None else f"; memory {old_id} is unchanged"))
 

@@ -23,17 +23,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_save(args: argparse.Namespace) -> int:
     session = declared.session_for(SAVE, args)
-    memory = declared.run(SAVE, args, session=session)
+    memory, match = declared.run(SAVE, args, session=session)
     output.print_redactions(session.store().redactions)
     if args.json:
-        output.print_json(SAVE.to_json(memory, {}))
-    else:
+        output.print_json(SAVE.to_json((memory, match), {}))
+        return 0
+    if match.duplicate_of is None:
         print(
             f"Saved memory {memory.id} ({memory.kind}, topic {output.literal(memory.topic)},"
             f" repo {output.literal(memory.repo_id)})"
         )
         if config.repo_defaulted_to_global(args.project):
             print(f"saved to {config.GLOBAL_REPO} (not inside a git work tree; -p REPO to choose)")
+    if match.notice():
+        print(match.notice())
     return 0
 
 

@@ -70,5 +70,10 @@ class Call:
     def legion(self) -> LegionMemory:
         return self.ctx.legion()
 
+    def work_tree(self, repo: str | None) -> Path | None:
+        from mneme_tui.memory.curation.proposals import default_root
+
+        return default_root(repo, self.ctx.repo, self.ctx.root)
+
     def screened(self, fields: dict[str, Any], redact: bool) -> dict[str, Any]:
         return secrets.screen_fields(fields, secrets.policy_for(redact))[0]

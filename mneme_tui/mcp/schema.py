@@ -36,7 +36,9 @@ _TYPES: dict[str, dict[str, Any]] = {
 def property_schema(param: Param) -> dict[str, Any]:
     """One argument's JSON schema: its type, description, enum, minimum and default (when it has one)."""
     schema: dict[str, Any] = {**_TYPES[param.type], "description": param.mcp_help()}
-    if param.choices:
+    if param.choices and param.type == TEXT_LIST:  # a list of choices: each item is one of them
+        schema["items"] = {**schema["items"], "enum": list(param.choices)}
+    elif param.choices:
         schema["enum"] = list(param.choices)
     if param.minimum is not None:
         schema["minimum"] = param.minimum

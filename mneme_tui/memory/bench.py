@@ -4,7 +4,8 @@ Each size runs in its own child process (so peak RSS is that size's own) and rep
 (warm, in-process) per ranking profile, the naive per-row baseline p50, a bare numpy cosine top-k p50 on
 the same matrix, index load times, cold ``mneme recall`` wall time as a subprocess (and as a multiple of
 the ``python -c "import numpy, peewee"`` floor), the MCP ``recall`` round trip, save throughput, the time a
-save by another process takes to reach a warm recall, and peak RSS. With a PostgreSQL URL the same store
+save by another process takes to reach a warm recall, peak RSS, and ``mneme review`` cold, after one save
+and at the same revision (``curation/bench.py``). With a PostgreSQL URL the same store
 is then measured on that server too (``bench_pg``). Targets from the issues are checked and reported,
 never asserted in tests.
 """
@@ -35,6 +36,7 @@ from mneme_tui.memory.bench_measures import (
     timed,
     write_to_visible,
 )
+from mneme_tui.memory.curation.bench import measure_review, review_checks
 from mneme_tui.memory.synthetic import QUERIES, REPOS, generate
 
 NAIVE_QUERIES = 3
@@ -115,6 +117,7 @@ def bench_size(size: int, workdir: str) -> dict[str, Any]:
     result["cold_recall_vs_floor"] = {
         label: round(value / result["import_floor_ms"], 2) for label, value in result["cold_recall_ms"].items()
     }
+    result["review"] = measure_review(db_path)  # last: it saves one memory
     return result
 
 
@@ -169,6 +172,7 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
                     "<=", TARGETS["ratio_to_bare_at_1m"],
                 ))
         checks.extend(_agent_checks(size, figures))
+        checks.extend(review_checks(size, figures))
     return checks
 
 

@@ -78,16 +78,11 @@ def screened_copy(source: Store, destination: Store, *, merge: bool, redact: boo
     proposals = scan(source)
     if proposals and not redact:
         raise refuse_copy(proposals)
-    before = destination.count() if merge else 0
     result = source.copy_into(destination, merge=merge)
     if not proposals:
         return result, 0
-    flagged = [proposal.memory_id for proposal in proposals]
-    if not result.kept_ids:  # merged copies are the destination's last rows, in the source's id order
-        source_ids = [memory.id for memory in source.list(status="all", order="id", limit=None)]
-        copies = destination.list(status="all", order="id", limit=len(source_ids), offset=before)
-        new_id = {old: copy.id for old, copy in zip(source_ids, copies)}
-        flagged = [new_id[memory_id] for memory_id in flagged]
+    # a memory a merge skipped was already in the destination: this copy wrote nothing of it
+    flagged = [result.new_ids[proposal.memory_id] for proposal in proposals if proposal.memory_id in result.new_ids]
     return result, redact_stored(destination, flagged)
 
 

@@ -25,7 +25,10 @@ from mneme_tui.display import with_article
 from mneme_tui.errors import ERR_DATABASE, ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory import secrets
+from mneme_tui.memory.curation.catalogue import Catalogue
+from mneme_tui.memory.curation.same_text import TextMatch, match_text
 from mneme_tui.memory.index import MemoryIndex
+from mneme_tui.memory.persistence.curation import DecisionLog, PinTable, last_reads
 from mneme_tui.memory.persistence.database import DATABASE_ERRORS, dialect_of, open_database
 from mneme_tui.memory.persistence.memories import MemoryTable, memory_from_row
 from mneme_tui.memory.persistence.repositories import (
@@ -117,13 +120,18 @@ class StoreWrites:
         self.legion_records = LegionRecords(self.db)
         self.task_sync_ledger = TaskSyncLedger(self.db)
         self.provenance_log = ProvenanceLog(self.db)
+        self.pins = PinTable(self.db)
+        self.decisions = DecisionLog(self.db)
         self.redactions = 0
         """Secrets this store's writes replaced with ``[REDACTED:<type>]`` (policy ``redact``), for the summary."""
         self._start_index()
 
     def _start_index(self) -> None:
-        """A cold index (at the start, and when the store's file was replaced: it held another database)."""
+        """A cold index and curation catalogue (at the start, and when the store's file was replaced: it held
+        another database)."""
         self.index = MemoryIndex()
+        self.catalogue = Catalogue()
+        """Curation's features of every memory (``memory/curation``), refreshed by revision like ``index``."""
 
     # ------------------------------------------------------------------ plumbing
     @cached_property
@@ -233,7 +241,12 @@ class StoreWrites:
         return memory
 
     # --------------------------------------------------------------------- writes
-    def save(
+    def save(self, content: str, **fields: Any) -> Memory:
+        """``save_checked``'s memory: the new one, or (a text equal after normalising to an active memory of the
+        same repo and kind) that one, nothing stored."""
+        return self.save_checked(content, **fields)[0]
+
+    def save_checked(
         self,
         content: str,
         *,
@@ -244,16 +257,36 @@ class StoreWrites:
         source: str = SAVE,
         detail: str = "",
         secrets_policy: str | None = None,
-    ) -> Memory:
+    ) -> tuple[Memory, TextMatch]:
         """Save an advisory memory (spec 5.1) written by hand: ``source`` is ``save`` (``mneme save``), ``tui``
         or ``mcp`` (``detail``: the client). Statutory and imported kinds raise ERR_VALIDATION_FAILED; a secret
-        ERR_SECRET, unless ``secrets_policy`` (default: the store's) is ``redact``."""
+        ERR_SECRET, unless ``secrets_policy`` (default: the store's) is ``redact``.
+
+        Returns the memory and what its text, as it would be stored (a secret redacted), matched:
+        ``duplicate_of`` (an active memory of the same repo and kind with the same text after normalising:
+        nothing is stored and that memory is returned) or the ``closest`` near duplicate (stored all the same)."""
         K.validate_kind(kind, allow_statutory=False)
         if source not in HAND_SOURCES:
             valid = ", ".join(HAND_SOURCES)
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown save source {source!r} (valid: {valid})")
-        return self.mint(content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id,
-                         provenance=Provenance(source, detail), secrets_policy=secrets_policy)
+        repo = config.GLOBAL_REPO if repo_id is None else str(repo_id).strip()
+        # a secret first (refused, or redacted), then the duplicate check on what would be stored
+        stored, _ = secrets.screen(_checked_content(content), secrets_policy or self.secrets_policy)
+
+        def write() -> tuple[Memory, TextMatch]:
+            match = self.existing_text(_checked_content(stored), repo_id=repo, kind=kind)
+            if match.duplicate_of is not None:
+                return self.get(match.duplicate_of), match
+            return self.mint(content, kind=kind, topic=topic, repo_id=repo, task_id=task_id,
+                             provenance=Provenance(source, detail), secrets_policy=secrets_policy), match
+
+        return self.run_transaction(write)
+
+    def existing_text(self, content: str, *, repo_id: str, kind: str) -> TextMatch:
+        """The no-new-duplicates check (``curation/same_text``): an active memory of ``repo_id`` and ``kind``
+        with the same text after normalising, or the closest near one."""
+        with self.sqlite_errors():
+            return match_text(self.db, content, repo_id=repo_id, kind=kind)
 
     def mint(
         self,
@@ -431,7 +464,11 @@ class StoreWrites:
         self.get(new_id)
         return self.set_status([old_id], K.SUPERSEDED, reason=reason, allowed_from=(K.ACTIVE,), superseded_by=new_id)
 
-    def supersede(
+    def supersede(self, memory_id: int, content: str, **fields: Any) -> Memory:
+        """``supersede_checked``'s memory: the new one, or the existing one its text duplicates."""
+        return self.supersede_checked(memory_id, content, **fields)[0]
+
+    def supersede_checked(
         self,
         memory_id: int,
         content: str,
@@ -442,7 +479,7 @@ class StoreWrites:
         source: str = SAVE,
         detail: str = "",
         secrets_policy: str | None = None,
-    ) -> Memory:
+    ) -> tuple[Memory, TextMatch]:
         """Edit as supersede: save a new memory with ``content`` and mark the old one superseded by it, in
         one transaction (audited); nothing is overwritten. The new memory keeps the old one's repo, task,
         topic and kind unless ``topic`` / ``kind`` are given, and its reinforcement (access count and the tasks
@@ -452,11 +489,13 @@ class StoreWrites:
         memory's provenance ``detail`` as ``save`` takes it, e.g. the MCP client's name): the spec
         lets only task sync mint statutory kinds (pitfall, pattern, task, ...) and only the Legion import
         writes imported ones, so superseding one, or choosing such a ``kind``, raises ERR_VALIDATION_FAILED,
-        as does a memory that is not active. A secret in the text is refused or redacted as ``save`` does.
+        as does a memory that is not active. A secret in the text is refused or redacted as ``save`` does. A
+        text equal after normalising (once screened) to an active memory of the same repo and kind (the old one
+        included) changes nothing: that memory is returned with the match.
         """
         new_kind = K.validate_kind(kind, allow_statutory=False) if kind is not None else None
 
-        def write() -> Memory:
+        def write() -> tuple[Memory, TextMatch]:
             old = self.get(memory_id)
             if old.kind in K.STATUTORY_KINDS or old.kind in K.IMPORTED_KINDS:
                 raise MnemeError(
@@ -466,13 +505,15 @@ class StoreWrites:
                 )
             if old.status != K.ACTIVE:
                 raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")
-            new = self.save(
+            new, match = self.save_checked(
                 content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
                 repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail, secrets_policy=secrets_policy,
             )
-            self._carry_reinforcement(old, new.id)
-            self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
-            return self.get(new.id)
+            if match.duplicate_of is None:
+                self._carry_reinforcement(old, new.id)
+                self.mark_superseded(memory_id, new.id, reason=reason or f"superseded by {new.id}")
+                return self.get(new.id), match
+            return new, match
 
         return self.run_transaction(write)
 
@@ -523,3 +564,43 @@ class StoreWrites:
             return counted
 
         return self.run_transaction(write)
+
+    # ------------------------------------------------------------------- curation
+    def pin(self, ids: Iterable[int]) -> list[int]:
+        """Pin memories (never cold, first in a handshake); every id is checked first. The ids newly pinned."""
+        return self._set_pins(ids, pin=True)
+
+    def unpin(self, ids: Iterable[int]) -> list[int]:
+        """Unpin memories; every id is checked first. The ids that were pinned."""
+        return self._set_pins(ids, pin=False)
+
+    def _set_pins(self, ids: Iterable[int], *, pin: bool) -> list[int]:
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        if not wanted:
+            raise MnemeError(ERR_VALIDATION_FAILED, "no memory ids given")
+
+        def write() -> list[int]:
+            statuses = self.memories.statuses([i for i in wanted if 0 < i <= MAX_ID])
+            missing = [i for i in wanted if i not in statuses]
+            if missing:
+                raise MnemeError(ERR_NOT_FOUND, f"no memory with id {', '.join(map(str, missing))}")
+            moment, changed = config.now(), []
+            for memory_id in wanted:
+                done = self.pins.pin(memory_id, moment, self.actor) if pin else self.pins.unpin(memory_id)
+                if done:
+                    status = statuses[memory_id]
+                    self.audit_log.add(memory_id, status, status, moment, "pinned" if pin else "unpinned", self.actor)
+                    changed.append(memory_id)
+            return changed
+
+        return self.run_transaction(write)
+
+    def pinned_ids(self) -> set[int]:
+        """The ids of every pinned memory."""
+        with self.sqlite_errors():
+            return self.pins.ids()
+
+    def last_reads(self) -> dict[int, str]:
+        """Memory id → when a task last read it (stored text), for memories some task read."""
+        with self.sqlite_errors():
+            return last_reads(self.db)

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from mneme_tui.display import compact_json, json_document
 from mneme_tui.memory.budget import Dumps, fit_json
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES, validate_kind
-from mneme_tui.memory.records import supersession_json
 from mneme_tui.memory.secrets import policy_for
 from mneme_tui.operations.declaration import (
     BOOL,
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from mneme_tui.memory.budget import Omission
+    from mneme_tui.memory.curation.same_text import TextMatch
     from mneme_tui.memory.records import Memory, MemoryDetail, ScoredMemory, StatusChange
     from mneme_tui.operations.session import Session
 
@@ -87,12 +87,26 @@ def _lean(result: ScoredMemory) -> dict[str, Any]:
     return {name: document[name] for name in RECALL_FIELDS}
 
 
-def save_echo(memory: Memory) -> dict[str, Any]:
-    """What MCP ``save`` answers: the new id, where it went and the start of its text (never the whole text)."""
+def save_echo(saved: tuple[Memory, TextMatch]) -> dict[str, Any]:
+    """What MCP ``save`` answers: the new id, where it went and the start of its text (never the whole text),
+    and ``duplicate_of`` (nothing stored: that memory is the one echoed) or ``near_duplicate`` when set."""
+    memory, match = saved
     first = memory.first_line
     echo = first if len(first) <= ECHO_CHARS else first[: ECHO_CHARS - 1] + "…"
     return {"id": memory.id, "kind": memory.kind, "repo_id": memory.repo_id, "topic": memory.topic,
-            "echo": echo, "chars": len(memory.content)}
+            "echo": echo, "chars": len(memory.content), **match.to_json()}
+
+
+def saved_json(saved: tuple[Memory, TextMatch]) -> dict[str, Any]:
+    """``save --json``: the memory (the existing one for a duplicate) and what its text matched."""
+    memory, match = saved
+    return match.saved_json(memory)
+
+
+def superseded_json(old_id: int, saved: tuple[Memory, TextMatch]) -> dict[str, Any]:
+    """``supersede --json``: ``{"superseded": old id (null for a duplicate text), "memory": …}`` and the match."""
+    memory, match = saved
+    return match.superseded_json(old_id, memory)
 
 
 def memory_list_json(memories: list[Memory]) -> list[dict[str, Any]]:
@@ -117,9 +131,10 @@ def run_recall(session: Session, query: str, all_repos: bool, repo: str | None, 
 
 
 def run_save(session: Session, content: str, topic: str, kind: str, repo: str | None, task_id: str,
-             redact: bool = False) -> Memory:
-    """A new advisory memory, its provenance the session's (a secret refused, or redacted with ``redact``)."""
-    return session.store().save(content, kind=kind, topic=topic, repo_id=session.repo(repo), task_id=task_id,
+             redact: bool = False) -> tuple[Memory, TextMatch]:
+    """A new advisory memory, its provenance the session's (a secret refused, or redacted with ``redact``), and
+    what its text matched (a duplicate stores nothing and gives the existing memory)."""
+    return session.store().save_checked(content, kind=kind, topic=topic, repo_id=session.repo(repo), task_id=task_id,
                                 source=session.source, detail=session.detail, secrets_policy=policy_for(redact))
 
 
@@ -144,9 +159,10 @@ def run_restore(session: Session, ids: list[int]) -> StatusChange:
 
 
 def run_supersede(session: Session, memory_id: int, content: str, topic: str | None, kind: str | None,
-                  redact: bool = False) -> Memory:
-    """The new memory that supersedes ``memory_id`` (its text screened for secrets as ``save`` does)."""
-    return session.store().supersede(memory_id, content, topic=topic, kind=kind, source=session.source,
+                  redact: bool = False) -> tuple[Memory, TextMatch]:
+    """The new memory that supersedes ``memory_id`` (its text screened for secrets as ``save`` does), and what
+    the text matched (a duplicate changes nothing)."""
+    return session.store().supersede_checked(memory_id, content, topic=topic, kind=kind, source=session.source,
                                      detail=session.detail, secrets_policy=policy_for(redact))
 
 
@@ -177,9 +193,11 @@ RECALL = Operation(
 
 SAVE = Operation(
     tool="save", command=("save",), title="Save a memory", summary="save an advisory memory", effect=Effect.ADD,
-    run=run_save, mcp_json=lambda memory, values: save_echo(memory),
+    run=run_save, to_json=lambda saved, values: saved_json(saved), mcp_json=lambda saved, values: save_echo(saved),
     details="One self-contained lesson, decision or fact. Pitfalls, patterns and other statutory kinds are "
-            "minted only by `task_sync` of a verified report. Returns the new id and the start of the text.",
+            "minted only by `task_sync` of a verified report. Returns the new id and the start of the text; "
+            "a text already stored (after normalising) is not stored again: `duplicate_of` names that memory, "
+            "and `near_duplicate` one nearly the same.",
     params=(
         Param("content", TEXT, "the memory text (markdown)", metavar="CONTENT", required=True,
               reads_stdin=True),
@@ -245,10 +263,11 @@ SUPERSEDE = Operation(
     tool="supersede", command=("supersede",), title="Correct a memory",
     summary="replace a memory's text: saves a new memory, the old one becomes superseded", effect=Effect.REPLACE,
     past="superseded", run=run_supersede,
-    to_json=lambda memory, values: supersession_json(values["memory_id"], memory),
+    to_json=lambda saved, values: superseded_json(values["memory_id"], saved),
     details="The new memory keeps the old one's repo, task, topic and kind unless given; nothing is overwritten. "
             "Only active advisory memories: dismiss a pitfall or pattern instead. "
-            'Returns {"superseded": old id, "memory": the new memory}.',
+            'Returns {"superseded": old id, "memory": the new memory}; a text already stored changes nothing '
+            '(`superseded` null, `duplicate_of` that memory).',
     params=(
         _ID,
         Param("content", TEXT, "the new text", metavar="CONTENT", required=True, reads_stdin=True),

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from mneme_tui.legion.api import LegionMemory
     from mneme_tui.memory.store import Store
 
@@ -37,6 +39,11 @@ class Session(Protocol):
 
     def legion(self) -> LegionMemory:
         """The Legion memory folder."""
+        ...
+
+    def work_tree(self, repo: str | None) -> Path | None:
+        """The git work tree curation's stale kind reads for ``repo`` (None: every repo): the one named, or the
+        enclosing one for the active repo; None for another repo's memories or outside a work tree."""
         ...
 
     def screened(self, fields: dict[str, Any], redact: bool) -> dict[str, Any]:

@@ -109,6 +109,10 @@ def _checked(param: Param, value: Any, operation: Operation) -> Any:
     checked = _typed(param, value, *expected)
     if param.type == TEXT_LIST and not all(isinstance(item, str) for item in checked):
         raise _invalid(f"{param.name} must be a list of texts")
+    if param.type == TEXT_LIST and param.choices and param.checked_by == "parser":
+        for item in checked:
+            if item not in param.choices:
+                raise _invalid(f"{param.name} must be a list of {', '.join(param.choices)}: {shown(item)!r}")
     return checked
 
 

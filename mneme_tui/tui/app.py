@@ -37,11 +37,12 @@ from mneme_tui.tui.screens.memory_detail import MemoryScreen
 from mneme_tui.tui.screens.new_memory import NewMemoryScreen
 from mneme_tui.tui.screens.prune import PruneScreen
 from mneme_tui.tui.screens.recall import RecallScreen
+from mneme_tui.tui.screens.review import ReviewScreen
 from mneme_tui.tui.styles import style_path
 
 POLL_SECONDS = 1.0
 MODE_SCREENS: tuple[type[ModeScreen], ...] = (
-    RecallScreen, MemoriesScreen, BriefingScreen, PruneScreen, GraduationScreen,
+    RecallScreen, MemoriesScreen, BriefingScreen, PruneScreen, GraduationScreen, ReviewScreen,
 )
 
 

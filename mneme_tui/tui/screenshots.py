@@ -104,6 +104,14 @@ async def graduation_scene(pilot) -> None:
     await press(pilot, "escape", "5")
 
 
+async def review_scene(pilot) -> None:
+    """Review: the demo's open proposals, best first, the first stale one highlighted (its evidence below)."""
+    await press(pilot, "escape", "6")
+    shown = pilot.app.screen.shown
+    kinds = [proposal.kind for proposal in shown.proposals] if shown is not None else []
+    await press(pilot, *["down"] * (kinds.index("stale") if "stale" in kinds else 0))
+
+
 async def help_scene(pilot) -> None:
     await settle(pilot)
     await press(pilot, "f1")
@@ -113,7 +121,7 @@ SCENES: list[tuple[str, Callable[..., Awaitable[None]]]] = [
     ("recall", recall_scene), ("memories", memories_scene), ("memory-detail", memory_detail_scene),
     ("memory-actions", memory_actions_scene), ("new-memory", new_memory_scene),
     ("briefing", briefing_scene), ("prune", prune_scene), ("prune-confirm", prune_confirm_scene),
-    ("graduation", graduation_scene), ("help", help_scene),
+    ("graduation", graduation_scene), ("review", review_scene), ("help", help_scene),
 ]
 
 

@@ -135,7 +135,9 @@ def test_locality_and_score_is_product(store: Store):
 
 
 def test_ties_ordered_by_lower_id(store: Store):
-    ids = [store.save("same words everywhere", repo_id="nomos").id for _ in range(12)]
+    # identical texts: minted (save would return the first one again: no new duplicates)
+    ids = [store.mint("same words everywhere", kind="reflection", repo_id="nomos", provenance=GENERATED).id
+           for _ in range(12)]
     results = store.recall("same words", repo="nomos", limit=4, profile="spec")
     assert [r.memory.id for r in results] == ids[:4]
     assert len({r.score for r in results}) == 1
@@ -144,7 +146,7 @@ def test_ties_ordered_by_lower_id(store: Store):
 
 
 def test_identical_memories_tie_exactly_and_come_back_by_id(store: Store):
-    ids = [store.save("cache invalidation strategy").id for _ in range(6)]
+    ids = [store.mint("cache invalidation strategy", kind="reflection", provenance=GENERATED).id for _ in range(6)]
     results = store.recall("cache invalidation strategy", repo="global", limit=6, profile="spec")
     assert len({r.score for r in results}) == 1
     assert [r.memory.id for r in results] == ids
@@ -152,7 +154,7 @@ def test_identical_memories_tie_exactly_and_come_back_by_id(store: Store):
 
 def test_cosine_bounded_by_one(store: Store):
     for _ in range(3):
-        store.save("cache invalidation strategy")
+        store.mint("cache invalidation strategy", kind="reflection", provenance=GENERATED)
     results = store.recall("cache invalidation strategy", repo="global", limit=3, profile="spec")
     assert all(-1.0 <= r.components["cosine"] <= 1.0 for r in results)
 

@@ -71,10 +71,11 @@ def test_schema_1_upgrades_to_the_current_schema_and_keeps_every_row(schema1_db:
     assert len(before["memories"]) == 7 and len(before["task_access"]) == 3
     Store(schema1_db).close()
     version, names = _catalogue(schema1_db)
-    assert version == SCHEMA_VERSION == 5
+    assert version == SCHEMA_VERSION == 6
     assert ("trigger", "memories_revision_insert") not in names  # schema 2 dropped it
     assert {("trigger", "memories_revision_update"), ("table", "legion_records"), ("table", "task_sync_ledger"),
-            ("index", "idx_legion_records_identity")} <= names
+            ("index", "idx_legion_records_identity"), ("table", "memory_pins"),
+            ("table", "curation_decisions")} <= names  # schema 6: curation
     after = {table: _dump(schema1_db, table, order) for table, order in tables}
     assert ("provenance_version", "1") in after["mneme_meta"]  # schema 4 recorded every memory's origin
     after["mneme_meta"] = [row for row in after["mneme_meta"] if row[0] != "provenance_version"]

@@ -23,6 +23,7 @@ CLIENT = Implementation(name="mneme-tests", version="1")
 TOOLS = {
     "recall", "save", "list", "show", "dismiss", "restore", "supersede", "handshake", "task_sync", "legion_briefing", "legion_recall",
     "legion_record_outcome", "legion_record_pattern", "legion_record_error", "legion_record_preference", "purge",
+    "review", "review_decide", "pin", "unpin",
 }
 
 

@@ -13,8 +13,9 @@ from mcp_session import cli_error, cli_json, error, server
 
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 
-READ_ONLY = {"recall", "list", "show", "handshake", "legion_briefing", "legion_recall"}
-DESTRUCTIVE = {"dismiss", "restore", "supersede", "legion_record_outcome", "purge"}  # an outcome may set off auto-prune
+READ_ONLY = {"recall", "list", "show", "handshake", "legion_briefing", "legion_recall", "review"}
+DESTRUCTIVE = {"dismiss", "restore", "supersede", "legion_record_outcome", "purge",  # an outcome may set off auto-prune
+               "review_decide", "pin", "unpin"}
 
 
 async def test_every_tool_has_a_title_annotations_and_plain_descriptions(workspace: Path) -> None:
@@ -36,6 +37,8 @@ async def test_every_tool_has_a_title_annotations_and_plain_descriptions(workspa
     assert schemas["list"]["status"]["enum"] == [*STATUSES, "all"]
     assert schemas["legion_recall"]["kind"]["enum"] == ["outcomes", "patterns", "errors", "preferences"]
     assert schemas["legion_record_outcome"]["outcome"]["enum"] == ["success", "partial", "failed"]
+    assert schemas["review"]["kinds"]["items"]["enum"] == ["duplicate", "conflict", "stale", "cold"]
+    assert schemas["review_decide"]["decision"]["enum"] == ["accept", "reject", "undo"]
     assert schemas["recall"]["limit"] == {"type": "integer", "description": "result limit", "minimum": 1, "default": 5}
     for tool in ("recall", "handshake", "legion_briefing", "legion_recall"):
         assert schemas[tool]["budget"]["minimum"] == 1 and "default" not in schemas[tool]["budget"], tool

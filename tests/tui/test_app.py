@@ -60,7 +60,7 @@ async def test_command_palette_lists_every_action(demo_app):
 async def test_mode_keys_and_mouse_switch_screens(demo_app):
     async with demo_app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert list(MnemeApp.MODES) == ["recall", "memories", "briefing", "prune", "graduation"]
+        assert list(MnemeApp.MODES) == ["recall", "memories", "briefing", "prune", "graduation", "review"]
         for mode in MODE_SCREENS:
             await pilot.press("escape") if mode.MODE_NAME == "recall" else None
             await pilot.press(mode.MODE_KEY)

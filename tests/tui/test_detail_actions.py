@@ -125,6 +125,21 @@ async def test_edit_with_unchanged_text_changes_nothing(make_app, tmp_path, monk
         assert store.count() == 2
 
 
+async def test_an_edit_into_the_text_of_another_memory_changes_nothing(make_app, tmp_path, monkeypatch):
+    store, memory_id, _ = _seed()
+    other = store.save(NEW_TEXT, kind="decision", topic="Deploys", repo_id="atlas-api")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(_rewriting_editor(tmp_path, NEW_TEXT.upper())))
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _open(pilot, memory_id)
+        await press(pilot, "e")
+        assert f"is already memory {other.id}; #{memory_id} is unchanged." in _messages(app)[-1]
+        await press(pilot, "u")  # nothing to undo: the other memory stays active
+        assert store.get(memory_id).status == store.get(other.id).status == K.ACTIVE and store.count() == 3
+
+
 @pytest.mark.parametrize("editor_body, expected", [
     ("sys.exit(3)", "exited with status 3; nothing changed"),
     ("import os; os.remove(path)", "removed the file; nothing changed"),

@@ -57,6 +57,20 @@ async def test_n_saves_a_new_memory_and_u_undoes_it(make_app):
         assert f"Undid the save: #{saved.id} dismissed" in _messages(app)
 
 
+async def test_a_text_that_is_already_a_memory_stores_nothing_and_says_so(make_app):
+    app = make_app(store := _store())
+    async with app.run_test(size=SIZE) as pilot:
+        form = await _open_form(pilot)
+        form.query_one("#new-content", TextArea).text = "keep the deploy job IDEMPOTENT!"
+        form.query_one("#new-kind", Select).value = "decision"
+        await press(pilot, "ctrl+s")
+        assert app.screen is form and store.count() == 1
+        assert plain(form.query_one("#new-error", Static)).startswith("Not stored: the same text")
+        await press(pilot, "escape")
+        await press(pilot, "u")
+        assert store.get(1).status == K.ACTIVE  # no undo was queued for a save that stored nothing
+
+
 async def test_the_kind_list_offers_only_advisory_kinds(make_app):
     app = make_app(_store())
     async with app.run_test(size=SIZE) as pilot:

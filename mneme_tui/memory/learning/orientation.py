@@ -8,7 +8,8 @@ graduation candidates and imported Legion knowledge of one repository (spec §4.
 - Read-only unless a task id is given; then each pitfall shown is reinforced at most once per
   (task, memory) through ``Store.reinforce``.
 - Cooling: a pitfall whose topic occurred in one task only and that is older than ``COOLING_DAYS`` is
-  left out, unless a modified file lies inside its directory scope. Without modified files (an unscoped
+  left out, unless a modified file lies inside its directory scope or it is pinned (``Store.pin``: pinned
+  pitfalls and patterns are listed first). Without modified files (an unscoped
   handshake) nothing can match, so every old one-off cools out.
 """
 
@@ -48,12 +49,13 @@ class OrientedPitfall:
     age_days: float
     in_scope: bool
     structural: bool
+    pinned: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             **self.memory.to_json(), "gate": self.gate, "scope": self.scope, "recurrence": self.recurrence,
             "tasks": list(self.tasks), "age_days": round(self.age_days, 2), "in_scope": self.in_scope,
-            "structural": self.structural,
+            "structural": self.structural, "pinned": self.pinned,
         }
 
 
@@ -64,9 +66,10 @@ class OrientedPattern:
     memory: Memory
     scope: str | None  # None for a pattern whose topic is not ``pattern:<scope>``
     in_scope: bool
+    pinned: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.memory.to_json(), "scope": self.scope, "in_scope": self.in_scope}
+        return {**self.memory.to_json(), "scope": self.scope, "in_scope": self.in_scope, "pinned": self.pinned}
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,14 +153,16 @@ def orientation(
     files = tuple(dict.fromkeys(repo_path(path) for path in modified))
     pitfalls = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=True)
     groups = group_pitfalls(pitfalls)
+    pinned = store.pinned_ids()
     shown, cooled = [], []
     for memory in pitfalls:
-        item = _oriented(memory, groups[memory.id], files, moment)
-        if item.recurrence < 2 and item.age_days > COOLING_DAYS and not item.in_scope:
+        item = _oriented(memory, groups[memory.id], files, moment, memory.id in pinned)
+        if item.recurrence < 2 and item.age_days > COOLING_DAYS and not item.in_scope and not item.pinned:
             cooled.append(memory.id)
         else:
             shown.append(item)
-    shown.sort(key=lambda p: (not p.in_scope, -p.recurrence, -p.memory.created_at.timestamp(), -p.memory.id))
+    shown.sort(key=lambda p: (not p.pinned, not p.in_scope, -p.recurrence, -p.memory.created_at.timestamp(),
+                              -p.memory.id))
     omitted = {"learned_pitfalls": max(0, len(shown) - limit) if limit is not None else 0}
     shown = shown[:limit] if limit is not None else shown
     reinforced: list[int] = []
@@ -165,7 +170,7 @@ def orientation(
         reinforced = store.reinforce(task_id, [item.memory.id for item in shown])
         fresh = store.get_many([item.memory.id for item in shown])
         shown = [replace(item, memory=fresh.get(item.memory.id, item.memory)) for item in shown]
-    patterns = _patterns(store, repo, files)
+    patterns = _patterns(store, repo, files, pinned)
     omitted["verified_patterns"] = max(0, len(patterns) - limit) if limit is not None else 0
     patterns = patterns[:limit] if limit is not None else patterns
     imported = _imported(store, repo)
@@ -195,23 +200,24 @@ def within_budget(view: Orientation, tokens: int, render: Callable[[Orientation]
     return cut(fitted.kept, fitted.omission)
 
 
-def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment: datetime) -> OrientedPitfall:
+def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment: datetime,
+              pinned: bool) -> OrientedPitfall:
     matched = group.scope is not None and any(in_scope(path, group.scope) for path in files)
     age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
     return OrientedPitfall(
-        memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched, group.structural
+        memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched, group.structural, pinned
     )
 
 
-def _patterns(store: Store, repo: str, files: tuple[str, ...]) -> tuple[OrientedPattern, ...]:
+def _patterns(store: Store, repo: str, files: tuple[str, ...], pinned: set[int]) -> tuple[OrientedPattern, ...]:
     found = []
     for memory in store.list(status=K.ACTIVE, repo_id=repo, kind="pattern", limit=None, include_global=True):
         if not memory.verified:  # a pattern of unknown origin is shown nowhere as verified
             continue
         scope = split_topic(memory.topic)[1] if memory.topic.startswith("pattern:") else None
         matched = scope is not None and any(in_scope(path, scope) for path in files)
-        found.append(OrientedPattern(memory, scope, matched))
-    found.sort(key=lambda p: (not p.in_scope, -p.memory.created_at.timestamp(), -p.memory.id))
+        found.append(OrientedPattern(memory, scope, matched, memory.id in pinned))
+    found.sort(key=lambda p: (not p.pinned, not p.in_scope, -p.memory.created_at.timestamp(), -p.memory.id))
     return tuple(found)
 
 
@@ -242,7 +248,8 @@ def render_text(view: Orientation) -> str:
     if not view.learned_pitfalls:
         out.append(_none(view, "learned_pitfalls"))
     for number, item in enumerate(view.learned_pitfalls, start=1):
-        facts = ["structural gate" if item.structural else "policy gate", _tasks(item.tasks), _age(item.age_days)]
+        facts = ["pinned"] if item.pinned else []
+        facts += ["structural gate" if item.structural else "policy gate", _tasks(item.tasks), _age(item.age_days)]
         if item.in_scope:
             facts.append("in scope of your changes")
         out.append(f"{number}. #{item.memory.id} {printable(item.memory.topic)} ({'; '.join(facts)})")

@@ -41,6 +41,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               schema.PROVENANCE_MIGRATION, schema.PG_SCHEMA_4),
     Migration(5, "who made each change: an actor on memory_audit and memory_provenance; PostgreSQL stops notifying",
               schema.ACTOR_MIGRATION, schema.PG_SCHEMA_5),
+    Migration(6, "curation: memory_pins and curation_decisions (review accept, reject, undo)",
+              schema.CURATION_DDL, schema.PG_SCHEMA_6),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -12,6 +12,7 @@
 - ``legion_records``: the link between a mirrored Legion record and its memory (``legion/mirror.py``
   describes the columns).
 - ``task_sync_ledger``: one row per learning a verified task sync wrote (so a re-sync writes nothing twice).
+- ``memory_pins`` and ``curation_decisions``: pinned memories and review decisions (schema 6).
 - ``memory_provenance``: where each memory came from (source and detail; schema 4) and who minted it
   (``actor``, schema 5), written with the mint and never changed after it.
 
@@ -305,6 +306,33 @@ DROP FUNCTION IF EXISTS mneme_notify();
 (nothing listened: clients see other writers' changes by the revision check, ``MAX(id)`` and ``MAX(seq)``)."""
 
 
+CURATION_DDL = """
+CREATE TABLE IF NOT EXISTS memory_pins (
+    memory_id INTEGER PRIMARY KEY REFERENCES memories(id),
+    pinned_at DATETIME NOT NULL,
+    actor TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS curation_decisions (
+    proposal_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    memory_ids TEXT NOT NULL,
+    changes TEXT NOT NULL DEFAULT '',
+    reason TEXT NOT NULL DEFAULT '',
+    decided_at DATETIME NOT NULL,
+    actor TEXT NOT NULL DEFAULT ''
+);
+"""
+"""Schema 6, curation (``memory/curation``): pinned memories (never cold, listed first in a handshake), and every
+review decision: ``decision`` accept, reject or undone; ``memory_ids`` and ``changes`` (the status changes an
+accept made, as JSON ``[[id, previous status], ...]``) so an accept can be undone and a rejected proposal is
+never proposed again while its memories are unchanged (a proposal's id hashes its memories' texts)."""
+
+PG_SCHEMA_6 = CURATION_DDL.replace("INTEGER PRIMARY KEY", "BIGINT PRIMARY KEY").replace(
+    "DATETIME", "TIMESTAMP").replace(" TEXT", " " + PG_TEXT)
+"""PostgreSQL schema 6: the same tables with its types."""
+
+
 MEMORY_COLUMNS = (
     "id", "repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
 )
@@ -330,6 +358,12 @@ PROVENANCE_COLUMNS = ("memory_id", "source", "detail", "actor")
 
 AUDIT_COLUMNS = ("memory_id", "from_status", "to_status", "at", "reason", "actor")
 """The columns of ``memory_audit`` but its own id, in table order."""
+
+PIN_COLUMNS = ("memory_id", "pinned_at", "actor")
+"""The columns of ``memory_pins``, in table order."""
+
+DECISION_COLUMNS = ("proposal_id", "kind", "decision", "memory_ids", "changes", "reason", "decided_at", "actor")
+"""The columns of ``curation_decisions``, in table order."""
 
 LEDGER_COLUMNS = ("repo_id", "task_id", "learning", "gate", "path", "memory_id", "synced_at")
 """The columns of ``task_sync_ledger``, in table order."""

@@ -1,9 +1,11 @@
 """Copying a whole store between databases (SQLite ↔ PostgreSQL), for ``mneme db copy``.
 
 Every memory goes across with its side tables (audit, task access, provenance, Legion records, task-sync
-ledger). Into an empty database ids are kept; with ``merge`` the memories get new ids after the existing ones
-and every reference to them (``superseded_by``, side tables) follows. The copy is one write transaction on the
-destination, then checked: the destination must hold every source memory's content hash.
+ledger, pins). Into an empty database ids are kept; with ``merge`` the memories get new ids after the existing
+ones and every reference to them (``superseded_by``, side tables) follows. A merge skips the memories the
+destination already holds (same text, repo, kind and creation time: ``identity``), so running it twice changes
+nothing. The copy is one write transaction on the destination, then checked: the destination must hold every
+copied memory's content hash.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import hashlib
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from mneme_tui.memory.persistence.schema import (
     INSERT_COLUMNS,
     LEDGER_COLUMNS,
     LEGION_RECORD_COLUMNS,
+    PIN_COLUMNS,
     PROVENANCE_COLUMNS,
 )
 
@@ -36,6 +39,7 @@ SIDE_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("memory_provenance", PROVENANCE_COLUMNS),
     ("legion_records", LEGION_RECORD_COLUMNS),
     ("task_sync_ledger", LEDGER_COLUMNS),
+    ("memory_pins", PIN_COLUMNS),
 )
 """Tables that point at ``memories.id`` through their ``memory_id`` column, copied in this order."""
 TABLES = ("memories", *(name for name, _ in SIDE_TABLES))
@@ -47,6 +51,10 @@ class CopyResult:
 
     counts: dict[str, int]
     kept_ids: bool
+    skipped: int = 0
+    """Source memories a merge found already in the destination (not copied again)."""
+    new_ids: dict[int, int] = field(default_factory=dict)
+    """Source id → destination id of every memory copied (a skipped one is not in it)."""
 
 
 def table_counts(db: peewee.Database) -> dict[str, int]:
@@ -98,11 +106,14 @@ def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: 
     if before["memories"] and not merge:
         raise MnemeError(ERR_VALIDATION_FAILED, f"the destination already has {before['memories']} memories: "
                                                 "use --merge to add these to them")
-    expected = content_hashes(source) + content_hashes(destination)
     keep_ids = before["memories"] == 0
     counts: dict[str, int] = {}
     with dialect.write_transaction(destination):
-        memories = source.execute_sql(f"SELECT id, {', '.join(INSERT_COLUMNS)} FROM memories ORDER BY id").fetchall()
+        everything = source.execute_sql(f"SELECT id, {', '.join(INSERT_COLUMNS)} FROM memories ORDER BY id").fetchall()
+        held = {} if keep_ids else _identities(destination)
+        already = {row[0]: held[_identity(row)] for row in everything if _identity(row) in held}
+        memories = [row for row in everything if row[0] not in already]
+        expected = content_hashes(destination) + Counter(_row_hash(_hashed(row)) for row in memories)
         rows = [_memory_values(row) for row in memories]
         if keep_ids:
             dialect.insert_many(destination, dialect.insert_sql("memories", ("id", *INSERT_COLUMNS)), rows)
@@ -111,7 +122,7 @@ def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: 
         else:
             ids = dialect.insert_returning_ids(destination, "memories", INSERT_COLUMNS, [row[1:] for row in rows])
             new_ids = {row[0]: new for row, new in zip(memories, ids, strict=True)}
-            _follow_supersessions(destination, memories, new_ids)
+            _follow_supersessions(destination, memories, {**already, **new_ids})
         counts["memories"] = len(memories)
         for table, columns in SIDE_TABLES:
             counts[table] = _copy_side_table(source, destination, table, columns, new_ids)
@@ -121,7 +132,32 @@ def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: 
     short = [table for table in ("memories", "memory_audit") if after[table] != before[table] + counts[table]]
     if short:
         raise MnemeError(ERR_DATABASE, f"the copy's row counts do not add up in {', '.join(short)}")
-    return CopyResult(counts, keep_ids)
+    return CopyResult(counts, keep_ids, len(already), new_ids)
+
+
+def _identity(row: Sequence[Any]) -> tuple[str, str, str, str]:
+    """What makes a row (``id`` then ``INSERT_COLUMNS``) the same memory in another store: its text's hash, repo,
+    kind and creation time (as UTC text)."""
+    def column(name: str) -> Any:
+        return row[1 + INSERT_COLUMNS.index(name)]
+
+    created = column("created_at")
+    created = created if hasattr(created, "isoformat") else parse_timestamp(str(created), source="created_at")
+    text = hashlib.sha256(str(column("content")).encode("utf-8", "surrogatepass")).hexdigest()
+    return text, str(column("repo_id") or ""), str(column("kind")), created.isoformat(sep=" ")
+
+
+def _identities(db: peewee.Database) -> dict[tuple[str, str, str, str], int]:
+    """Identity → id of every memory of ``db`` (the lowest id when two share one)."""
+    found: dict[tuple[str, str, str, str], int] = {}
+    for row in db.execute_sql(f"SELECT id, {', '.join(INSERT_COLUMNS)} FROM memories ORDER BY id DESC").fetchall():
+        found[_identity(row)] = row[0]
+    return found
+
+
+def _hashed(row: Sequence[Any]) -> tuple:
+    """A row's ``HASHED_COLUMNS`` values (``content_hashes`` hashes the same)."""
+    return tuple(row[1 + INSERT_COLUMNS.index(name)] for name in HASHED_COLUMNS)
 
 
 def _memory_values(row: Sequence[Any]) -> tuple:

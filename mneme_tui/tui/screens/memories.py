@@ -24,7 +24,7 @@ from mneme_tui.memory.store import LIST_ORDERS
 from mneme_tui.tui.scope import scope_label
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_detail import PIN_MARK, PIN_STYLE, MemoryScreen, toggle_pin
 from mneme_tui.tui.text import STATUS_STYLES, age_cell, cell, kind_cell, one_line, status_cell, topic_content_cell
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
@@ -63,6 +63,7 @@ class ListPage:
     kind_counts: dict[str, int] = field(default_factory=dict)
     repos: tuple[str, ...] = ()
     legion_ids: dict[int, str] = field(default_factory=dict)
+    pinned: frozenset[int] = frozenset()
 
 
 class MemoriesScreen(ModeScreen):
@@ -77,6 +78,8 @@ class MemoriesScreen(ModeScreen):
         Binding("u", "undo", "Undo", tooltip="Undo the last dismissal (restores the previous status)"),
         Binding("space", "mark", "Mark",
                 tooltip="Mark or unmark the highlighted memory and move down (d then dismisses every marked one)"),
+        Binding("p", "toggle_pin", "Pin", tooltip=f"Pin or unpin the highlighted memory ({PIN_MARK} pinned: never "
+                                                  "proposed as cold, listed first in a handshake)"),
         Binding("f", "cycle_status", "Status", tooltip="Status filter: active, superseded, tombstoned, all"),
         Binding("r", "pick_repo", "Repo", tooltip="Repo filter: this repo (+global), all repos, global, or one repo"),
         Binding("k", "pick_kind", "Kind", tooltip="Filter by kind (with each kind's count)"),
@@ -126,7 +129,8 @@ class MemoriesScreen(ModeScreen):
         last = ("access", "access", 6) if self.filter.order == "access" else ("age", "age", 4)
         droppable = [*(["status"] if self.filter.status != "all" else []),
                      *(["repo"] if self.filter.repo not in (THIS_REPO, ALL_REPOS) else [])]
-        columns = fit_columns([("id", "id", 7), ("status", "status", 10), ("kind", "kind", 12), ("repo", "repo", 12),
+        # the id column holds the pin mark too: ◆ 123456, or ● ◆ 1234 when marked
+        columns = fit_columns([("id", "id", 8), ("status", "status", 10), ("kind", "kind", 12), ("repo", "repo", 12),
                                last, ("content", "topic · content", None)],
                               table.fit_width, droppable)
         if columns == self._columns:
@@ -176,8 +180,9 @@ class MemoriesScreen(ModeScreen):
             )
             repos = tuple(store.repos())
             legion_ids = store.legion_ids([memory.id for memory in memories])
+            pinned = frozenset(store.pinned_ids() & {memory.id for memory in memories})
         return ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts, kind_counts, repos,
-                        legion_ids)
+                        legion_ids, pinned)
 
     def _show_page(self, page: ListPage, keep: str | None, fallback_row: int | None, at_end: bool) -> None:
         self.page = page
@@ -218,10 +223,12 @@ class MemoriesScreen(ModeScreen):
             detail.show(memory_text(memory, config.now()), memory.id)
 
     def _id_cell(self, memory_id: int) -> Text:
-        """The id, right-aligned, with a ● in front when the memory is marked."""
+        """The id, right-aligned, with a ● in front when the memory is marked and a PIN_MARK when pinned."""
         out = Text(justify="right", no_wrap=True, end="")
         if memory_id in self.marked:
             out.append("● ", style="bold yellow")
+        if self.page is not None and memory_id in self.page.pinned:
+            out.append(f"{PIN_MARK} ", style=PIN_STYLE)
         out.append(str(memory_id), style="bold yellow" if memory_id in self.marked else "dim")
         return out
 
@@ -403,6 +410,14 @@ class MemoriesScreen(ModeScreen):
         table.set_cell(str(memory.id), "id", self._id_cell(memory.id))
         table.action_cursor_down()
         self._show_filters()
+
+    def action_toggle_pin(self) -> None:
+        """Pin the highlighted memory, or unpin it when it is pinned (Store.pin / Store.unpin, audited)."""
+        memory, page = self._cursor_memory(), self.page
+        if memory is None or page is None:
+            return
+        toggle_pin(self, memory.id, unpin=memory.id in page.pinned, then=lambda: self.reload("pin"),
+                   failed=lambda message: self.mneme.say(message, "error"))
 
     @on(DataTable.RowSelected, "#memories-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:

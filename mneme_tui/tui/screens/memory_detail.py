@@ -1,5 +1,5 @@
 """A memory in full with its audit history, and what can be done with it: edit (as supersede), dismiss,
-restore, copy, jump to its newer or older version, undo, purge."""
+restore, pin, copy, jump to its newer or older version, undo, purge."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -31,8 +32,11 @@ from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
 RESTORE_REASON = "restored in the TUI"
 PURGE_REASON = "purged in the TUI"
 EDIT_REASON = "edited in the TUI"
+PIN_MARK = "◆"
+PIN_STYLE = "bold magenta"
 
 if TYPE_CHECKING:
+    from mneme_tui.memory.curation.same_text import TextMatch
     from mneme_tui.tui.app import MnemeApp
 
 
@@ -46,6 +50,8 @@ class MemoryScreen(ModalScreen[None]):
         Binding("d", "dismiss_memory", "Dismiss", tooltip="Dismiss (tombstone) this memory"),
         Binding("r", "restore", "Restore", tooltip="Bring a dismissed or superseded memory back to active"),
         Binding("y", "copy", "Copy", tooltip="Copy the text to the clipboard (OSC 52)"),
+        Binding("p", "toggle_pin", "Pin",
+                tooltip="Pin or unpin this memory (pinned: never proposed as cold, listed first in a handshake)"),
         Binding("greater_than_sign", "newer", "Newer", tooltip="Open the memory that supersedes this one"),
         Binding("less_than_sign", "older", "Older", tooltip="Open the memory this one superseded"),
         Binding("u", "undo", "Undo", tooltip="Undo the last action (dismiss ↔ restore; an edit restores the old text)"),
@@ -62,6 +68,7 @@ class MemoryScreen(ModalScreen[None]):
         super().__init__()
         self.memory_id = memory_id
         self.record: MemoryRecord | None = None
+        self.pinned = False
 
     @property
     def mneme(self) -> MnemeApp:
@@ -74,7 +81,10 @@ class MemoryScreen(ModalScreen[None]):
         yield KeyFooter()
 
     def _title(self) -> Text:
-        return Text(f"Memory #{self.memory_id}", style="bold")
+        title = Text(f"Memory #{self.memory_id}", style="bold", end="")
+        if self.pinned:
+            title.append(f"  {PIN_MARK} pinned", style=PIN_STYLE)
+        return title
 
     def on_mount(self) -> None:
         self.query_one(MemoryDetail).focus()
@@ -90,17 +100,20 @@ class MemoryScreen(ModalScreen[None]):
             try:
                 with ctx.session() as store:
                     record = store.detail(memory_id)
+                    pinned = memory_id in store.pinned_ids()
             except MnemeError as exc:
                 self.app.call_from_thread(self._failed, str(exc))
                 return
-            self.app.call_from_thread(self._show, record)
+            self.app.call_from_thread(self._show, record, pinned)
 
         self.run_worker(work, thread=True, exclusive=True, group="memory-detail", exit_on_error=False)
 
-    def _show(self, record: MemoryRecord) -> None:
+    def _show(self, record: MemoryRecord, pinned: bool) -> None:
         if record.memory.id != self.memory_id:
             return  # a jump happened meanwhile
         self.record = record
+        self.pinned = pinned
+        self.query_one("#memory-title", Static).update(self._title())
         body = memory_text(record.memory, config.now(), history=record.history, tasks=record.accessed_by,
                            superseded_by=record.superseded_by, supersedes=record.supersedes,
                            created_by=record.created_by)
@@ -114,6 +127,7 @@ class MemoryScreen(ModalScreen[None]):
         """Show another memory in this view (a jump, or the result of an edit)."""
         self.memory_id = memory_id
         self.record = None
+        self.pinned = False
         self.query_one("#memory-title", Static).update(self._title())
         self.load()
 
@@ -147,6 +161,13 @@ class MemoryScreen(ModalScreen[None]):
             self.mneme.say(f"#{self.memory_id} supersedes no memory.")
             return
         self.open_memory(self.record.supersedes[-1].id)
+
+    def action_toggle_pin(self) -> None:
+        """Pin this memory, or unpin it when it is pinned (Store.pin / Store.unpin, audited)."""
+        memory = self._memory()
+        if memory is None:
+            return
+        toggle_pin(self, memory.id, unpin=self.pinned, then=self.load, failed=self._write_failed)
 
     def action_dismiss_memory(self) -> None:
         self._set_status(K.TOMBSTONED)
@@ -235,14 +256,40 @@ class MemoryScreen(ModalScreen[None]):
             self.mneme.say(f"The edited text is empty: #{memory.id} is unchanged.", "error")
             return
 
-        def done(new: Memory) -> None:
+        def done(saved: tuple[Memory, TextMatch]) -> None:
+            new, match = saved
+            if match.duplicate_of is not None:  # nothing stored: nothing to undo
+                self.mneme.say(f"{match.notice()}; #{memory.id} is unchanged.")
+                return
             undone = f"Undid the edit: #{memory.id} is active again, #{new.id} dismissed"
             self.mneme.undo_stack.append(Undo(undo_supersede(memory.id, new.id), undone, memory.id))
             self.mneme.say(f"Saved the edit as #{new.id}; #{memory.id} is superseded by it — press u to undo.")
             self.open_memory(new.id)
 
-        write_in_worker(self, lambda store: store.supersede(memory.id, text, reason=EDIT_REASON, source=TUI), done,
-                        self._write_failed, group="memory-detail-write")
+        write_in_worker(self, lambda store: store.supersede_checked(memory.id, text, reason=EDIT_REASON, source=TUI),
+                        done, self._write_failed, group="memory-detail-write")
+
+
+def toggle_pin(owner: DOMNode, memory_id: int, *, unpin: bool, then: Callable[[], None],
+               failed: Callable[[str], None]) -> None:
+    """``p``: pin one memory (or unpin it) in a worker of ``owner``; a toast says what that means, then ``then``."""
+    app: MnemeApp = owner.app  # type: ignore[assignment]
+
+    def done(changed: list[int]) -> None:
+        app.say(pin_message(memory_id, unpin, bool(changed)))
+        then()
+
+    write_in_worker(owner, lambda store: (store.unpin if unpin else store.pin)([memory_id]), done, failed,
+                    group="pin")
+
+
+def pin_message(memory_id: int, unpinned: bool, changed: bool) -> str:
+    """The toast after ``p``: what the pin now means, or that nothing changed."""
+    if not changed:
+        return f"#{memory_id} was already {'unpinned' if unpinned else 'pinned'}."
+    if unpinned:
+        return f"Unpinned #{memory_id}: it can be proposed as cold again; p pins it back."
+    return f"Pinned #{memory_id} ({PIN_MARK}): never proposed as cold, listed first in a handshake; p unpins it."
 
 
 def edit_suspended(app: App, text: str, name: str) -> str:

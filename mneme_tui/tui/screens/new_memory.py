@@ -23,6 +23,7 @@ from mneme_tui.tui.text import literal_text
 from mneme_tui.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
+    from mneme_tui.memory.curation.same_text import TextMatch
     from mneme_tui.tui.app import MnemeApp
 
 
@@ -136,12 +137,17 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
         repo = self.query_one("#new-repo", Input).value.strip() or self.repo
         self.saving = True
         policy = secrets.REDACT if redact else None
-        write_in_worker(self, lambda store: store.save(content, kind=kind, topic=topic, repo_id=repo, source=TUI,
-                                                       secrets_policy=policy),
+        write_in_worker(self, lambda store: store.save_checked(content, kind=kind, topic=topic, repo_id=repo,
+                                                               source=TUI, secrets_policy=policy),
                         self._saved, self._failed, group="new-memory")
 
-    def _saved(self, memory: Memory) -> None:
+    def _saved(self, saved: tuple[Memory, TextMatch]) -> None:
+        """Close with the new memory; a text that is already a memory stored nothing: say so in the form."""
+        memory, match = saved
         self.saving = False
+        if match.duplicate_of is not None:
+            self.query_one("#new-error", Static).update(literal_text(match.notice(), "bold red"))
+            return
         if self.known_repos and memory.repo_id not in self.known_repos:
             self.mneme.say(f"Created the new repo {memory.repo_id!r} with #{memory.id}.")
         self.dismiss(memory)

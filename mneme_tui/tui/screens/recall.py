@@ -57,7 +57,7 @@ class RecallScreen(ModeScreen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]  # below 150 the list keeps the full width
     HELP = ("Type to search (? in the empty query opens this help); the profile chip names the ranking (^o "
             "switches). The match column is the score without its age factor; the detail pane explains each score. "
-            "esc moves to the results; there, letters type into the query and 1-5, s, n, d, u, q, ? act.")
+            "esc moves to the results; there, letters type into the query and 1-6, s, n, d, u, q, ? act.")
     BINDINGS = [
         Binding("ctrl+g", "toggle_cross_repo", "All repos", tooltip="Search every repo (-A) or this repo plus global"),
         Binding("ctrl+t", "pick_kind", "Kind", tooltip="Filter results by kind"),
@@ -280,7 +280,7 @@ class RecallScreen(ModeScreen):
 
     # ------------------------------------------------------------------ focus
     # The rule: ``esc`` only ever leaves the query box. While the results have focus, a key with a
-    # binding does its action (1-5 modes, s sync, n new, d dismiss, u undo, / query, ? help, q quit);
+    # binding does its action (1-6 modes, s sync, n new, d dismiss, u undo, / query, ? help, q quit);
     # every other printable key, and a paste, goes into the query (appended, cursor at the end), so
     # nothing typed is lost and no mode key ends up in the query.
     def action_focus_query(self) -> None:

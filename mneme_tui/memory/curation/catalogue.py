@@ -1,0 +1,214 @@
+"""The proposals engine's view of a store: per memory, the features curation compares (``text.py``), kept in
+numpy arrays and brought up to date by database revision like the recall index, so a second review after a
+small change reads only what changed.
+
+One ``Catalogue`` per ``Store`` (``Store.catalogue``); callers hold its ``lock`` while they read it, so the TUI's
+thread workers can share it. Exact-text, claim and bucket keys are Python's own string hashes (they never leave
+the process); the content digests that proposal ids are made of are ``text.stable_hash`` (the same in every
+process)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
+
+import numpy as np
+import peewee
+
+from mneme_tui.memory import kinds as K
+from mneme_tui.memory.curation import text as T
+from mneme_tui.memory.index import days_since_epoch
+from mneme_tui.memory.persistence.curation import curation_rows
+from mneme_tui.memory.persistence.repositories import database_revision
+
+R = TypeVar("R")
+MEMO_LIMIT = 1_000_000
+"""Entries a memo keeps before it starts again."""
+MIN_SKELETON_WORDS = 3
+"""A claim of fewer words ("use #") is too short to conflict with anything."""
+
+
+@dataclass
+class Rows:
+    """The features of memories, one entry per memory in every column (positions are stable: rows are
+    appended, and a changed memory is updated in place)."""
+
+    ids: np.ndarray
+    active: np.ndarray
+    advisory: np.ndarray
+    created_days: np.ndarray
+    access: np.ndarray
+    exact: np.ndarray
+    """Repo, kind and normalised text: equal keys are exact duplicates."""
+    claim_keys: np.ndarray
+    """Repo, topic and claim skeleton (0: too short); equal keys with other stances are conflicts."""
+    stances: np.ndarray
+    """The claim's figures and polarity."""
+    digests: np.ndarray
+    signatures: np.ndarray
+    bands: np.ndarray
+    """One LSH bucket key per band, mixed with repo and kind."""
+    repos: list[str]
+    shingles: list[np.ndarray]
+    texts: list[str]
+
+
+def _empty() -> Rows:
+    keys = np.zeros(0, dtype=np.uint64)
+    return Rows(np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool), np.zeros(0), np.zeros(0, np.int64),
+                keys, keys, keys, keys, np.zeros((0, T.SIGNATURE_SIZE), np.uint32),
+                np.zeros((0, T.BANDS), np.uint64), [], [], [])
+
+
+class Catalogue:
+    """Curation features of every memory (``refresh`` loads what changed)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.revision = -1
+        self._max_id = 0
+        self._update_seq = 0
+        self._positions: dict[int, int] = {}
+        self._word_hashes: dict[str, int] = {}
+        self._anchors: dict[int, frozenset[str]] = {}
+        self.rows = _empty()
+        self.memo: dict[tuple, Any] = {}
+        """What the finders worked out for a group, keyed by the group's memories and their digests (so it is
+        reused while they are unchanged: a second review after a small change rebuilds only what changed)."""
+        self.last_found: tuple[tuple, list[Any]] = ((), [])
+        """The last review's proposals (but stale ones) and what they depended on (revision, repo, kinds, clock,
+        pins, reads)."""
+
+    def refresh(self, db: peewee.Database) -> bool:
+        """Load the rows inserted or updated since the last refresh; True when anything changed."""
+        with self.lock:
+            max_id, update_seq = database_revision(db)
+            if max_id + update_seq == self.revision:
+                return False
+            if update_seq < self._update_seq or max_id < self._max_id:  # another database: start again
+                self.__init__()  # type: ignore[misc]
+            for rows in curation_rows(db, self._max_id, self._update_seq):
+                self._apply(rows)
+            self._max_id, self._update_seq, self.revision = max_id, update_seq, max_id + update_seq
+            for memo in (self._word_hashes, self.memo):  # memos, bounded
+                if len(memo) > MEMO_LIMIT:
+                    memo.clear()
+            return True
+
+    def anchors(self, position: int) -> frozenset[str]:
+        """The paths the memory at ``position`` names (worked out once, when a comparison needs them)."""
+        found = self._anchors.get(position)
+        if found is None:
+            found = self._anchors[position] = T.anchors(self.rows.texts[position])
+        return found
+
+    def remembered(self, key: tuple, work: Callable[..., R], *arguments: Any) -> R:
+        """``work(*arguments)``, or what it returned before for ``key`` (a key names the memories it is about by
+        position and content digest, and whatever else the result depends on)."""
+        if key not in self.memo:
+            self.memo[key] = work(*arguments)
+        return self.memo[key]
+
+    def digests_of(self, positions: Sequence[int]) -> tuple[int, ...]:
+        """The content digests of the memories at ``positions`` (with their statuses: an active and a superseded
+        copy are not the same state)."""
+        rows = self.rows
+        return tuple(int(rows.digests[p]) * 2 + bool(rows.active[p]) for p in positions)
+
+    def position(self, memory_id: int) -> int | None:
+        """Where a memory is in the columns, or None."""
+        return self._positions.get(memory_id)
+
+    def _apply(self, rows: list[tuple]) -> None:
+        known = [row for row in rows if row[0] in self._positions]
+        new = [row for row in rows if row[0] not in self._positions]
+        if known:
+            changed = self._features(known)
+            where = np.array([self._positions[row[0]] for row in known], dtype=np.int64)
+            for column in fields(Rows):
+                target, values = getattr(self.rows, column.name), getattr(changed, column.name)
+                if isinstance(target, list):
+                    for position, value in zip(where.tolist(), values):
+                        target[position] = value
+                else:
+                    target[where] = values
+            for position in where.tolist():
+                self._anchors.pop(position, None)
+        if new:
+            added = self._features(new)
+            start = self.rows.ids.size
+            self._positions.update((int(memory_id), start + n) for n, memory_id in enumerate(added.ids.tolist()))
+            self.rows = _join(self.rows, added)
+
+    def _features(self, rows: list[tuple]) -> Rows:
+        """Features of rows in ``CURATION_COLUMNS`` order."""
+        count = len(rows)
+        ids, repos, kinds, topics, contents, created, statuses, access = zip(*rows)
+        repos = tuple(str(repo or "") for repo in repos)
+        words = [T.words_of(content) for content in contents]
+        normals = [" ".join(text) for text in words]
+        claims = [T.claim(normal) for normal in normals]
+        flat, starts = T.shingle_sets(words, self._word_hashes)
+        signatures = _signatures(flat, starts)
+        return Rows(
+            ids=np.asarray(ids, dtype=np.int64),
+            active=np.fromiter((status == K.ACTIVE for status in statuses), bool, count),
+            advisory=np.fromiter((kind in K.ADVISORY_KINDS for kind in kinds), bool, count),
+            created_days=days_since_epoch(list(created)),
+            access=np.asarray(access, dtype=np.int64),
+            exact=_keys(hash((r, k, n)) for r, k, n in zip(repos, kinds, normals)),
+            claim_keys=_keys(hash((r, t, c.skeleton)) if c.skeleton.count(" ") + 1 >= MIN_SKELETON_WORDS else 0
+                             for r, t, c in zip(repos, topics, claims)),
+            stances=_keys(hash((c.numbers, c.negated)) for c in claims),
+            digests=np.fromiter(map(T.stable_hash, contents), np.uint64, count),
+            signatures=signatures,
+            bands=_band_keys(signatures, repos, kinds),
+            repos=list(repos),
+            shingles=np.split(flat, starts[1:-1]),
+            texts=list(contents),
+        )
+
+
+def _keys(values: Any) -> np.ndarray:
+    """Python ints (hashes, maybe negative) as uint64 keys."""
+    return np.fromiter(values, np.int64).view(np.uint64)
+
+
+def _signatures(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The MinHash signatures of the shingle sets ``flat[starts[i]:starts[i + 1]]`` (zeros for an empty set)."""
+    count = starts.size - 1
+    result = np.zeros((count, T.SIGNATURE_SIZE), dtype=np.uint32)
+    nonempty = starts[1:] > starts[:-1]
+    if not flat.size:
+        return result
+    values64 = flat.astype(np.uint64)
+    for at in range(T.SIGNATURE_SIZE):  # one hash function at a time: bounded memory
+        values = (T.A[at] * values64 + T.B[at]) % T.PRIME
+        result[nonempty, at] = (np.minimum.reduceat(values, starts[:-1][nonempty]) & np.uint64(0xFFFFFFFF))
+    return result
+
+
+def _band_keys(signatures: np.ndarray, repos: Sequence[str], kinds: Sequence[str]) -> np.ndarray:
+    """One bucket key per LSH band of each signature, mixed with its repo and kind (so only memories of one repo
+    and kind share a bucket)."""
+    rows = T.SIGNATURE_SIZE // T.BANDS
+    scope = _keys(hash((r, k)) for r, k in zip(repos, kinds))
+    keys = np.zeros((signatures.shape[0], T.BANDS), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for band in range(T.BANDS):
+            key = scope + np.uint64(band + 1) * T.MIX
+            for column in range(band * rows, (band + 1) * rows):
+                key = key * T.MIX + signatures[:, column].astype(np.uint64)
+            keys[:, band] = key
+    return keys
+
+
+def _join(a: Rows, b: Rows) -> Rows:
+    """The rows of ``a`` followed by those of ``b``."""
+    joined: dict[str, Any] = {}
+    for column in fields(Rows):
+        first, second = getattr(a, column.name), getattr(b, column.name)
+        joined[column.name] = first + second if isinstance(first, list) else np.concatenate([first, second])
+    return Rows(**joined)

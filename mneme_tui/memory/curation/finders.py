@@ -1,0 +1,255 @@
+"""The proposal kinds computed from the catalogue's arrays: duplicate, conflict and cold (stale-by-code is
+``stale_proposals.py``). Each finder returns ``Found`` groups; ``proposals.py`` turns them into proposals."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from mneme_tui.memory.curation import text as T
+from mneme_tui.memory.curation.catalogue import Catalogue
+
+NEAR_THRESHOLD = 0.7
+"""Word-bigram Jaccard similarity from which two texts are near duplicates: one word added to or changed in a
+sentence of a dozen words keeps 0.7-0.9 of its bigrams (the same lesson reworded); two different lessons that
+share a phrase stay well under it."""
+BUCKET_LIMIT = 16
+"""An LSH bucket with more distinct texts than this is boilerplate they share (a template's phrase), not evidence:
+it proposes no pairs (copies of one text enter the buckets once, so a text saved many times is not cut)."""
+SCREEN = NEAR_THRESHOLD - 0.1
+"""Pairs whose MinHash estimate (32 values: its error is about ±0.08) is under this are not compared exactly."""
+CHUNK = 100_000
+"""Candidate pairs whose signatures are compared at a time (bounded memory)."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """One group a finder proposes: positions into the catalogue, the one to keep, a score and the evidence."""
+
+    kind: str
+    positions: tuple[int, ...]
+    keep: int | None
+    action: str
+    score: float
+    reason: str
+
+
+def duplicates(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
+    """Groups of active memories of one repo and kind whose texts are equal after normalising, or near
+    (``NEAR_THRESHOLD``) with the same paths, figures and polarity; ``scope`` masks the rows considered."""
+    rows = catalogue.rows
+    live = np.flatnonzero(scope & rows.active)
+    first, second = _pairs(rows.exact[live], live, limit=None)
+    similarity = np.ones(first.size)
+    near_first, near_second, near_similarity = _near_pairs(catalogue, live)
+    groups = _components(np.concatenate([first, near_first]), np.concatenate([second, near_second]))
+    values = defaultdict(list)
+    for a, b, value in zip(np.concatenate([first, near_first]).tolist(), np.concatenate([second, near_second])
+                           .tolist(), np.concatenate([similarity, near_similarity]).tolist()):
+        values[a].append(value)
+        values[b].append(value)
+    found = []
+    for members in groups:
+        score = float(np.mean([v for p in members for v in values[p]]))
+        key = ("duplicate", *members, *catalogue.digests_of(members), *(int(rows.access[p]) for p in members), score)
+        found.append(catalogue.remembered(key, _duplicate, catalogue, members, score))
+    return found
+
+
+def _duplicate(catalogue: Catalogue, members: list[int], score: float) -> Found:
+    rows = catalogue.rows
+    keep = max(members, key=lambda p: (int(rows.access[p]), float(rows.created_days[p]), int(rows.ids[p])))
+    exact = len({int(rows.exact[p]) for p in members}) == 1
+    return Found("duplicate", tuple(members), keep, "merge", 1.0 if exact else score,
+                 _duplicate_reason(catalogue, members, keep, exact, score))
+
+
+def _duplicate_reason(catalogue: Catalogue, members: list[int], keep: int, exact: bool, score: float) -> str:
+    rows = catalogue.rows
+    ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
+    how = "the same text after normalising case, whitespace and punctuation" if exact else (
+        f"nearly the same text (word-bigram similarity {score:.2f} ≥ {NEAR_THRESHOLD})")
+    why = "most read" if int(rows.access[keep]) > min(int(rows.access[p]) for p in members) else "newest"
+    return f"{len(members)} memories ({ids}) say {how}; keep #{int(rows.ids[keep])} ({why})"
+
+
+def _pairs(keys: np.ndarray, positions: np.ndarray, limit: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of ``positions`` with equal ``keys`` (none from groups bigger than ``limit``), as two arrays."""
+    if keys.size < 2:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    run_start = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+    run_id = np.cumsum(run_start) - 1
+    run_size = np.bincount(run_id)[run_id]
+    allowed = run_size <= (limit or keys.size)
+    firsts, seconds = [], []
+    for offset in range(1, int(run_size[allowed].max(initial=1))):
+        same = (run_id[offset:] == run_id[:-offset]) & allowed[offset:]
+        firsts.append(positions[order[:-offset][same]])
+        seconds.append(positions[order[offset:][same]])
+    if not firsts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(firsts), np.concatenate(seconds)
+
+
+def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs of live positions sharing an LSH band whose exact similarity reaches ``NEAR_THRESHOLD``, with the
+    same paths, figures and polarity, and not the same text (those are exact)."""
+    rows = catalogue.rows
+    distinct = live[np.unique(rows.exact[live], return_index=True)[1]]  # one per exact text: the rest join it
+    with np.errstate(over="ignore"):
+        fingerprints = distinct.astype(np.uint64) * T.MIX + rows.digests[distinct]
+    found: dict[tuple[int, int], float] = {}
+    for band in range(T.BANDS):
+        for pairs in _band_pairs(catalogue, distinct, fingerprints, band):
+            found.update(((a, b), value) for a, b, value in pairs)
+    if not found:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    (a_s, b_s), values = zip(*found), found.values()
+    return np.array(a_s, np.int64), np.array(b_s, np.int64), np.fromiter(values, float, len(found))
+
+
+def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.ndarray,
+                band: int) -> list[list[tuple[int, int, float]]]:
+    """The near pairs of each bucket of one band. A bucket's pairs are remembered by its members and their texts
+    (a fingerprint), so after a small change only the buckets it touched are compared again."""
+    keys = catalogue.rows.bands[distinct, band]
+    if keys.size < 2:
+        return []
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+    sizes = np.diff(np.concatenate([starts, [keys.size]]))
+    wanted = np.flatnonzero((sizes >= 2) & (sizes <= BUCKET_LIMIT))
+    with np.errstate(over="ignore"):
+        sums = np.add.reduceat(fingerprints[order], starts)
+    memo_keys = [("bucket", band, key, total, size) for key, total, size in
+                 zip(ordered[starts[wanted]].tolist(), sums[wanted].tolist(), sizes[wanted].tolist())]
+    missing = [n for n, key in enumerate(memo_keys) if key not in catalogue.memo]
+    if missing:
+        computed = _compare_buckets(catalogue, distinct[order], starts[wanted[missing]], sizes[wanted[missing]])
+        for n, pairs in zip(missing, computed):
+            catalogue.memo[memo_keys[n]] = pairs
+    return [catalogue.memo[key] for key in memo_keys]
+
+
+def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarray,
+                     sizes: np.ndarray) -> list[list[tuple[int, int, float]]]:
+    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates."""
+    rows = catalogue.rows
+    bucket = np.repeat(np.arange(starts.size), sizes)
+    place = starts[bucket] + np.arange(bucket.size) - (np.cumsum(sizes) - sizes)[bucket]  # each member's index
+    firsts, seconds, owners = [], [], []
+    for offset in range(1, int(sizes.max(initial=1))):
+        same = bucket[offset:] == bucket[:-offset]
+        firsts.append(members[place[:-offset][same]])
+        seconds.append(members[place[offset:][same]])
+        owners.append(bucket[offset:][same])
+    result: list[list[tuple[int, int, float]]] = [[] for _ in range(starts.size)]
+    if not firsts:
+        return result
+    first, second, owner = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(owners)
+    estimate = np.concatenate([(rows.signatures[first[at:at + CHUNK]] == rows.signatures[second[at:at + CHUNK]])
+                               .mean(axis=1) for at in range(0, first.size, CHUNK)])
+    keep = (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[
+        second])
+    for a, b, n in zip(first[keep].tolist(), second[keep].tolist(), owner[keep].tolist()):
+        low, high = min(a, b), max(a, b)
+        value = catalogue.remembered(("near", low, high, *catalogue.digests_of((low, high))), _similarity, catalogue,
+                                     low, high)
+        if value >= NEAR_THRESHOLD:
+            result[n].append((low, high, value))
+    return result
+
+
+def _similarity(catalogue: Catalogue, a: int, b: int) -> float:
+    """The word-bigram Jaccard similarity of two memories, 0 when they name other paths."""
+    if catalogue.anchors(a) != catalogue.anchors(b):
+        return 0.0
+    return T.jaccard(catalogue.rows.shingles[a], catalogue.rows.shingles[b])
+
+
+def _components(first: np.ndarray, second: np.ndarray) -> list[list[int]]:
+    """The connected groups of the pairs, each sorted."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in zip(first.tolist(), second.tolist()):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for node in list(parent):
+        groups[find(node)].append(node)
+    return [sorted(members) for members in groups.values()]
+
+
+def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
+    """Active memories of one repo and topic with the same claim skeleton but other figures or the other
+    polarity ("busy timeout 5 s" / "10 s"; "use X" / "never use X"): the newest is proposed to supersede
+    the others."""
+    rows = catalogue.rows
+    live = np.flatnonzero(scope & rows.active & (rows.claim_keys != 0))
+    first, second = _pairs(rows.claim_keys[live], live, BUCKET_LIMIT)
+    differ = rows.stances[first] != rows.stances[second]
+    found = []
+    for group in _components(first[differ], second[differ]):
+        distinct: dict[int, int] = {}
+        for position in sorted(group, key=lambda p: (float(rows.created_days[p]), int(rows.ids[p]))):
+            distinct[int(rows.exact[position])] = position  # one (the newest) per exact text
+        members = sorted(distinct.values(), key=lambda p: (float(rows.created_days[p]), int(rows.ids[p])))
+        if len(members) >= 2:
+            key = ("conflict", *members, *catalogue.digests_of(members))
+            found.append(catalogue.remembered(key, _conflict, catalogue, members))
+    return found
+
+
+def _conflict(catalogue: Catalogue, members: list[int]) -> Found:
+    rows = catalogue.rows
+    newest = members[-1]
+    claims = [T.claim(T.normalised(rows.texts[p])) for p in members]
+    polarity = len({c.negated for c in claims}) > 1
+    what = "but one negates the other" if polarity else "with other figures (" + " / ".join(
+        " ".join(c.numbers) or "none" for c in claims) + ")"
+    ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
+    return Found("conflict", tuple(sorted(members)), newest, "supersede", 0.95 if polarity else 0.9,
+                 f"{ids} say the same thing about one topic {what}; "
+                 f"the newest, #{int(rows.ids[newest])}, supersedes the older")
+
+
+def cold(catalogue: Catalogue, scope: np.ndarray, *, now_days: float, cold_days: int,
+         last_read_days: dict[int, float], pinned: set[int]) -> list[Found]:
+    """Active advisory memories no task has read for ``cold_days``: read last that long ago, or never read
+    (``access_count`` 0) and created that long ago. One read at an unknown time (an imported count) is no
+    evidence of being cold. Pinned memories are never cold."""
+    rows = catalogue.rows
+    last = np.full(rows.ids.size, np.nan)
+    for memory_id, days in last_read_days.items():
+        position = catalogue.position(memory_id)
+        if position is not None:
+            last[position] = days
+    since = np.where(np.isnan(last), rows.created_days, last)
+    unknown = np.isnan(last) & (rows.access > 0)
+    idle = now_days - since
+    candidates = np.flatnonzero(scope & rows.active & rows.advisory & ~unknown & (idle >= cold_days))
+    found = []
+    for position in candidates.tolist():
+        memory_id = int(rows.ids[position])
+        if memory_id in pinned:
+            continue
+        days = round(float(idle[position]))
+        how = "last read by a task" if not np.isnan(last[position]) else "created, never read by a task,"
+        key = ("cold", position, *catalogue.digests_of((position,)), days, cold_days, how)
+        found.append(catalogue.remembered(key, Found, "cold", (position,), None, "dismiss",
+                                          round(0.4 + 0.1 * min(days / cold_days, 2.0), 3),
+                                          f"#{memory_id} is advisory and was {how} {days} days ago (cold after "
+                                          f"{cold_days} days)"))
+    return found

@@ -1,0 +1,159 @@
+"""Open proposals: what the store suggests a person merges, supersedes, re-checks or dismisses.
+
+``open_proposals`` refreshes the store's catalogue (only what changed since the last call), runs each kind's
+finder over the repo asked for, drops the proposals a person rejected (while their memories are unchanged) and
+orders the rest best first. Nothing here writes: deciding is ``review.decide``."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mneme_tui import config
+from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.memory.curation import finders
+from mneme_tui.memory.curation.catalogue import Catalogue
+from mneme_tui.memory.curation.names import KINDS
+from mneme_tui.memory.index import days_since_epoch
+
+if TYPE_CHECKING:
+    from mneme_tui.memory.store import Store
+
+COLD_DAYS = 180
+"""Days without a read after which an advisory memory is proposed as cold (setting ``cold_days``)."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One suggestion: its kind, the memories, the one that stays (merge/supersede), the action and why."""
+
+    id: str
+    """Short and stable while its memories are unchanged (kind + ids + their content hashes)."""
+    kind: str
+    memory_ids: tuple[int, ...]
+    keep_id: int | None
+    action: str
+    reason: str
+    score: float
+    repo_id: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        """The proposal as ``mneme review --json`` prints it."""
+        return {"id": self.id, "kind": self.kind, "memory_ids": list(self.memory_ids), "keep_id": self.keep_id,
+                "action": self.action, "reason": self.reason, "score": round(self.score, 3), "repo": self.repo_id}
+
+
+def proposal_id(kind: str, memory_ids: tuple[int, ...], digests: list[int]) -> str:
+    """The id of a proposal over these memories with these content hashes."""
+    text = kind + ":" + ",".join(f"{i}/{d:x}" for i, d in sorted(zip(memory_ids, digests)))
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+def cold_days() -> int:
+    """The ``cold_days`` setting (config file), ``COLD_DAYS`` when unset; a bad value is ERR_CONFIG."""
+    value = config.load_settings().get("cold_days", COLD_DAYS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise MnemeError(ERR_CONFIG, "cold_days in the config file must be a whole number of days, at least 1")
+    return value
+
+
+def check_kinds(kinds: frozenset[str] | None) -> frozenset[str]:
+    """``kinds`` (every kind when None) if each is a proposal kind, else ERR_VALIDATION_FAILED."""
+    unknown = sorted((kinds or frozenset()) - set(KINDS))
+    if unknown:
+        raise MnemeError(ERR_VALIDATION_FAILED, f"unknown proposal kind {unknown[0]!r} (valid: {', '.join(KINDS)})")
+    return kinds or frozenset(KINDS)
+
+
+def default_root(repo: str | None, active_repo: str, start: Path | None = None) -> Path | None:
+    """The work tree the stale kind reads when none is named: the git work tree holding ``start`` (the current
+    folder), and only for the active repo or every repo (``repo`` None): another repo's code is elsewhere."""
+    if repo is not None and repo != active_repo:
+        return None
+    return config.find_git_root(start)
+
+
+def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
+                   limit: int | None = None, root: Path | None = None) -> list[Proposal]:
+    """The open proposals of ``repo`` (None: every repo), best first, at most ``limit``. ``root`` is the git
+    work tree the stale kind reads: of ``repo``'s memories, or (``repo`` None) of the memories of the repo
+    named after it (``config.resolve_repo``); stale is skipped without a root."""
+    wanted = check_kinds(kinds)
+    if limit is not None and limit < 1:
+        raise MnemeError(ERR_VALIDATION_FAILED, "limit must be at least 1")
+    catalogue = store.catalogue
+    with store.sqlite_errors(), catalogue.lock:
+        catalogue.refresh(store.db)
+        pinned = frozenset(store.pinned_ids())
+        reads = store.last_reads() if "cold" in wanted else {}
+        now_days = float(days_since_epoch([config.now().isoformat(sep=" ")])[0])
+        # the same revision, repo, kinds, clock and pins give the same proposals (the work tree aside)
+        key = ("open", catalogue.revision, repo, wanted - {"stale"}, now_days, cold_days(), pinned,
+               tuple(sorted(reads.items())))
+        if catalogue.last_found[0] != key:
+            found = _find(catalogue, _scope(catalogue, repo), wanted, reads, now_days, pinned)
+            catalogue.last_found = (key, _ordered([_proposal(catalogue, f) for f in found]))
+        proposals = catalogue.last_found[1]
+        if "stale" in wanted and root is not None:
+            from mneme_tui.memory.curation.stale_proposals import stale  # git only when there is a work tree
+
+            of_root = _scope(catalogue, repo if repo is not None else config.resolve_repo(start=root))
+            found = stale(catalogue, of_root, root, set(pinned))
+            proposals = _ordered([*proposals, *(_proposal(catalogue, f) for f in found)]) if found else proposals
+        rejected = store.decisions.rejected()
+    kept = [p for p in proposals if p.id not in rejected]
+    return kept[:limit] if limit is not None else kept
+
+
+def _ordered(proposals: list[Proposal]) -> list[Proposal]:
+    """Best first: by score, then kind, then memory ids."""
+    return sorted(proposals, key=lambda p: (-p.score, KINDS.index(p.kind), p.memory_ids))
+
+
+def _scope(catalogue: Catalogue, repo: str | None) -> np.ndarray:
+    """The rows of ``repo`` (None: every row)."""
+    repos = catalogue.rows.repos
+    return np.ones(len(repos), dtype=bool) if repo is None else np.fromiter((r == repo for r in repos), bool,
+                                                                             len(repos))
+
+
+def _find(catalogue: Catalogue, scope: np.ndarray, kinds: frozenset[str], reads: dict[int, str], now_days: float,
+          pinned: frozenset[int]) -> list[finders.Found]:
+    """Duplicates, conflicts and cold memories in ``scope``, as the kinds ask."""
+    found: list[finders.Found] = []
+    if "duplicate" in kinds:
+        found += finders.duplicates(catalogue, scope)
+    if "conflict" in kinds:
+        found += finders.conflicts(catalogue, scope)
+    if "cold" in kinds:
+        read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
+        found += finders.cold(catalogue, scope, now_days=now_days, cold_days=cold_days(), last_read_days=read_days,
+                              pinned=set(pinned))
+    return found
+
+
+def _proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:
+    key = ("proposal", found, *catalogue.digests_of(found.positions))
+    return catalogue.remembered(key, _new_proposal, catalogue, found)
+
+
+def _new_proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:
+    rows = catalogue.rows
+    ids = tuple(int(rows.ids[p]) for p in found.positions)
+    digests = [int(rows.digests[p]) for p in found.positions]
+    return Proposal(
+        id=proposal_id(found.kind, ids, digests), kind=found.kind, memory_ids=ids,
+        keep_id=None if found.keep is None else int(rows.ids[found.keep]), action=found.action,
+        reason=found.reason, score=found.score, repo_id=rows.repos[found.positions[0]],
+    )
+
+
+def review_document(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
+                    limit: int | None = None, root: Path | None = None) -> dict[str, Any]:
+    """``open_proposals`` as ``mneme review --json`` prints it and the MCP tool ``review`` returns it."""
+    proposals = open_proposals(store, repo, kinds=kinds, limit=limit, root=root)
+    return {"repo": repo, "proposals": [proposal.to_json() for proposal in proposals]}

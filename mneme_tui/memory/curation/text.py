@@ -1,0 +1,128 @@
+"""What curation compares texts by: the normalised text (exact duplicates), word-bigram shingles and their
+MinHash signature (near duplicates), the paths a memory names, and its claim: skeleton, figures and polarity
+(conflicts). Pure functions of the text: no database."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+NEGATORS = frozenset({
+    "not", "never", "no", "dont", "doesnt", "didnt", "cannot", "cant", "wont", "shouldnt", "mustnt", "isnt",
+    "arent", "avoid", "stop",
+})
+"""Words that flip what a sentence says ("use X" / "never use X"); dropped from the skeleton (with a "do",
+"should", ... before them: "do not use X" has the skeleton of "use X"), counted in the polarity."""
+
+SIGNATURE_SIZE = 32
+"""MinHash values per memory: 8 LSH bands of 4 (see ``BANDS``)."""
+BANDS = 8
+"""LSH bands: two texts share a band (and are compared) with probability ``1 - (1 - J**4)**8``: 0.89 at a
+Jaccard similarity J of 0.7, 0.985 at 0.8, 0.9995 at 0.9, but 0.40 at 0.5 and 0.06 at 0.3, so texts that merely
+share a template's phrases are seldom compared."""
+PRIME = np.uint64((1 << 61) - 1)
+_RANDOM = np.random.default_rng(20261201)
+A = _RANDOM.integers(1, 1 << 31, SIGNATURE_SIZE, dtype=np.uint64)
+B = _RANDOM.integers(0, 1 << 31, SIGNATURE_SIZE, dtype=np.uint64)
+"""The MinHash functions ``(A·x + B) mod PRIME``, fixed by a seed so every process computes the same signatures."""
+MIX = np.uint64(0x9E3779B97F4A7C15)
+"""An odd 64-bit constant for mixing two hashes into one (``a * MIX + b``, wrapping)."""
+
+_APOSTROPHES = re.compile(r"['’`]")
+_NON_WORD = re.compile(r"[\W_]+")
+_NUMBER_WORD = re.compile(r"\b\d+\b")
+_NEGATION = re.compile(r"\b(?:(?:do|does|did|should|must) )?(?:" + "|".join(sorted(NEGATORS)) + r")\b")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of ``text`` in lower case (Unicode case folding, NFKC), punctuation as spaces (apostrophes
+    dropped: "don't" is "dont"): two texts with the same words are exact duplicates."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    folded = text.casefold()
+    if "'" in folded or "`" in folded or "’" in folded:
+        folded = _APOSTROPHES.sub("", folded)
+    return [word for word in _NON_WORD.split(folded) if word]
+
+
+def normalised(text: str) -> str:
+    """``words_of(text)`` joined by single spaces."""
+    return " ".join(words_of(text))
+
+
+def stable_hash(text: str) -> int:
+    """A 64-bit hash of ``text`` that every process computes alike (CRC-32 and Adler-32 side by side)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return (zlib.crc32(data) << 32) | zlib.adler32(data)
+
+
+def anchors(text: str) -> frozenset[str]:
+    """The paths a text names (``stale.code_refs``): two memories about different files are never duplicates."""
+    from mneme_tui.memory.curation.stale import code_refs  # git and ast only when curation runs
+
+    return frozenset(ref.path for ref in code_refs(text))
+
+
+def shingle_sets(texts: list[list[str]], memo: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct word bigrams (a one-word text: its word) of many normalised texts' words, as uint32 hashes:
+    one flat array with each text's hashes sorted, and the ``len(texts) + 1`` offsets where each text starts.
+    ``memo`` keeps word hashes between calls."""
+    memo = {} if memo is None else memo
+    words = [word for text in texts for word in text]
+    for word in set(words).difference(memo):
+        memo[word] = zlib.crc32(word.encode("utf-8", "surrogatepass")) | 1
+    hashes = np.fromiter(map(memo.__getitem__, words), np.uint64, len(words))
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    owner = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    follows = owner[1:] == owner[:-1]  # word i and word i + 1 are in one text: a bigram
+    alone = (lengths == 1)[owner]  # the one word of a one-word text
+    with np.errstate(over="ignore"):
+        grams = np.concatenate([hashes[:-1][follows] * MIX + hashes[1:][follows], hashes[alone]])
+    owners = np.concatenate([owner[:-1][follows], owner[alone]]).astype(np.uint64)
+    folded = (grams >> np.uint64(32)) ^ (grams & np.uint64(0xFFFFFFFF))
+    keyed = np.sort((owners << np.uint64(32)) | folded)  # by text, then hash
+    keyed = keyed[np.concatenate([[True], keyed[1:] != keyed[:-1]])] if keyed.size else keyed  # duplicates gone
+    starts = np.searchsorted(keyed >> np.uint64(32), np.arange(len(texts) + 1, dtype=np.uint64))
+    return (keyed & np.uint64(0xFFFFFFFF)).astype(np.uint32), starts
+
+
+def shingles(words: list[str]) -> np.ndarray:
+    """The distinct word-bigram hashes of one normalised text's words (``shingle_sets`` of one text)."""
+    return shingle_sets([words])[0]
+
+
+def jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    """The Jaccard similarity of two shingle sets (sorted distinct uint32 arrays)."""
+    if not a.size and not b.size:
+        return 1.0
+    common = np.intersect1d(a, b, assume_unique=True).size
+    return common / (a.size + b.size - common)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a text asserts, for conflicts: its words without numbers and negators (the skeleton), its numbers
+    and whether it is negated."""
+
+    skeleton: str
+    numbers: tuple[str, ...]
+    negated: bool
+
+    def agrees(self, other: Claim) -> bool:
+        """The same figures and the same polarity (texts that may be duplicates rather than a conflict)."""
+        return self.numbers == other.numbers and self.negated == other.negated
+
+
+def claim(normal: str) -> Claim:
+    """The claim of a normalised text: "busy timeout 5 s" and "busy timeout 10 s" share a skeleton and differ
+    in their numbers; "use X" and "never use X" share one and differ in polarity."""
+    negations = _NEGATION.findall(normal)
+    numbers = tuple(_NUMBER_WORD.findall(normal))
+    if not negations and not numbers:  # most texts: the skeleton is the text
+        return Claim(normal, (), False)
+    skeleton = " ".join(_NUMBER_WORD.sub("#", _NEGATION.sub(" ", normal)).split())
+    return Claim(skeleton, numbers, len(negations) % 2 == 1)
