@@ -33,9 +33,9 @@ MIX = np.uint64(0x9E3779B97F4A7C15)
 """An odd 64-bit constant for mixing two hashes into one (``a * MIX + b``, wrapping)."""
 
 _APOSTROPHES = re.compile(r"['’`]")
-_NON_WORD = re.compile(r"[\W_]+")
-_NUMBER_WORD = re.compile(r"\b\d+\b")
-_NEGATION = re.compile(r"\b(?:(?:do|does|did|should|must) )?(?:" + "|".join(sorted(NEGATORS)) + r")\b")
+_WORD = re.compile(r"[^\W_]+")
+NEGATION_PREFIXES = frozenset({"do", "does", "did", "should", "must"})
+"""Words dropped with the negator right after them ("do not use X" has the skeleton of "use X")."""
 
 
 def words_of(text: str) -> list[str]:
@@ -46,7 +46,7 @@ def words_of(text: str) -> list[str]:
     folded = text.casefold()
     if "'" in folded or "`" in folded or "’" in folded:
         folded = _APOSTROPHES.sub("", folded)
-    return [word for word in _NON_WORD.split(folded) if word]
+    return _WORD.findall(folded)
 
 
 def normalised(text: str) -> str:
@@ -117,12 +117,21 @@ class Claim:
         return self.numbers == other.numbers and self.negated == other.negated
 
 
-def claim(normal: str) -> Claim:
-    """The claim of a normalised text: "busy timeout 5 s" and "busy timeout 10 s" share a skeleton and differ
-    in their numbers; "use X" and "never use X" share one and differ in polarity."""
-    negations = _NEGATION.findall(normal)
-    numbers = tuple(_NUMBER_WORD.findall(normal))
+def claim(normal: str, words: list[str] | None = None) -> Claim:
+    """The claim of a normalised text (``words``: its words, when the caller has them): "busy timeout 5 s" and
+    "busy timeout 10 s" share a skeleton and differ in their numbers; "use X" and "never use X" share one and
+    differ in polarity. Numbers are the words of decimal digits; a negator goes from the skeleton with a
+    ``NEGATION_PREFIXES`` word right before it."""
+    words = normal.split() if words is None else words
+    numbers = tuple(word for word in words if word.isdecimal())
+    negations = sum(word in NEGATORS for word in words)
     if not negations and not numbers:  # most texts: the skeleton is the text
         return Claim(normal, (), False)
-    skeleton = " ".join(_NUMBER_WORD.sub("#", _NEGATION.sub(" ", normal)).split())
-    return Claim(skeleton, numbers, len(negations) % 2 == 1)
+    kept: list[str] = []
+    for at, word in enumerate(words):
+        if word in NEGATORS:
+            if at and words[at - 1] in NEGATION_PREFIXES:  # kept last (a prefix is no negator)
+                kept.pop()
+        else:
+            kept.append("#" if word.isdecimal() else word)
+    return Claim(" ".join(kept), numbers, negations % 2 == 1)
