@@ -114,7 +114,18 @@ def test_claims_from_words_equal_the_regular_expressions() -> None:
     rng = random.Random(20261201)
     texts = [" ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 9))) for _ in range(20_000)]
     texts += [item["content"] for item in generate(2_000, now=config.now())]
-    for text in texts:
-        words = T.words_of(text)
-        normal = " ".join(words)
-        assert T.claim(normal, words) == T.claim(normal) == _regex_claim(normal), text
+    words = [T.words_of(text) for text in texts]
+    claims = []
+    for text, its_words in zip(texts, words):
+        normal = " ".join(its_words)
+        claims.append(T.claim(normal, its_words))
+        assert claims[-1] == T.claim(normal) == _regex_claim(normal), text
+    skeletons, stances, counts = T.claim_hashes(words)  # the catalogue's batch: equal hashes for equal claims
+    assert counts.tolist() == [len(claim.skeleton.split()) for claim in claims]
+    assert _same_is_same([claim.skeleton for claim in claims], skeletons.tolist())
+    assert _same_is_same([(claim.numbers, claim.negated) for claim in claims], stances.tolist())
+
+
+def _same_is_same(values: list, hashes: list[int]) -> bool:
+    """Two of ``values`` are equal exactly when their ``hashes`` are."""
+    return len(set(values)) == len(set(hashes)) == len(set(zip(values, hashes)))

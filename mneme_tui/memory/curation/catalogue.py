@@ -174,10 +174,11 @@ class Catalogue:
         repos = tuple(str(repo or "") for repo in repos)
         words = [T.words_of(content) for content in contents]
         normals = [" ".join(text) for text in words]
-        claims = [T.claim(normal, text) for normal, text in zip(normals, words)]
+        skeletons, stances, skeleton_words = T.claim_hashes(words)
         flat, starts = T.shingle_sets(words, self._word_hashes)
         signatures = _signatures(flat, starts)
         repo_kinds = _keys(hash((r, k)) for r, k in zip(repos, kinds))
+        repo_topics = _keys(hash((r, t)) for r, t in zip(repos, topics))
         return Rows(
             ids=np.asarray(ids, dtype=np.int64),
             active=np.fromiter((status == K.ACTIVE for status in statuses), bool, count),
@@ -185,14 +186,14 @@ class Catalogue:
             created_days=days_since_epoch(list(created)),
             access=np.asarray(access, dtype=np.int64),
             exact=_keys(hash((r, k, n)) for r, k, n in zip(repos, kinds, normals)),
-            claim_keys=_keys(hash((r, t, c.skeleton)) if c.skeleton.count(" ") + 1 >= MIN_SKELETON_WORDS else 0
-                             for r, t, c in zip(repos, topics, claims)),
-            stances=_keys(hash((c.numbers, c.negated)) for c in claims),
+            claim_keys=np.where(skeleton_words >= MIN_SKELETON_WORDS, T.mixed(skeletons ^ T.mixed(repo_topics)),
+                                np.uint64(0)),
+            stances=stances,
             digests=np.fromiter(map(T.stable_hash, contents), np.uint64, count),
             signatures=signatures,
             bands=_band_keys(signatures, repo_kinds),
             repo_kinds=repo_kinds,
-            repo_topics=_keys(hash((r, t)) for r, t in zip(repos, topics)),
+            repo_topics=repo_topics,
             repos=list(repos),
             shingles=np.split(flat, starts[1:-1]),
             texts=list(contents),

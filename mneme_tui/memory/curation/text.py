@@ -135,3 +135,53 @@ def claim(normal: str, words: list[str] | None = None) -> Claim:
         else:
             kept.append("#" if word.isdecimal() else word)
     return Claim(" ".join(kept), numbers, negations % 2 == 1)
+
+
+def claim_hashes(texts: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``claim`` of many normalised texts' words at once, as hashes: per text, its skeleton's (equal for equal
+    skeletons), its stance's (equal for equal figures and polarity) and its skeleton's word count. Process-local
+    (Python's string hash): never stored."""
+    words = [word for text in texts for word in text]
+    distinct = list(set(words))
+    index = {word: at for at, word in enumerate(distinct)}
+    ids = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
+    hashes = np.fromiter(map(hash, distinct), np.int64, len(distinct)).view(np.uint64)[ids]
+    negator = np.fromiter((word in NEGATORS for word in distinct), bool, len(distinct))[ids]
+    number = np.fromiter(map(str.isdecimal, distinct), bool, len(distinct))[ids]
+    prefix = np.fromiter((word in NEGATION_PREFIXES for word in distinct), bool, len(distinct))[ids]
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    owner = np.repeat(np.arange(len(texts)), lengths)
+    before_negator = np.zeros(len(words), bool)
+    before_negator[:-1] = negator[1:] & (owner[1:] == owner[:-1])
+    kept = ~negator & ~(prefix & before_negator)
+    tokens = np.where(number, np.int64(hash("#")).view(np.uint64), hashes)  # a figure's place in the skeleton
+    skeletons = _ordered_sums(tokens, kept, owner, lengths)
+    figures = _ordered_sums(hashes, number, owner, lengths)
+    negated = np.bincount(owner[negator], minlength=len(texts)) % 2 == 1
+    with np.errstate(over="ignore"):
+        stances = mixed(figures + negated.astype(np.uint64) * MIX)
+    return skeletons, stances, np.bincount(owner[kept], minlength=len(texts))
+
+
+def _ordered_sums(values: np.ndarray, chosen: np.ndarray, owner: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Per text, a hash of the sequence of its ``chosen`` ``values`` (each mixed with its place among them)."""
+    place = np.cumsum(chosen) - 1
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    before = np.where(starts > 0, place[np.maximum(starts - 1, 0)] + 1, 0) if place.size else starts
+    rank = (place - before[owner]).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        scrambled = np.where(chosen, mixed(values ^ (rank * MIX + MIX)), np.uint64(0))
+    sums = np.zeros(len(lengths), np.uint64)
+    nonempty = lengths > 0
+    if scrambled.size:
+        with np.errstate(over="ignore"):
+            sums[nonempty] = np.add.reduceat(scrambled, starts[nonempty])
+    return sums
+
+
+def mixed(values: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: each 64-bit value scrambled (a bijection)."""
+    with np.errstate(over="ignore"):
+        values = (values ^ (values >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        values = (values ^ (values >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return values ^ (values >> np.uint64(31))
