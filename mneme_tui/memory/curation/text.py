@@ -117,12 +117,12 @@ class Claim:
         return self.numbers == other.numbers and self.negated == other.negated
 
 
-def claim(normal: str, words: list[str] | None = None) -> Claim:
-    """The claim of a normalised text (``words``: its words, when the caller has them): "busy timeout 5 s" and
+def claim(normal: str) -> Claim:
+    """The claim of a normalised text: "busy timeout 5 s" and
     "busy timeout 10 s" share a skeleton and differ in their numbers; "use X" and "never use X" share one and
     differ in polarity. Numbers are the words of decimal digits; a negator goes from the skeleton with a
     ``NEGATION_PREFIXES`` word right before it."""
-    words = normal.split() if words is None else words
+    words = normal.split()
     numbers = tuple(word for word in words if word.isdecimal())
     negations = sum(word in NEGATORS for word in words)
     if not negations and not numbers:  # most texts: the skeleton is the text
