@@ -76,7 +76,7 @@ def test_kept_up_to_date_equals_computed_afresh(tmp_path: Path, work_tree: Path)
     duplicate = next(p for p in proposals if p.kind == "duplicate")
     decide(live, duplicate.id, "accept", root=work_tree)  # a merge: statuses change
     _reviews_agree(live, path, work_tree)
-    conflict = next(p for p in open_proposals(live, None, kinds=frozenset({"conflict"})))
+    conflict = open_proposals(live, None, kinds=frozenset({"conflict"}))[0]
     decide(live, conflict.id, "accept", root=work_tree)
     _reviews_agree(live, path, work_tree)
     text = live.get(conflict.memory_ids[0]).content
