@@ -50,6 +50,10 @@ class Rows:
     signatures: np.ndarray
     bands: np.ndarray
     """One LSH bucket key per band, mixed with repo and kind."""
+    repo_kinds: np.ndarray
+    """Repo and kind: duplicates and cold memories are found within one (``partitions.py``)."""
+    repo_topics: np.ndarray
+    """Repo and topic: conflicts are found within one."""
     repos: list[str]
     shingles: list[np.ndarray]
     texts: list[str]
@@ -59,7 +63,7 @@ def _empty() -> Rows:
     keys = np.zeros(0, dtype=np.uint64)
     return Rows(np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool), np.zeros(0), np.zeros(0, np.int64),
                 keys, keys, keys, keys, np.zeros((0, T.SIGNATURE_SIZE), np.uint32),
-                np.zeros((0, T.BANDS), np.uint64), [], [], [])
+                np.zeros((0, T.BANDS), np.uint64), keys, keys, [], [], [])
 
 
 class Catalogue:
@@ -74,6 +78,12 @@ class Catalogue:
         self._word_hashes: dict[str, int] = {}
         self._anchors: dict[int, frozenset[str]] = {}
         self.rows = _empty()
+        self.version = 0
+        """Counts the refreshes that changed something."""
+        self._changed_at = np.zeros(0, np.int64)
+        """Per row, the ``version`` that last added or changed it."""
+        self._moved: list[tuple[int, np.ndarray, np.ndarray]] = []
+        """(version, repo_kinds, repo_topics) that changed rows had before that version changed them."""
         self.memo: dict[tuple, Any] = {}
         """What the finders worked out for a group, keyed by the group's memories and their digests (so it is
         reused while they are unchanged: a second review after a small change rebuilds only what changed)."""
@@ -89,13 +99,25 @@ class Catalogue:
                 return False
             if update_seq < self._update_seq or max_id < self._max_id:  # another database: start again
                 self.__init__()  # type: ignore[misc]
+            self.version += 1
             for rows in curation_rows(db, self._max_id, self._update_seq):
                 self._apply(rows)
             self._max_id, self._update_seq, self.revision = max_id, update_seq, max_id + update_seq
             for memo in (self._word_hashes, self.memo):  # memos, bounded
                 if len(memo) > MEMO_LIMIT:
                     memo.clear()
+            if len(self._moved) > MEMO_LIMIT // 1000:  # the partitions' states start again (partitions.py)
+                self._moved.clear()
+                self.memo.clear()
             return True
+
+    def changed_since(self, version: int, column: str) -> np.ndarray:
+        """The distinct values of ``column`` (``repo_kinds`` or ``repo_topics``) that rows added or changed after
+        ``version`` have now or had before."""
+        values = [getattr(self.rows, column)[self._changed_at > version]]
+        at = 1 if column == "repo_kinds" else 2
+        values += [moved[at] for moved in self._moved if moved[0] > version]
+        return np.unique(np.concatenate(values))
 
     def anchors(self, position: int) -> frozenset[str]:
         """The paths the memory at ``position`` names (worked out once, when a comparison needs them)."""
@@ -127,6 +149,8 @@ class Catalogue:
         if known:
             changed = self._features(known)
             where = np.array([self._positions[row[0]] for row in known], dtype=np.int64)
+            self._moved.append((self.version, self.rows.repo_kinds[where], self.rows.repo_topics[where]))
+            self._changed_at[where] = self.version
             for column in fields(Rows):
                 target, values = getattr(self.rows, column.name), getattr(changed, column.name)
                 if isinstance(target, list):
@@ -141,6 +165,7 @@ class Catalogue:
             start = self.rows.ids.size
             self._positions.update((int(memory_id), start + n) for n, memory_id in enumerate(added.ids.tolist()))
             self.rows = _join(self.rows, added)
+            self._changed_at = np.concatenate([self._changed_at, np.full(len(new), self.version, np.int64)])
 
     def _features(self, rows: list[tuple]) -> Rows:
         """Features of rows in ``CURATION_COLUMNS`` order."""
@@ -149,9 +174,11 @@ class Catalogue:
         repos = tuple(str(repo or "") for repo in repos)
         words = [T.words_of(content) for content in contents]
         normals = [" ".join(text) for text in words]
-        claims = [T.claim(normal) for normal in normals]
+        skeletons, stances, skeleton_words = T.claim_hashes(words)
         flat, starts = T.shingle_sets(words, self._word_hashes)
         signatures = _signatures(flat, starts)
+        repo_kinds = _keys(hash((r, k)) for r, k in zip(repos, kinds))
+        repo_topics = _keys(hash((r, t)) for r, t in zip(repos, topics))
         return Rows(
             ids=np.asarray(ids, dtype=np.int64),
             active=np.fromiter((status == K.ACTIVE for status in statuses), bool, count),
@@ -159,12 +186,14 @@ class Catalogue:
             created_days=days_since_epoch(list(created)),
             access=np.asarray(access, dtype=np.int64),
             exact=_keys(hash((r, k, n)) for r, k, n in zip(repos, kinds, normals)),
-            claim_keys=_keys(hash((r, t, c.skeleton)) if c.skeleton.count(" ") + 1 >= MIN_SKELETON_WORDS else 0
-                             for r, t, c in zip(repos, topics, claims)),
-            stances=_keys(hash((c.numbers, c.negated)) for c in claims),
+            claim_keys=np.where(skeleton_words >= MIN_SKELETON_WORDS, T.mixed(skeletons ^ T.mixed(repo_topics)),
+                                np.uint64(0)),
+            stances=stances,
             digests=np.fromiter(map(T.stable_hash, contents), np.uint64, count),
             signatures=signatures,
-            bands=_band_keys(signatures, repos, kinds),
+            bands=_band_keys(signatures, repo_kinds),
+            repo_kinds=repo_kinds,
+            repo_topics=repo_topics,
             repos=list(repos),
             shingles=np.split(flat, starts[1:-1]),
             texts=list(contents),
@@ -190,11 +219,10 @@ def _signatures(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return result
 
 
-def _band_keys(signatures: np.ndarray, repos: Sequence[str], kinds: Sequence[str]) -> np.ndarray:
-    """One bucket key per LSH band of each signature, mixed with its repo and kind (so only memories of one repo
-    and kind share a bucket)."""
+def _band_keys(signatures: np.ndarray, scope: np.ndarray) -> np.ndarray:
+    """One bucket key per LSH band of each signature, mixed with its repo and kind key ``scope`` (so only
+    memories of one repo and kind share a bucket)."""
     rows = T.SIGNATURE_SIZE // T.BANDS
-    scope = _keys(hash((r, k)) for r, k in zip(repos, kinds))
     keys = np.zeros((signatures.shape[0], T.BANDS), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for band in range(T.BANDS):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.curation import finders
 from mneme_tui.memory.curation.catalogue import Catalogue
 from mneme_tui.memory.curation.names import KINDS
+from mneme_tui.memory.curation.partitions import found_in_partitions
 from mneme_tui.memory.index import days_since_epoch
 
 if TYPE_CHECKING:
@@ -95,8 +97,7 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
         key = ("open", catalogue.revision, repo, wanted - {"stale"}, now_days, cold_days(), pinned,
                tuple(sorted(reads.items())))
         if catalogue.last_found[0] != key:
-            found = _find(catalogue, _scope(catalogue, repo), wanted, reads, now_days, pinned)
-            catalogue.last_found = (key, _ordered([_proposal(catalogue, f) for f in found]))
+            catalogue.last_found = (key, _ordered(_find(catalogue, repo, wanted, reads, now_days, pinned)))
         proposals = catalogue.last_found[1]
         if "stale" in wanted and root is not None:
             from mneme_tui.memory.curation.stale_proposals import stale  # git only when there is a work tree
@@ -121,18 +122,25 @@ def _scope(catalogue: Catalogue, repo: str | None) -> np.ndarray:
                                                                              len(repos))
 
 
-def _find(catalogue: Catalogue, scope: np.ndarray, kinds: frozenset[str], reads: dict[int, str], now_days: float,
-          pinned: frozenset[int]) -> list[finders.Found]:
-    """Duplicates, conflicts and cold memories in ``scope``, as the kinds ask."""
-    found: list[finders.Found] = []
+def _find(catalogue: Catalogue, repo: str | None, kinds: frozenset[str], reads: dict[int, str], now_days: float,
+          pinned: frozenset[int]) -> list[Proposal]:
+    """Duplicates, conflicts and cold memories of ``repo``, as the kinds ask (each found again only in the
+    partitions that changed since the last review of ``repo``: ``partitions.py``)."""
+    scope = _scope(catalogue, repo)
+    convert = partial(_proposal, catalogue)
+    found: list[Proposal] = []
     if "duplicate" in kinds:
-        found += finders.duplicates(catalogue, scope)
+        found += found_in_partitions(catalogue, ("duplicate", repo), (), "repo_kinds", scope,
+                                     partial(finders.duplicates, catalogue), convert)
     if "conflict" in kinds:
-        found += finders.conflicts(catalogue, scope)
+        found += found_in_partitions(catalogue, ("conflict", repo), (), "repo_topics", scope,
+                                     partial(finders.conflicts, catalogue), convert)
     if "cold" in kinds:
         read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
-        found += finders.cold(catalogue, scope, now_days=now_days, cold_days=cold_days(), last_read_days=read_days,
-                              pinned=set(pinned))
+        cold = partial(finders.cold, catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days,
+                       pinned=set(pinned))
+        depends = (now_days, cold_days(), pinned, tuple(sorted(reads.items())))
+        found += found_in_partitions(catalogue, ("cold", repo), depends, "repo_kinds", scope, cold, convert)
     return found
 
 

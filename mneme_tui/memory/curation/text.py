@@ -33,9 +33,9 @@ MIX = np.uint64(0x9E3779B97F4A7C15)
 """An odd 64-bit constant for mixing two hashes into one (``a * MIX + b``, wrapping)."""
 
 _APOSTROPHES = re.compile(r"['’`]")
-_NON_WORD = re.compile(r"[\W_]+")
-_NUMBER_WORD = re.compile(r"\b\d+\b")
-_NEGATION = re.compile(r"\b(?:(?:do|does|did|should|must) )?(?:" + "|".join(sorted(NEGATORS)) + r")\b")
+_WORD = re.compile(r"[^\W_]+")
+NEGATION_PREFIXES = frozenset({"do", "does", "did", "should", "must"})
+"""Words dropped with the negator right after them ("do not use X" has the skeleton of "use X")."""
 
 
 def words_of(text: str) -> list[str]:
@@ -46,7 +46,7 @@ def words_of(text: str) -> list[str]:
     folded = text.casefold()
     if "'" in folded or "`" in folded or "’" in folded:
         folded = _APOSTROPHES.sub("", folded)
-    return [word for word in _NON_WORD.split(folded) if word]
+    return _WORD.findall(folded)
 
 
 def normalised(text: str) -> str:
@@ -118,11 +118,70 @@ class Claim:
 
 
 def claim(normal: str) -> Claim:
-    """The claim of a normalised text: "busy timeout 5 s" and "busy timeout 10 s" share a skeleton and differ
-    in their numbers; "use X" and "never use X" share one and differ in polarity."""
-    negations = _NEGATION.findall(normal)
-    numbers = tuple(_NUMBER_WORD.findall(normal))
+    """The claim of a normalised text: "busy timeout 5 s" and
+    "busy timeout 10 s" share a skeleton and differ in their numbers; "use X" and "never use X" share one and
+    differ in polarity. Numbers are the words of decimal digits; a negator goes from the skeleton with a
+    ``NEGATION_PREFIXES`` word right before it."""
+    words = normal.split()
+    numbers = tuple(word for word in words if word.isdecimal())
+    negations = sum(word in NEGATORS for word in words)
     if not negations and not numbers:  # most texts: the skeleton is the text
         return Claim(normal, (), False)
-    skeleton = " ".join(_NUMBER_WORD.sub("#", _NEGATION.sub(" ", normal)).split())
-    return Claim(skeleton, numbers, len(negations) % 2 == 1)
+    kept: list[str] = []
+    for at, word in enumerate(words):
+        if word in NEGATORS:
+            if at and words[at - 1] in NEGATION_PREFIXES:  # kept last (a prefix is no negator)
+                kept.pop()
+        else:
+            kept.append("#" if word.isdecimal() else word)
+    return Claim(" ".join(kept), numbers, negations % 2 == 1)
+
+
+def claim_hashes(texts: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``claim`` of many normalised texts' words at once, as hashes: per text, its skeleton's (equal for equal
+    skeletons), its stance's (equal for equal figures and polarity) and its skeleton's word count. Process-local
+    (Python's string hash): never stored."""
+    words = [word for text in texts for word in text]
+    distinct = list(set(words))
+    index = {word: at for at, word in enumerate(distinct)}
+    ids = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
+    hashes = np.fromiter(map(hash, distinct), np.int64, len(distinct)).view(np.uint64)[ids]
+    negator = np.fromiter((word in NEGATORS for word in distinct), bool, len(distinct))[ids]
+    number = np.fromiter(map(str.isdecimal, distinct), bool, len(distinct))[ids]
+    prefix = np.fromiter((word in NEGATION_PREFIXES for word in distinct), bool, len(distinct))[ids]
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    owner = np.repeat(np.arange(len(texts)), lengths)
+    before_negator = np.zeros(len(words), bool)
+    before_negator[:-1] = negator[1:] & (owner[1:] == owner[:-1])
+    kept = ~negator & ~(prefix & before_negator)
+    tokens = np.where(number, np.int64(hash("#")).view(np.uint64), hashes)  # a figure's place in the skeleton
+    skeletons = _ordered_sums(tokens, kept, owner, lengths)
+    figures = _ordered_sums(hashes, number, owner, lengths)
+    negated = np.bincount(owner[negator], minlength=len(texts)) % 2 == 1
+    with np.errstate(over="ignore"):
+        stances = mixed(figures + negated.astype(np.uint64) * MIX)
+    return skeletons, stances, np.bincount(owner[kept], minlength=len(texts))
+
+
+def _ordered_sums(values: np.ndarray, chosen: np.ndarray, owner: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Per text, a hash of the sequence of its ``chosen`` ``values`` (each mixed with its place among them)."""
+    place = np.cumsum(chosen) - 1
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    before = np.where(starts > 0, place[np.maximum(starts - 1, 0)] + 1, 0) if place.size else starts
+    rank = (place - before[owner]).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        scrambled = np.where(chosen, mixed(values ^ (rank * MIX + MIX)), np.uint64(0))
+    sums = np.zeros(len(lengths), np.uint64)
+    nonempty = lengths > 0
+    if scrambled.size:
+        with np.errstate(over="ignore"):
+            sums[nonempty] = np.add.reduceat(scrambled, starts[nonempty])
+    return sums
+
+
+def mixed(values: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: each 64-bit value scrambled (a bijection)."""
+    with np.errstate(over="ignore"):
+        values = (values ^ (values >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        values = (values ^ (values >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return values ^ (values >> np.uint64(31))
