@@ -251,7 +251,7 @@ class BriefingScreen(ModeScreen):
         ])
         if records and not self._table_focused:  # the first time: enter opens the highlighted outcome at once
             self._table_focused = True
-            table.focus()
+            table.focus(scroll_visible=False)  # the summary above stays in view (and the layout deterministic)
 
     @on(DataTable.RowSelected, "#recent-table")
     def _open_outcome(self, event: DataTable.RowSelected) -> None:
