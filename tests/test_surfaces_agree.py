@@ -48,7 +48,8 @@ def plain(text: str, choices: list[str] | None = None) -> str:
     """A help text without what only one surface says: the default, stdin, commas, a negation, the choices
     (the schema's enum, listed in the CLI's help when argparse does not show them)."""
     text = re.sub(r" \(default: [^)]*\)$", "", text.removeprefix("false: "))
-    text = text.removesuffix(" (comma-separated)").removesuffix("; '-' reads standard input")
+    text = text.removesuffix(" (comma-separated)").removesuffix(" (repeat the option for more)")
+    text = text.removesuffix("; '-' reads standard input")
     return text.removesuffix(f": {', '.join(choices)}") if choices else text
 
 

@@ -81,6 +81,8 @@ def _value_options(param: Param) -> dict[str, Any]:
         options["type"] = {None: int, 0: arguments.non_negative_int, 1: arguments.positive_int}[param.minimum]
     elif param.type == TEXT_LIST and param.comma_list:
         options["type"] = _comma_list
+    elif param.type == TEXT_LIST and param.repeated:
+        options["action"] = "append"
     elif param.type == TEXT_LIST:
         options.update(nargs="+", action="extend")
     return options

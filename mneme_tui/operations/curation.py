@@ -58,7 +58,7 @@ REVIEW = Operation(
             '`review_decide`. Returns {"repo", "proposals": [...]}.',
     params=(
         Param("kinds", TEXT_LIST, "only these kinds", flags=("--kind",), metavar="KIND", choices=KINDS,
-              default_note="every kind"),
+              default_note="every kind", repeated=True),
         Param("limit", INT, "at most this many proposals", flags=("-n", "--limit"), minimum=1,
               default_note="all"),
         Param("all_repos", BOOL, "proposals of every repository", flags=("-A", "--all"), default=False),

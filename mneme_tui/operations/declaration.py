@@ -80,6 +80,9 @@ class Param:
     """The argparse destination when it differs from ``name`` (``-A/--cross-repo`` fills ``cross_repo``)."""
     comma_list: bool = False
     """A list given on the CLI as one comma-separated value (``--tags a,b``) instead of several words."""
+    repeated: bool = False
+    """A list given on the CLI by repeating the flag (``--kind cold --kind stale``), one value each, so a word after
+    it is never taken as one more value (``review --kind cold accept P``)."""
     negatable: bool = False
     """A yes/no/unset flag: ``--x`` / ``--no-x`` (default None)."""
     negated_flag: bool = False
@@ -104,6 +107,7 @@ class Param:
         text = f"{self.help}: {', '.join(self.choices)}" if self.choices and self.checked_by != "parser" else self.help
         text = f"{text}; '-' reads standard input" if self.reads_stdin else text
         text = f"{text} (comma-separated)" if self.comma_list else text
+        text = f"{text} (repeat the option for more)" if self.repeated else text
         return f"{text} (default: {self.default_note})" if self.default_note else text
 
     def mcp_help(self) -> str:

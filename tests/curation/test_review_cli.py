@@ -63,3 +63,14 @@ def test_errors_are_one_line_and_change_nothing(run) -> None:
     assert code != 0 and "ERR_NOT_FOUND" in err and err.count("\n") == 1
     assert run("pin", "1", "--json")[1] and run("pin", "1")[1] == "Already pinned: 1\n"
     assert run("unpin", "1")[1] == "Unpinned 1\n" and run("unpin", "1")[1] == "Already not pinned: 1\n"
+
+
+def test_a_kind_filter_before_a_decision_is_not_read_as_more_kinds(run) -> None:
+    """``--kind`` takes one kind per use (repeat it for more), so the decision word after it stays a command."""
+    run("save", "SQLite busy timeout is 5 s for the store")
+    run("save", "SQLite busy timeout is 10 s for the store")
+    code, out, _ = run("review", "--kind", "conflict", "--kind", "cold", "--json")
+    [proposal] = json.loads(out)["proposals"]
+    assert code == 0
+    code, out, _ = run("review", "--kind", "conflict", "accept", proposal["id"])
+    assert code == 0 and out.startswith(f"Accepted conflict proposal {proposal['id']}")
