@@ -27,7 +27,7 @@ from mneme_tui.legion.sync_preview import SyncPreview, preview_sync
 from mneme_tui.memory.records import Memory
 from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.keymap import WRITE_ACTIONS, binding_id, flatten, keys_in_force, unknown_ids, with_ids
-from mneme_tui.tui.screens.base import UNDO_REASON, ModeScreen, Undo, screen_bindings, undo_last
+from mneme_tui.tui.screens.base import UNDO_REASON, ModeScreen, Undo, WriteOrder, screen_bindings, undo_last
 from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.dialogs import ConfirmScreen
 from mneme_tui.tui.screens.graduation import GraduationScreen
@@ -80,6 +80,7 @@ class MnemeApp(App[int]):
         self._watching = False
         self._prewarmed = False
         self.undo_stack: list[Undo] = []  # Recall, memory detail and new-memory actions, newest last
+        self.write_order = WriteOrder()  # the writes of every screen, one after another in key order
         self.keys: dict[str, str] = {}  # the config file's [keys]: binding id -> keys
 
     # ------------------------------------------------------------------ basics

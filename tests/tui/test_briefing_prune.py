@@ -134,7 +134,7 @@ async def test_legion_file_changes_refresh_the_screen(make_app, demo, mode):
         legion = LegionMemory(demo.legion_dir, claude_home=demo.claude_home)
         legion.record_outcome(agent="engineering-senior-developer", outcome="success", summary="new row",
                               task_type="backend", branch="main")
-        for _ in range(40):
+        for _ in range(300):  # up to 30 s on a loaded machine; ends as soon as the poll has seen the change
             await pilot.pause(0.1)
             if screen.data is not first:
                 break

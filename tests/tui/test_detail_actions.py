@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import stat
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -72,8 +73,8 @@ async def test_dismiss_then_undo_then_restore(make_app):
         assert f"#{memory_id} is active again" in _messages(app)
         await press(pilot, "r")
         assert f"#{memory_id} is already active." in _messages(app)
-        await press(pilot, "d")  # each key after the one before has finished: under load the two workers overlap
-        await press(pilot, "r")
+        await pilot.press("d", "r")  # pressed fast: the restore runs after the dismiss, on the state it left
+        await settle(pilot)
         assert store.get(memory_id).status == K.ACTIVE
         assert f"Restored #{memory_id} to active — press u to undo." in _messages(app)
         await press(pilot, "u")  # undoes the restore: dismissed again
@@ -227,3 +228,27 @@ async def test_enter_on_a_recall_result_opens_the_actions(make_app):
         footer = " ".join(binding.description for binding in (b.binding for b in app.screen.active_bindings.values()))
         for action in ("Edit", "Dismiss", "Restore", "Copy", "Newer", "Older", "Undo"):
             assert action in footer
+
+
+async def test_two_write_keys_pressed_while_the_first_write_runs_apply_in_order(make_app, monkeypatch):
+    """``d`` then ``r`` while the dismiss is still being written: the restore waits for it and acts on the state it
+    leaves (not on the screen's older copy, which would say "already active" and lose the key)."""
+    store, memory_id, _ = _seed()
+    slow_dismiss = Store.dismiss
+
+    def dismiss(self, *args, **kwargs):
+        time.sleep(0.3)  # a slow disk or a busy database: the second key comes while this runs
+        return slow_dismiss(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "dismiss", dismiss)
+    app = make_app(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _open(pilot, memory_id)
+        await pilot.press("d", "r")
+        await settle(pilot)
+        assert store.get(memory_id).status == K.ACTIVE
+        assert [entry.reason for entry in store.history(memory_id)] == ["dismissed in the TUI", "restored in the TUI"]
+        assert f"Restored #{memory_id} to active — press u to undo." in _messages(app)
+        await press(pilot, "u")
+        assert store.get(memory_id).status == K.TOMBSTONED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -141,6 +142,31 @@ class ModeScreen(Screen):
             self.reload("resume")
 
 
+class WriteOrder:
+    """The TUI's writes run one after another, in the order their keys were pressed: each write waits for the
+    one started before it (``d`` then ``r`` pressed fast dismiss, then restore; never the other way round)."""
+
+    TURN_TIMEOUT = 30.0
+    """How long a write waits for the one before it; only a write whose worker was cancelled before it ran (its
+    screen closed) never ends its turn, and the next must not wait for it forever."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: threading.Event | None = None
+
+    def take_turn(self) -> tuple[threading.Event | None, threading.Event]:
+        """On the UI thread, when the key is pressed: the turn before this write's, and this write's own."""
+        mine = threading.Event()
+        with self._lock:
+            previous, self._last = self._last, mine
+        return previous, mine
+
+    def wait_for(self, previous: threading.Event | None) -> None:
+        if previous is not None:
+            previous.wait(self.TURN_TIMEOUT)
+
+
+
 def write_in_worker(owner: DOMNode, write: Callable[[Store], T], done: Callable[[T], None],
                     failed: Callable[[str], None], *, group: str) -> None:
     """Run ``write`` with the store in a thread worker of ``owner`` (a screen or the app). On the UI thread:
@@ -151,8 +177,11 @@ def write_in_worker(owner: DOMNode, write: Callable[[Store], T], done: Callable[
         failed("read-only: this app was opened with --read-only (or read_only = true), nothing is written")
         return
 
+    previous, mine = app.write_order.take_turn()
+
     def work() -> None:
         try:
+            app.write_order.wait_for(previous)
             with app.ctx.session() as store:
                 result = write(store)
                 store.refresh_index()
@@ -160,6 +189,8 @@ def write_in_worker(owner: DOMNode, write: Callable[[Store], T], done: Callable[
         except MnemeError as exc:
             app.call_from_thread(failed, str(exc))
             return
+        finally:
+            mine.set()
         app.call_from_thread(written, result, revision)
 
     def written(result: T, revision: int) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack, suppress
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -200,6 +201,9 @@ class MemoryScreen(ModalScreen[None]):
             self.load()
 
         write_in_worker(self, write, done, self._write_failed, group="memory-detail-write")
+        # the next key acts on the state this write leaves (the reload after it shows the store's own)
+        if self.record is not None:
+            self.record = replace(self.record, memory=replace(memory, status=target))
 
     def _write_failed(self, message: str) -> None:
         self.mneme.say(message, "error")
