@@ -57,7 +57,7 @@ def test_demo_and_tui_imports_keep_their_layers():
 
 
 def test_the_tui_bench_runs_on_a_small_store():
-    from mneme_tui.tui.bench import TARGETS_MS, bench_tui
+    from mneme_tui.bench.tui_bench import TARGETS_MS, bench_tui
 
     result = bench_tui(300, queries=("cache",), dismissals=2)
     for name in TARGETS_MS:

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mneme_tui.memory.bench_measures import in_child, ms, peak_rss_mb, timed
+from mneme_tui.bench.measures import in_child, ms, peak_rss_mb, timed
 
 _STATUS = Path("/proc/self/status")
 
@@ -22,9 +22,9 @@ TARGETS = {
 
 def review_figures(db_path: str) -> dict[str, Any]:
     """Time ``open_proposals`` over every repo of the store at ``db_path`` (run it in a child)."""
+    from mneme_tui.bench.synthetic import REPOS
     from mneme_tui.memory.curation.proposals import open_proposals
     from mneme_tui.memory.store import Store
-    from mneme_tui.memory.synthetic import REPOS
 
     store = Store(Path(db_path))
     cold_s, proposals = timed(open_proposals, store, None)
@@ -52,7 +52,7 @@ def measure_review(db_path: Path) -> dict[str, Any]:
 
 def review_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
     """Issue 21's targets at 100k and 1M (nothing at other sizes, or without review figures)."""
-    from mneme_tui.memory.bench import _check
+    from mneme_tui.bench.store_bench import _check
 
     review = figures.get("review")
     if review is None or size not in (100_000, 1_000_000):

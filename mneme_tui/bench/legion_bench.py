@@ -7,7 +7,7 @@ import process (the largest over the runs) and the longest time any write transa
 the store's write lock (the largest over the runs; the limit is about a second, so saves by other
 processes never wait long).
 Every run is a new process with a new store, as a ``mneme legion sync`` would be: nothing is warm.
-Run ``python -m mneme_tui.legion.bench``; the target is parsing and the first sync each under one second.
+Run ``python -m mneme_tui.bench.legion_bench``; the target is parsing and the first sync each under one second.
 """
 
 from __future__ import annotations

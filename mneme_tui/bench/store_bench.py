@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from mneme_tui import config
-from mneme_tui.memory import bench_pg
-from mneme_tui.memory.bench_measures import (
+from mneme_tui.bench import postgresql_bench as bench_pg
+from mneme_tui.bench.measures import (
     WARM_ROUNDS,
     cold_recall,
     import_floor_ms,
@@ -36,8 +36,8 @@ from mneme_tui.memory.bench_measures import (
     timed,
     write_to_visible,
 )
-from mneme_tui.memory.curation.bench import measure_review, review_checks
-from mneme_tui.memory.synthetic import QUERIES, REPOS, generate
+from mneme_tui.bench.review_bench import measure_review, review_checks
+from mneme_tui.bench.synthetic import QUERIES, REPOS, generate
 
 NAIVE_QUERIES = 3
 NAIVE_MAX_SIZE = 200_000
@@ -56,8 +56,8 @@ TARGETS = {
 
 def bench_size(size: int, workdir: str) -> dict[str, Any]:
     """Build a store of ``size`` synthetic memories in ``workdir`` and measure it (run in a child)."""
+    from mneme_tui.bench.naive_rank import NaiveRow, naive_rank
     from mneme_tui.memory.index import days_since_epoch
-    from mneme_tui.memory.naive import NaiveRow, naive_rank
     from mneme_tui.memory.persistence.memories import naive_rows
     from mneme_tui.memory.store import Store
     from mneme_tui.memory.vectors import embed, from_blob, tokenize

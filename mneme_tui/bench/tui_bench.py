@@ -215,7 +215,7 @@ def bench_tui(size: int = 100_000, *, folder: Path | None = None, queries: tuple
             os.environ["MNEME_NOW"] = previous
 
 
-if __name__ == "__main__":  # python -m mneme_tui.tui.bench [size]
+if __name__ == "__main__":  # python -m mneme_tui.bench.tui_bench [size]
     import json
     import sys
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from mneme_tui.bench.synthetic import QUERIES, REPOS
 from mneme_tui.config import DbTarget
 from mneme_tui.errors import MnemeError
-from mneme_tui.memory.synthetic import QUERIES, REPOS
 
 WARM_ROUNDS = 4
 SAVES = 200

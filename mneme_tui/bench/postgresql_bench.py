@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui import config
-from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.bench_measures import (
+from mneme_tui.bench.measures import (
     concurrent_saves,
     in_child,
     measure_recall,
@@ -26,6 +25,7 @@ from mneme_tui.memory.bench_measures import (
     timed,
     write_to_visible,
 )
+from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 
 WRITERS = 8
 SAVES_PER_WRITER = 50
