@@ -22,9 +22,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mneme_tui.legion.cells import join_row
-from mneme_tui.legion.schemas import OUTCOMES
-from mneme_tui.legion.storage import load_document
+from mneme_tui.legion.markdown.cells import join_row
+from mneme_tui.legion.markdown.schemas import OUTCOMES
+from mneme_tui.legion.markdown.storage import load_document
 
 TARGET_SECONDS = 1.0
 LOCK_HOLD_LIMIT_SECONDS = 1.0
@@ -97,7 +97,7 @@ def _timings(path: Path, db_path: Path, changed_run: bool) -> tuple[int, float, 
     """In a fresh process: records parsed, seconds to parse, to sync into a new store, to re-sync, to re-sync
     after every summary changed (0 unless ``changed_run``), the process's peak RSS (KiB) and the longest
     write-lock hold (s)."""
-    from mneme_tui.legion.sync import sync  # the store stack is only needed here
+    from mneme_tui.legion.mirror.sync import sync  # the store stack is only needed here
     from mneme_tui.memory.store import Store
 
     document, parse_seconds = _timed(load_document, path)

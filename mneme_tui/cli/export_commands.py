@@ -61,7 +61,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _write(texts: dict[str, str]) -> list[str]:
     """Each text to its path (``-``: standard output), files written whole (temp file, fsync, rename)."""
-    from mneme_tui.legion.storage import atomic_write
+    from mneme_tui.legion.markdown.storage import atomic_write
 
     for path, text in texts.items():
         if path == "-":

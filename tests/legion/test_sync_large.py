@@ -9,9 +9,9 @@ import pytest
 from provenances import SAVED
 
 from mneme_tui.bench.legion_bench import synthetic_outcomes
-from mneme_tui.legion import sync as sync_module
-from mneme_tui.legion.schemas import OUTCOMES
-from mneme_tui.legion.sync import sync
+from mneme_tui.legion.markdown.schemas import OUTCOMES
+from mneme_tui.legion.mirror import sync as sync_module
+from mneme_tui.legion.mirror.sync import sync
 from mneme_tui.memory import vectors
 from mneme_tui.memory.store import Store
 

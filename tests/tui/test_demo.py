@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mneme_tui.demo import build_demo_workspace
-from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.store import Store
 
 NOW = datetime(2026, 3, 1, 12, 0, 0)

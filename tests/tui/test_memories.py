@@ -335,8 +335,8 @@ async def test_kind_picker_shows_counts(make_app):
 
 
 async def test_imported_rows_show_their_legion_ids(make_app, tmp_path):
-    from mneme_tui.legion.schemas import OUTCOMES
-    from mneme_tui.legion.sync import sync
+    from mneme_tui.legion.markdown.schemas import OUTCOMES
+    from mneme_tui.legion.mirror.sync import sync
 
     legion = tmp_path / "memory"
     legion.mkdir()

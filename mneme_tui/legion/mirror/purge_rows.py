@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.cells import join_row
-from mneme_tui.legion.document import Document
-from mneme_tui.legion.records import Record, values_for_fields
-from mneme_tui.legion.storage import modify_file
+from mneme_tui.legion.markdown.cells import join_row
+from mneme_tui.legion.markdown.document import Document
+from mneme_tui.legion.markdown.legion_records import Record, values_for_fields
+from mneme_tui.legion.markdown.storage import modify_file
+from mneme_tui.legion.skill.api import LegionMemory
 
 _KEPT = frozenset({"id", "date", "branch", "source_file", "line", "occurrence", "layout", "superseded_by", "outcome",
                    "signal", "decision_point", "phase", "importance", "resolved"})

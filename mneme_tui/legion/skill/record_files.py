@@ -8,12 +8,12 @@ error de-duplication.
   its kind (only ``## PAT/PIT/PRF`` blocks, or ``## Phase`` notes) gets a canonical table section
   (``## Records`` / ``## Patterns`` / ``## Errors`` / ``## Preferences``) appended at its end.
 - A table without a Branch column (a legacy 10-column OUTCOMES.md) gets one before a new row is
-  added (:func:`mneme_tui.legion.table_migration.migrate_for_new_row`), in the same checked write.
+  added (:func:`mneme_tui.legion.markdown.table_migration.migrate_for_new_row`), in the same checked write.
 - A record with ``layout="block"`` (the sync's export of a store-side preference) is appended at the
   end of the file as a ``/legion:learn`` heading block, ``## PRF-NNN: title`` (:func:`_add_block`).
 - Heading blocks are never rewritten; error de-duplication only looks at table rows.
 - Several records for one file are stored with one write (:func:`store_records`); when the table ends
-  the file that write is an append (see :mod:`mneme_tui.legion.storage`).
+  the file that write is an append (see :mod:`mneme_tui.legion.markdown.storage`).
 """
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.blocks import block_text, record_from_block
-from mneme_tui.legion.catalog import Catalog
-from mneme_tui.legion.cells import join_row
-from mneme_tui.legion.document import Document, renumber
-from mneme_tui.legion.errormatch import similar
-from mneme_tui.legion.records import (
+from mneme_tui.legion.markdown.agent_catalog import Catalog
+from mneme_tui.legion.markdown.blocks import block_text, record_from_block
+from mneme_tui.legion.markdown.cells import join_row
+from mneme_tui.legion.markdown.document import Document, renumber
+from mneme_tui.legion.markdown.legion_records import (
     ErrorRecord,
     Record,
     record_text,
     values_for_fields,
 )
-from mneme_tui.legion.schemas import ARCHIVE, BLOCK_KINDS, ERRORS, TableSchema, reject_placeholders
-from mneme_tui.legion.storage import load_document, modify_file
-from mneme_tui.legion.table_migration import migrate_for_new_row
+from mneme_tui.legion.markdown.schemas import ARCHIVE, BLOCK_KINDS, ERRORS, TableSchema, reject_placeholders
+from mneme_tui.legion.markdown.storage import load_document, modify_file
+from mneme_tui.legion.markdown.table_migration import migrate_for_new_row
+from mneme_tui.legion.skill.errormatch import similar
 
 GENERAL_TASK_TYPE = "general"
 

@@ -17,10 +17,10 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from mneme_tui.legion import schemas
-from mneme_tui.legion.errormatch import key_terms
-from mneme_tui.legion.records import ErrorRecord, PatternRecord, PreferenceRecord, Record
-from mneme_tui.legion.scoring import (
+from mneme_tui.legion.markdown import schemas
+from mneme_tui.legion.markdown.legion_records import ErrorRecord, PatternRecord, PreferenceRecord, Record
+from mneme_tui.legion.skill.errormatch import key_terms
+from mneme_tui.legion.skill.scoring import (
     DEFAULT_LIMIT,
     list_matches,
     parse_record_date,
@@ -30,7 +30,7 @@ from mneme_tui.legion.scoring import (
 )
 
 if TYPE_CHECKING:
-    from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.legion.skill.api import LegionMemory
     from mneme_tui.memory.budget import Omission
 
 PATTERN_LIMIT = 10

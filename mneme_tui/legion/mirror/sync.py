@@ -1,16 +1,16 @@
 """Two-way mirror between a Legion memory folder (``.planning/memory/*.md``) and the store.
 
 ``sync(store, legion, project)`` first exports store-side memories to the markdown files
-(:mod:`mneme_tui.legion.sync_export`: each file written once, no database lock held), reads every file,
+(:mod:`mneme_tui.legion.mirror.sync_export`: each file written once, no database lock held), reads every file,
 then imports every record in a chain of short write transactions that do only the database work
-(:mod:`mneme_tui.legion.write_slices`: each is committed at a point where it is whole - a record's memory
+(:mod:`mneme_tui.legion.mirror.write_slices`: each is committed at a point where it is whole - a record's memory
 and its companion row, a status and what the sync knows of it, together - once it has held the write
 lock for half a second; then a pause lets waiting writers in, so saves by other processes never wait
 long). A failure rolls back the slice it happened in; the slices before it are whole, and the next
 sync carries on from them (it compares hashes: what is already imported is unchanged). The markdown
 appends of the export are found again and linked by the next sync. Two syncs of one folder take turns
 (``.planning/memory/.sync.lock``), so a memory is never exported twice; record writes and saves do not
-wait for it. Pairing records with their companion rows: :mod:`mneme_tui.legion.sync_pairing`.
+wait for it. Pairing records with their companion rows: :mod:`mneme_tui.legion.mirror.sync_pairing`.
 
 Import rules
 - A record becomes a memory with ``repo_id = project`` and kind: outcome -> ``task`` (``review`` when its
@@ -20,7 +20,7 @@ Import rules
   headline (summary / pattern / error signature / preference context), its prose body, then one
   ``Field: value`` line per column (see :func:`memory_content`). ``created_at``: the record's Date
   (midnight) when it parses, else the sync time. The Legion columns live in ``legion_records``
-  (:mod:`mneme_tui.legion.mirror`).
+  (:mod:`mneme_tui.legion.mirror.record_mapping`).
 - Identity across syncs: ``(project, family, kind, identity, occurrence)``. The family is
   ``OUTCOMES.md`` for outcome rows of OUTCOMES.md *and* ARCHIVE.md (a pruned row keeps its memory),
   otherwise the file name. The identity is the record's ID; a row without one (9-column ports) uses a
@@ -67,9 +67,9 @@ from typing import Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion import mirror as mt
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.mirror import (
+from mneme_tui.legion.markdown.storage import SYNC_LOCK_NAME, memory_lock, write_point
+from mneme_tui.legion.mirror import record_mapping as mt
+from mneme_tui.legion.mirror.record_mapping import (
     created_at,
     memory_content,
     memory_kind,
@@ -77,16 +77,16 @@ from mneme_tui.legion.mirror import (
     memory_topic,
     record_json,
 )
-from mneme_tui.legion.secret_rows import redacted_record, redaction_warning
-from mneme_tui.legion.storage import SYNC_LOCK_NAME, memory_lock, write_point
-from mneme_tui.legion.sync_export import (
+from mneme_tui.legion.mirror.secret_rows import redacted_record, redaction_warning
+from mneme_tui.legion.mirror.sync_export import (
     Export,
     ExportedMemory,
     export_memories,
     find_link,
 )
-from mneme_tui.legion.sync_pairing import Incoming, PairingPlan, pair_records
-from mneme_tui.legion.write_slices import WriteSlices
+from mneme_tui.legion.mirror.sync_pairing import Incoming, PairingPlan, pair_records
+from mneme_tui.legion.mirror.write_slices import WriteSlices
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory import secrets
 from mneme_tui.memory.store import Store

@@ -10,7 +10,7 @@ Other writers exist: agents and editors append to ``.planning/memory/*.md`` with
    just before the swap that the file is still what was read, ``os.replace`` it in and fsync the folder;
    rows appended meanwhile are folded into the temp file first, and bytes another writer appended to
    the old file during the swap are carried over to the new one; a rewrite that makes the file no
-   longer (prune) is done in place instead, journalled (:mod:`mneme_tui.legion.inplace`);
+   longer (prune) is done in place instead, journalled (:mod:`mneme_tui.legion.markdown.inplace`);
 4. when the file changed in any other way since it was read, start again from the new content;
 5. re-read and verify. If that fails, the old bytes go back only when the file is still exactly what
    we wrote (never older bytes over newer ones), and a :class:`LegionWriteError` carrying the full
@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.document import Document, parse, unparseable
-from mneme_tui.legion.inplace import (
+from mneme_tui.legion.markdown.document import Document, parse, unparseable
+from mneme_tui.legion.markdown.inplace import (
     finish_rewrites,
     fsync_dir,
     journalled_view,
@@ -54,7 +54,7 @@ from mneme_tui.legion.inplace import (
     write_all,
     write_point,
 )
-from mneme_tui.legion.schemas import DEFAULT_BRANCH
+from mneme_tui.legion.markdown.schemas import DEFAULT_BRANCH
 
 if sys.platform == "win32":
     import msvcrt
@@ -348,7 +348,7 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appe
     ``fold_appends`` is False: a change that reshaped a table header; then False, to redo it). Bytes appended
     to the old file while it is swapped out (within ``LATE_APPEND_GRACE``) are carried over.
     A change that makes the file no longer is written in place instead (same inode, journalled:
-    :mod:`mneme_tui.legion.inplace`), so a process holding the file open for appending keeps its rows.
+    :mod:`mneme_tui.legion.markdown.inplace`), so a process holding the file open for appending keeps its rows.
     A new file takes the mode and group of ``like`` when given.
     """
     path = safe_path(path)

@@ -39,8 +39,8 @@ from typing import Any
 
 from mneme_tui.config import now
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.roadmap import COMPLETE, ROADMAP_NAME, phase_status
-from mneme_tui.legion.storage import atomic_write, read_state
+from mneme_tui.legion.markdown.roadmap import COMPLETE, ROADMAP_NAME, phase_status
+from mneme_tui.legion.markdown.storage import atomic_write, read_state
 
 _REQ_ID = re.compile(r"(?<![\w-])([A-Z]{2,}[A-Z0-9]*-\d{1,4}[a-z]?)(?![\w-])")
 _NOT_REQ = {"UTF", "SHA", "ISO", "RFC", "MD", "HTTP", "TLS", "SSL", "PAT", "PIT", "PRF", "ES", "IPV"}

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
-from mneme_tui.legion.records import OutcomeRecord, Record, split_tags
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord, Record, split_tags
 
 EXCLUDE_BELOW = 0.2
 DEFAULT_LIMIT = 20

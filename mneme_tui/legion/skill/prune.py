@@ -9,7 +9,7 @@ the exact rows to move), move the rows (byte for byte when the archive table has
 write ARCHIVE.md then OUTCOMES.md, verify, drop the journal. The move is idempotent - a row already in
 ARCHIVE.md is never added again - so a journal a crash left behind is simply rolled forward by the next
 write, prune or sync (:func:`finish_interrupted_prune`): a kill at any point leaves no duplicate. Each
-write is checked against other writers and redone on new content (see :mod:`mneme_tui.legion.storage`).
+write is checked against other writers and redone on new content (see :mod:`mneme_tui.legion.markdown.storage`).
 If verification fails, both files are restored (only while they still hold what prune wrote) and the
 result carries the records as text; so does an ARCHIVE.md that is a directory (nothing is changed).
 """
@@ -23,13 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui.errors import ERR_IO, MnemeError
-from mneme_tui.legion.cells import join_row
-from mneme_tui.legion.document import Document, Segment, parse, renumber
-from mneme_tui.legion.planning import MemorySettings
-from mneme_tui.legion.records import OutcomeRecord, record_text, values_for_fields
-from mneme_tui.legion.schemas import ARCHIVE, OUTCOMES
-from mneme_tui.legion.scoring import parse_record_date
-from mneme_tui.legion.storage import (
+from mneme_tui.legion.markdown.cells import join_row
+from mneme_tui.legion.markdown.document import Document, Segment, parse, renumber
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord, record_text, values_for_fields
+from mneme_tui.legion.markdown.planning import MemorySettings
+from mneme_tui.legion.markdown.schemas import ARCHIVE, OUTCOMES
+from mneme_tui.legion.markdown.storage import (
     DEFAULT_LOCK_TIMEOUT,
     MAX_REDO,
     FileState,
@@ -42,6 +41,7 @@ from mneme_tui.legion.storage import (
     write_if_unchanged,
     write_point,
 )
+from mneme_tui.legion.skill.scoring import parse_record_date
 
 NO_CANDIDATES = (
     "No records eligible for pruning. All records are either recent, high-importance, or in the current phase."

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from mneme_tui.legion.records import Record
+from mneme_tui.legion.markdown.legion_records import Record
 from mneme_tui.memory import secrets
 
 _PLACE_FIELDS = ("source_file", "line", "occurrence", "layout")

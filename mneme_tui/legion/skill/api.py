@@ -2,7 +2,7 @@
 
 Reads never create anything and never raise for missing or broken files (results carry
 ``warnings``); writes follow the lock / temp file / fsync / replace / verify protocol of
-:mod:`mneme_tui.legion.storage`. All results are plain dataclasses with ``to_json()``.
+:mod:`mneme_tui.legion.markdown.storage`. All results are plain dataclasses with ``to_json()``.
 """
 
 from __future__ import annotations
@@ -15,36 +15,9 @@ from typing import Any
 
 from mneme_tui.config import now
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion import recall as recall_mod
-from mneme_tui.legion import scoring
-from mneme_tui.legion.briefing import Briefing, build_briefing
-from mneme_tui.legion.catalog import Catalog, load_catalog
-from mneme_tui.legion.claude_memory import claude_memory_excerpt
-from mneme_tui.legion.document import Document, NotImported
-from mneme_tui.legion.gitbranch import BranchProvider, current_branch
-from mneme_tui.legion.gitbranch import default_branch as git_default_branch
-from mneme_tui.legion.planning import (
-    MemorySettings,
-    load_memory_settings,
-    read_current_phase,
-)
-from mneme_tui.legion.prune import (
-    PrunePlan,
-    PruneResult,
-    apply_prune,
-    finish_interrupted_prune,
-    plan_prune,
-)
-from mneme_tui.legion.record_files import (
-    StoreResult,
-    append_record,
-    base_importance,
-    importance_with_modifiers,
-    require_choice,
-    resolve_task_type,
-    store_records,
-)
-from mneme_tui.legion.records import (
+from mneme_tui.legion.markdown.agent_catalog import Catalog, load_catalog
+from mneme_tui.legion.markdown.document import Document, NotImported
+from mneme_tui.legion.markdown.legion_records import (
     ErrorRecord,
     OutcomeRecord,
     PatternRecord,
@@ -52,7 +25,12 @@ from mneme_tui.legion.records import (
     Record,
     split_tags,
 )
-from mneme_tui.legion.schemas import (
+from mneme_tui.legion.markdown.planning import (
+    MemorySettings,
+    load_memory_settings,
+    read_current_phase,
+)
+from mneme_tui.legion.markdown.schemas import (
     ARCHIVE,
     DECISION_POINTS,
     ERRORS,
@@ -63,7 +41,29 @@ from mneme_tui.legion.schemas import (
     SIGNALS,
     TableSchema,
 )
-from mneme_tui.legion.storage import DEFAULT_LOCK_TIMEOUT, load_document
+from mneme_tui.legion.markdown.storage import DEFAULT_LOCK_TIMEOUT, load_document
+from mneme_tui.legion.skill import pattern_recall as recall_mod
+from mneme_tui.legion.skill import scoring
+from mneme_tui.legion.skill.claude_memory import claude_memory_excerpt
+from mneme_tui.legion.skill.gitbranch import BranchProvider, current_branch
+from mneme_tui.legion.skill.gitbranch import default_branch as git_default_branch
+from mneme_tui.legion.skill.prune import (
+    PrunePlan,
+    PruneResult,
+    apply_prune,
+    finish_interrupted_prune,
+    plan_prune,
+)
+from mneme_tui.legion.skill.record_files import (
+    StoreResult,
+    append_record,
+    base_importance,
+    importance_with_modifiers,
+    require_choice,
+    resolve_task_type,
+    store_records,
+)
+from mneme_tui.legion.skill.session_briefing import Briefing, build_briefing
 
 KNOWN_FILES = (OUTCOMES.file_name, PATTERNS.file_name, ERRORS.file_name, PREFERENCES.file_name, ARCHIVE.file_name)
 PITFALLS_FILE = "PITFALLS.md"

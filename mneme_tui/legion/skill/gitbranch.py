@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from mneme_tui.legion.schemas import DEFAULT_BRANCH
+from mneme_tui.legion.markdown.schemas import DEFAULT_BRANCH
 
 UNKNOWN_BRANCH = "unknown"
 GIT_TIMEOUT = 5.0

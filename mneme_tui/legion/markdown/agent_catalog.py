@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mneme_tui.legion.cells import is_separator_line, split_row
-from mneme_tui.legion.document import split_lines
-from mneme_tui.legion.records import split_tags
-from mneme_tui.legion.schemas import field_name
+from mneme_tui.legion.markdown.cells import is_separator_line, split_row
+from mneme_tui.legion.markdown.document import split_lines
+from mneme_tui.legion.markdown.legion_records import split_tags
+from mneme_tui.legion.markdown.schemas import field_name
 
 CATALOG_PATHS = ("skills/agent-registry/CATALOG.md", ".planning/CATALOG.md")
 _DIVISION = re.compile(r"^#{2,4}\s+(.+?)\s+Division\b", re.IGNORECASE)

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cache, lru_cache
 from typing import Any, ClassVar
 
-from mneme_tui.legion.schemas import DEFAULT_BRANCH, ERROR, OUTCOME, PATTERN, PREFERENCE
+from mneme_tui.legion.markdown.schemas import DEFAULT_BRANCH, ERROR, OUTCOME, PATTERN, PREFERENCE
 
 _TRUE_WORDS = {"true", "yes", "y", "1", "resolved", "fixed", "✓", "✅", "x"}
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mneme_tui.legion.briefing_report import BriefingReport
+from mneme_tui.legion.skill.briefing_report import BriefingReport
 from mneme_tui.memory import budget
 from mneme_tui.memory.budget import Omission
 

@@ -1,6 +1,6 @@
 """Pairing the records of a Legion memory folder with their companion rows (the sync's plan).
 
-See :mod:`mneme_tui.legion.sync` for the identity and pairing rules.
+See :mod:`mneme_tui.legion.mirror.sync` for the identity and pairing rules.
 """
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from mneme_tui.legion import mirror as mt
-from mneme_tui.legion.api import FileReport, MemoryReport
-from mneme_tui.legion.mirror import (
+from mneme_tui.legion.markdown.legion_records import Record
+from mneme_tui.legion.markdown.schemas import ARCHIVE, OUTCOMES
+from mneme_tui.legion.mirror import record_mapping as mt
+from mneme_tui.legion.mirror.record_mapping import (
     OUTCOMES_FAMILY,
     content_hash,
     family_of,
     record_identity,
     record_json,
 )
-from mneme_tui.legion.records import Record
-from mneme_tui.legion.schemas import ARCHIVE, OUTCOMES
+from mneme_tui.legion.skill.api import FileReport, MemoryReport
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import Memory
 

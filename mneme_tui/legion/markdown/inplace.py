@@ -35,7 +35,7 @@ CHUNK = 1 << 20
 
 
 def write_point(name: str) -> None:
-    """A named point in a write where a crash is simulated in tests (see :mod:`mneme_tui.legion.storage`)."""
+    """A named point in a write where a crash is simulated in tests (see :mod:`mneme_tui.legion.markdown.storage`)."""
     trace = os.environ.get(FAULT_TRACE_ENV)
     if trace:
         with open(trace, "a", encoding="utf-8") as handle:

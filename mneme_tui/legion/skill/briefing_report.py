@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.briefing import Briefing, is_success
-from mneme_tui.legion.recall import preference_notes
-from mneme_tui.legion.records import OutcomeRecord, PreferenceRecord
-from mneme_tui.legion.schemas import OUTCOMES
-from mneme_tui.legion.scoring import AgentScore, ArchetypeScore, parse_record_date
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord, PreferenceRecord
+from mneme_tui.legion.markdown.schemas import OUTCOMES
+from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.legion.skill.pattern_recall import preference_notes
+from mneme_tui.legion.skill.scoring import AgentScore, ArchetypeScore, parse_record_date
+from mneme_tui.legion.skill.session_briefing import Briefing, is_success
 
 SIGNALS = ("positive", "corrective", "negative")
 SUCCESS_WEEKS = 12

@@ -11,8 +11,8 @@ their bytes. A file that did not parse is never migrated.
 
 from __future__ import annotations
 
-from mneme_tui.legion.document import Document, Segment, TableInfo, parse
-from mneme_tui.legion.schemas import branch_position
+from mneme_tui.legion.markdown.document import Document, Segment, TableInfo, parse
+from mneme_tui.legion.markdown.schemas import branch_position
 
 BRANCH_COLUMN = "Branch"
 

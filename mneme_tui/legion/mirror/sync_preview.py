@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mneme_tui.legion import mirror as mt
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.sync_export import export_candidates
-from mneme_tui.legion.sync_pairing import pair_records
+from mneme_tui.legion.mirror import record_mapping as mt
+from mneme_tui.legion.mirror.sync_export import export_candidates
+from mneme_tui.legion.mirror.sync_pairing import pair_records
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.store import Store
 
 
@@ -32,7 +32,7 @@ class SyncPreview:
 
 
 def preview_sync(store: Store, legion: LegionMemory, project: str) -> SyncPreview:
-    """Count what :func:`mneme_tui.legion.sync.sync` would import and export now (nothing is written)."""
+    """Count what :func:`mneme_tui.legion.mirror.sync.sync` would import and export now (nothing is written)."""
     if not legion.memory_dir.is_dir():
         return SyncPreview()
     with store.sqlite_errors():

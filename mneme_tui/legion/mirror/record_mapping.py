@@ -1,6 +1,6 @@
 """The mirror's representation: how a Legion record maps onto a memory, and the companion table.
 
-Record -> memory (see :mod:`mneme_tui.legion.sync` for the rules as a whole): kind, topic, task id, the
+Record -> memory (see :mod:`mneme_tui.legion.mirror.sync` for the rules as a whole): kind, topic, task id, the
 memory text, ``created_at``, and the record's identity, columns and content hash.
 
 ``legion_records`` links a mirrored record to its memory: one row per mirrored memory (``memory_id`` is
@@ -42,7 +42,7 @@ from typing import Any
 import peewee
 
 from mneme_tui import compat
-from mneme_tui.legion.records import (
+from mneme_tui.legion.markdown.legion_records import (
     ErrorRecord,
     OutcomeRecord,
     PatternRecord,
@@ -50,8 +50,8 @@ from mneme_tui.legion.records import (
     Record,
     split_tags,
 )
-from mneme_tui.legion.schemas import ARCHIVE, ERROR, OUTCOME, OUTCOMES, PATTERN, PREFERENCE
-from mneme_tui.legion.scoring import parse_record_date
+from mneme_tui.legion.markdown.schemas import ARCHIVE, ERROR, OUTCOME, OUTCOMES, PATTERN, PREFERENCE
+from mneme_tui.legion.skill.scoring import parse_record_date
 from mneme_tui.memory import secrets
 from mneme_tui.memory.persistence.repositories import LegionRecords
 from mneme_tui.memory.records import LEGION_IMPORT, Provenance

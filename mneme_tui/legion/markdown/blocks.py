@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from mneme_tui.legion.records import (
+from mneme_tui.legion.markdown.legion_records import (
     ErrorRecord,
     PatternRecord,
     PreferenceRecord,
@@ -28,7 +28,7 @@ from mneme_tui.legion.records import (
     parse_bool,
     split_tags,
 )
-from mneme_tui.legion.schemas import BLOCK_KINDS, DEFAULT_BRANCH, field_name
+from mneme_tui.legion.markdown.schemas import BLOCK_KINDS, DEFAULT_BRANCH, field_name
 
 BLOCK_HEADING = re.compile(
     r"^##\s+(?P<id>(?P<prefix>PAT|PIT|PRF)-\d+)\b\s*"

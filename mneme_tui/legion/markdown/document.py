@@ -25,10 +25,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mneme_tui.legion.blocks import match_heading, record_from_block
-from mneme_tui.legion.cells import is_separator_line, join_row, split_raw_cells, unescape_cell
-from mneme_tui.legion.records import Record, record_from_values, values_for_fields
-from mneme_tui.legion.schemas import (
+from mneme_tui.legion.markdown.blocks import match_heading, record_from_block
+from mneme_tui.legion.markdown.cells import is_separator_line, join_row, split_raw_cells, unescape_cell
+from mneme_tui.legion.markdown.legion_records import Record, record_from_values, values_for_fields
+from mneme_tui.legion.markdown.schemas import (
     DEFAULT_BRANCH,
     FILE_SCHEMAS,
     TableSchema,

@@ -1,4 +1,4 @@
-"""The sync's export: store-side memories appended to the Legion files (rules in :mod:`mneme_tui.legion.sync`).
+"""The sync's export: store-side memories appended to the Legion files (rules in :mod:`mneme_tui.legion.mirror.sync`).
 
 Each target file is written once per sync, with all its pending records (one append when the table
 ends the file), and without holding the database lock.
@@ -17,13 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion import mirror as mt
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.blocks import match_heading
-from mneme_tui.legion.mirror import headline
-from mneme_tui.legion.record_files import StoreResult
-from mneme_tui.legion.records import PreferenceRecord, Record
-from mneme_tui.legion.schemas import (
+from mneme_tui.legion.markdown.blocks import match_heading
+from mneme_tui.legion.markdown.legion_records import PreferenceRecord, Record
+from mneme_tui.legion.markdown.schemas import (
     ERROR,
     ERRORS,
     PATTERN,
@@ -31,7 +27,11 @@ from mneme_tui.legion.schemas import (
     PREFERENCE,
     PREFERENCES,
 )
-from mneme_tui.legion.sync_pairing import Incoming, PairingPlan, pair_records
+from mneme_tui.legion.mirror import record_mapping as mt
+from mneme_tui.legion.mirror.record_mapping import headline
+from mneme_tui.legion.mirror.sync_pairing import Incoming, PairingPlan, pair_records
+from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.legion.skill.record_files import StoreResult
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
@@ -86,7 +86,7 @@ def _export_tags(memory: Memory) -> list[str]:
 
 
 def _record(legion: LegionMemory, spec: Export, branch: str) -> Record:
-    """The Legion record that carries ``spec``'s memory (export rules in :mod:`mneme_tui.legion.sync`)."""
+    """The Legion record that carries ``spec``'s memory (export rules in :mod:`mneme_tui.legion.mirror.sync`)."""
     memory = spec.memory
     tags = _export_tags(memory)
     rest = memory.content.strip()[len(memory.first_line):].strip() if memory.content.strip().startswith(

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
-from mneme_tui.legion.records import OutcomeRecord, split_tags
-from mneme_tui.legion.scoring import recall_outcomes
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord, split_tags
+from mneme_tui.legion.skill.scoring import recall_outcomes
 
 RECENT_LIMIT = 5
 TOP_AGENTS = 3
