@@ -33,7 +33,7 @@ from mneme_tui.tui.screens.dialogs import ConfirmScreen
 from mneme_tui.tui.screens.graduation import GraduationScreen
 from mneme_tui.tui.screens.help import HelpScreen
 from mneme_tui.tui.screens.memories import MemoriesScreen
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.screens.new_memory import NewMemoryScreen
 from mneme_tui.tui.screens.prune import PruneScreen
 from mneme_tui.tui.screens.recall import RecallScreen

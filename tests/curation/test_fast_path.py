@@ -15,8 +15,8 @@ import pytest
 
 from mneme_tui import config
 from mneme_tui.bench.synthetic import PATHS, generate
-from mneme_tui.memory.curation import text as T
-from mneme_tui.memory.curation.names import KINDS
+from mneme_tui.memory.curation import text_features as T
+from mneme_tui.memory.curation.choices import KINDS
 from mneme_tui.memory.curation.proposals import open_proposals
 from mneme_tui.memory.curation.review import decide
 from mneme_tui.memory.store import Store
