@@ -280,9 +280,9 @@ def _outcome_rows(today: date, rng: random.Random) -> list[dict]:
 
 
 def _write_legion(project: Path, legion: Path, today: date, seed: int) -> None:
-    from mneme_tui.legion.document import parse
-    from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord
-    from mneme_tui.legion.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+    from mneme_tui.legion.markdown.document import parse
+    from mneme_tui.legion.markdown.legion_records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord
+    from mneme_tui.legion.markdown.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
 
     rng = random.Random(seed + 1)
     legion.mkdir(parents=True, exist_ok=True)
@@ -434,7 +434,7 @@ CLAUDE_MEMORY = """# atlas-api
 
 def write_claude_memory(project: Path, home: Path) -> None:
     """Claude Code's MEMORY.md for the demo project, under a stand-in home (never the user's)."""
-    from mneme_tui.legion.claude_memory import project_folder_names
+    from mneme_tui.legion.skill.claude_memory import project_folder_names
 
     folder = home / ".claude" / "projects" / project_folder_names(project)[0] / "memory"
     folder.mkdir(parents=True, exist_ok=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
+from mneme_tui.bench.store_bench import check_targets
 from mneme_tui.cli import main
 from mneme_tui.cli.bench_command import print_report
-from mneme_tui.memory.bench import check_targets
 from mneme_tui.memory.ranking import PROFILES
 
 

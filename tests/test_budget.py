@@ -186,7 +186,7 @@ def test_handshake_budget_on_the_command_line(isolated_environment, capsys) -> N
 
 @pytest.fixture
 def legion_dir(tmp_path, monkeypatch) -> str:
-    from mneme_tui.legion.schemas import OUTCOMES
+    from mneme_tui.legion.markdown.schemas import OUTCOMES
 
     folder = tmp_path / "memory"
     folder.mkdir()

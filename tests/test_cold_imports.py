@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 HEAVY = ("numpy", "numpy.ma", "peewee", "rich", "textual", "mcp", "mneme_tui.memory.learning", "mneme_tui.memory.store",
-         "mneme_tui.legion.api", "mneme_tui.legion.records", "snowballstemmer", "subprocess", "detect_secrets")
+         "mneme_tui.legion.skill.api", "mneme_tui.legion.markdown.legion_records", "snowballstemmer", "subprocess", "detect_secrets")
 
 
 def loaded_by(argv: list[str], cwd: Path) -> set[str]:
@@ -35,7 +35,7 @@ def test_help_loads_no_numpy_store_legion_or_ui(tmp_path: Path) -> None:
 def test_legion_help_loads_the_legion_options_only_then(tmp_path: Path) -> None:
     """The ``legion`` group's options need Legion modules: they are added when ``legion`` is used."""
     loaded = loaded_by(["legion", "recall", "--help"], tmp_path)
-    assert "mneme_tui.legion.records" in loaded
+    assert "mneme_tui.legion.markdown.legion_records" in loaded
     assert not loaded & {"numpy", "peewee", "textual", "mcp"}, loaded
 
 
@@ -45,8 +45,8 @@ def test_recall_loads_no_tui_sdk_legion_or_learning(tmp_path: Path) -> None:
     db = str(tmp_path / "mneme.db")
     subprocess.run([sys.executable, "-m", "mneme_tui", "save", "hello world", "--db", db], check=True,
                    capture_output=True, cwd=tmp_path)
-    never = {"textual", "mcp", "numpy.ma", "mneme_tui.memory.learning", "mneme_tui.legion.api",
-             "mneme_tui.legion.records", "snowballstemmer", "subprocess", "detect_secrets"}  # secrets: writes only
+    never = {"textual", "mcp", "numpy.ma", "mneme_tui.memory.learning", "mneme_tui.legion.skill.api",
+             "mneme_tui.legion.markdown.legion_records", "snowballstemmer", "subprocess", "detect_secrets"}  # secrets: writes only
     loaded = loaded_by(["recall", "hello", "--db", db], tmp_path)
     assert not loaded & never, loaded
     loaded = loaded_by(["recall", "hello", "--db", db, "--json"], tmp_path)

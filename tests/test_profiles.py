@@ -292,7 +292,7 @@ def test_snapshot_round_trip_keeps_the_term_features(tmp_path: Path, monkeypatch
 
 
 def test_spec_profile_equals_the_naive_per_row_implementation(store: Store) -> None:
-    from mneme_tui.memory.naive import NaiveRow, naive_rank
+    from mneme_tui.bench.naive_rank import NaiveRow, naive_rank
     from mneme_tui.memory.vectors import from_blob, tokenize
 
     rng = random.Random(11)

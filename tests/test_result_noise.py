@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from provenances import SYNCED
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.schemas import ERRORS, OUTCOMES, PREFERENCES
-from mneme_tui.legion.sync import sync
+from mneme_tui.legion.markdown.schemas import ERRORS, OUTCOMES, PREFERENCES
+from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory import ranking
 from mneme_tui.memory.analysis import FIELD_LABELS, searchable_text
 from mneme_tui.memory.index import days_since_epoch

@@ -14,7 +14,7 @@ import pytest
 from mneme_tui.cli import arguments, build_parser
 from mneme_tui.cli import main as cli_main
 from mneme_tui.mcp.context import Call, ServerContext
-from mneme_tui.mcp.schema import input_schema
+from mneme_tui.mcp.tool_schema import input_schema
 from mneme_tui.mcp.tools import OWN_WORK, TOOLS, answer
 from mneme_tui.memory import ranking
 from mneme_tui.memory.store import Store

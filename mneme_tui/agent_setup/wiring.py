@@ -13,7 +13,7 @@ from mneme_tui.agent_setup.agents import AGENTS, ConfigFile
 from mneme_tui.agent_setup.documents import Action, Document, add_entry, remove_entry
 from mneme_tui.agent_setup.names import Scope
 from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.storage import atomic_write
+from mneme_tui.legion.markdown.storage import atomic_write
 
 
 @dataclass

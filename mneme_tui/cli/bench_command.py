@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from mneme_tui.legion.bench import bench_import
-    from mneme_tui.memory import bench
+    from mneme_tui.bench import store_bench as bench
+    from mneme_tui.bench.legion_bench import bench_import
 
     target = config.resolve_db_path(args.db) if getattr(args, "db", None) is not None else None
     postgresql_url = target if isinstance(target, str) else None
@@ -55,7 +55,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "met": legion["within_hold_limit"],
     })
     if args.tui:
-        from mneme_tui.tui.bench import bench_tui
+        from mneme_tui.bench.tui_bench import bench_tui
 
         report["tui"] = bench_tui()
     if args.json:

@@ -25,7 +25,7 @@ from mneme_tui.operations.declaration import (
 if TYPE_CHECKING:  # the store and the Legion API are imported by the commands that use them
     from pathlib import Path
 
-    from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.legion.skill.api import LegionMemory
     from mneme_tui.memory.store import Store
 
 
@@ -89,7 +89,9 @@ def _value_options(param: Param) -> dict[str, Any]:
 
 
 def _comma_list(raw: str) -> list[str]:
-    from mneme_tui.legion.records import split_tags  # the Legion tag rules; only the legion group has lists
+    from mneme_tui.legion.markdown.legion_records import (
+        split_tags,  # the Legion tag rules; only the legion group has lists
+    )
 
     return split_tags(raw)
 

@@ -35,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from mneme_tui.memory.exchange.export_lines import to_jsonl
     from mneme_tui.memory.exchange.markdown import file_name, markdown_by_repo
-    from mneme_tui.memory.exchange.records import to_jsonl
     from mneme_tui.memory.exchange.transfer import exported_memories
 
     if args.json and not args.output:
@@ -61,7 +61,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _write(texts: dict[str, str]) -> list[str]:
     """Each text to its path (``-``: standard output), files written whole (temp file, fsync, rename)."""
-    from mneme_tui.legion.storage import atomic_write
+    from mneme_tui.legion.markdown.storage import atomic_write
 
     for path, text in texts.items():
         if path == "-":
@@ -76,7 +76,7 @@ def _write(texts: dict[str, str]) -> list[str]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from mneme_tui.memory.exchange.records import parse_jsonl
+    from mneme_tui.memory.exchange.export_lines import parse_jsonl
     from mneme_tui.memory.exchange.transfer import import_memories
 
     source = "standard input" if args.file == "-" else args.file

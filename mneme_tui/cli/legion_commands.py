@@ -20,10 +20,10 @@ from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.validation import is_folder, user_path
 
 if TYPE_CHECKING:  # the Legion API is imported by the handlers that use it: `mneme recall` never loads it
-    from mneme_tui.legion.api import LegionMemory
-    from mneme_tui.legion.briefing_report import BriefingReport
-    from mneme_tui.legion.gitbranch import BranchProvider
-    from mneme_tui.legion.records import OutcomeRecord, Record
+    from mneme_tui.legion.markdown.legion_records import OutcomeRecord, Record
+    from mneme_tui.legion.skill.api import LegionMemory
+    from mneme_tui.legion.skill.briefing_report import BriefingReport
+    from mneme_tui.legion.skill.gitbranch import BranchProvider
 
 BRANCH_PROVIDER: BranchProvider | None = None
 """Replaces ``git branch --show-current`` (tests set it; None = ask git)."""
@@ -108,15 +108,15 @@ def _dir_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _list(raw: str) -> list[str]:
-    from mneme_tui.legion.records import split_tags
+    from mneme_tui.legion.markdown.legion_records import split_tags
 
     return split_tags(raw)
 
 
 # ----------------------------------------------------------------------------- helpers
 def _legion(args: argparse.Namespace) -> LegionMemory:
-    from mneme_tui.legion.api import LegionMemory
-    from mneme_tui.legion.sync import resolve_memory_dir
+    from mneme_tui.legion.mirror.sync import resolve_memory_dir
+    from mneme_tui.legion.skill.api import LegionMemory
 
     folder = resolve_memory_dir(getattr(args, "dir", None))
     if not is_folder(folder, "the memory folder") and folder.exists():
@@ -158,7 +158,7 @@ def _outcome_table(records: list[OutcomeRecord]) -> None:
 
 # ------------------------------------------------------------------------------- sync
 def cmd_sync(args: argparse.Namespace) -> int:
-    from mneme_tui.legion.sync import SyncReport, sync
+    from mneme_tui.legion.mirror.sync import SyncReport, sync
 
     legion = _legion(args)
     project = config.resolve_repo(args.project, start=legion.project_root)
@@ -206,8 +206,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_briefing(args: argparse.Namespace) -> int:
-    from mneme_tui.legion.briefing_report import briefing_report
-    from mneme_tui.legion.schemas import OUTCOMES
+    from mneme_tui.legion.markdown.schemas import OUTCOMES
+    from mneme_tui.legion.skill.briefing_report import briefing_report
 
     legion = _legion(args)
     report = briefing_report(legion)
@@ -251,7 +251,7 @@ def _print_briefing(report: BriefingReport, present: bool) -> None:
 def _print_briefing_within(report: BriefingReport, tokens: int, as_json: bool, present: bool) -> None:
     """``--budget``: the briefing with the entries that fit (``legion.briefing_budget``), then its note."""
     from mneme_tui.cli import budget_output
-    from mneme_tui.legion.briefing_budget import BudgetedBriefing, within_budget
+    from mneme_tui.legion.skill.briefing_budget import BudgetedBriefing, within_budget
 
     def render(view: BudgetedBriefing) -> str:
         if as_json:
@@ -263,7 +263,7 @@ def _print_briefing_within(report: BriefingReport, tokens: int, as_json: bool, p
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
-    from mneme_tui.legion.schemas import OUTCOMES
+    from mneme_tui.legion.markdown.schemas import OUTCOMES
 
     legion = _legion(args)
     agents = legion.agent_scores(args.task_types, match=args.match)
@@ -295,7 +295,7 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- record
 def cmd_record(args: argparse.Namespace) -> int:
-    from mneme_tui.legion.storage import LegionWriteError
+    from mneme_tui.legion.markdown.storage import LegionWriteError
 
     legion = _legion(args)
     if args.branch is not None and not args.branch.strip():
@@ -389,7 +389,7 @@ def _print_prune(legion: LegionMemory, plan: Any, result: Any, apply: bool) -> N
 
 # ---------------------------------------------------------------------------- compact
 def cmd_compact(args: argparse.Namespace) -> int:
-    from mneme_tui.legion.compaction import compact_phase
+    from mneme_tui.legion.skill.compaction import compact_phase
 
     folder = user_path(args.phase_dir, "PHASE_DIR")
     if not is_folder(folder, "PHASE_DIR"):

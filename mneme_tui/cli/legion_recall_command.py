@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mneme_tui.cli import arguments, output
-from mneme_tui.legion.recall import (
+from mneme_tui.legion.markdown.legion_records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record
+from mneme_tui.legion.skill.pattern_recall import (
     ERRORS,
     FILES,
     KIND_FILTERS,
@@ -26,12 +27,11 @@ from mneme_tui.legion.recall import (
     KindRecall,
     RecallFilters,
 )
-from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord, Record
 
 if TYPE_CHECKING:
     from rich.text import JustifyMethod
 
-    from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.legion.skill.api import LegionMemory
 
 _KIND_WORDS = {**{kind: kind for kind in KINDS}, **{kind[:-1]: kind for kind in KINDS}}
 _FLAGS = {"agent": "--agent", "task_type": "--task-type", "signal": "--signal", "decision_point": "--decision-point",
@@ -70,7 +70,7 @@ def parse_request(args: argparse.Namespace) -> tuple[str, RecallFilters]:
 
 def run(args: argparse.Namespace, legion: LegionMemory, *, outcome_table: OutcomeTable, warn: Warn) -> int:
     """Recall, then print one JSON document or a table (nothing at all when the folder is missing)."""
-    from mneme_tui.legion.recall import recall_kind
+    from mneme_tui.legion.skill.pattern_recall import recall_kind
 
     kind, filters = parse_request(args)
     found = recall_kind(legion, kind, filters)

@@ -19,8 +19,8 @@ def _dir_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_purge(args: argparse.Namespace) -> int:
-    from mneme_tui.legion.api import LegionMemory
-    from mneme_tui.legion.sync import resolve_memory_dir
+    from mneme_tui.legion.mirror.sync import resolve_memory_dir
+    from mneme_tui.legion.skill.api import LegionMemory
 
     session = declared.session_for(PURGE, args, lambda: LegionMemory(resolve_memory_dir(args.dir)))
     result = declared.run(PURGE, args, session=session)

@@ -14,7 +14,7 @@ import textwrap
 from datetime import datetime
 
 from mneme_tui import display
-from mneme_tui.memory.highlight import matched_line
+from mneme_tui.memory.matched_spans import matched_line
 from mneme_tui.memory.records import ScoredMemory
 
 INDENT = "    "

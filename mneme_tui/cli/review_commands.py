@@ -9,7 +9,7 @@ from typing import Any
 
 from mneme_tui.cli import arguments, declared, output
 from mneme_tui.cli.task_commands import _root, _root_option
-from mneme_tui.memory.curation.names import UNDO
+from mneme_tui.memory.curation.choices import UNDO
 from mneme_tui.operations.curation import DECISION_WORDS, PIN, REVIEW, REVIEW_DECIDE, UNPIN
 
 

@@ -16,7 +16,7 @@ from mneme_tui.validation import is_folder, user_path
 
 if TYPE_CHECKING:  # the learning modules load the store and numpy: imported by the handlers that run
     from mneme_tui.memory.learning.orientation import Orientation
-    from mneme_tui.memory.learning.report import TaskReport
+    from mneme_tui.memory.learning.task_report import TaskReport
     from mneme_tui.memory.learning.tasksync import SyncResult
 
 
@@ -59,7 +59,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def _read_report(raw: str) -> TaskReport:
-    from mneme_tui.memory.learning.report import load_report, read_report
+    from mneme_tui.memory.learning.task_report import load_report, read_report
 
     if raw == "-":
         return read_report(sys.stdin.buffer)
@@ -69,7 +69,7 @@ def _read_report(raw: str) -> TaskReport:
 def cmd_sync(args: argparse.Namespace) -> int:
     from mneme_tui.memory import secrets
     from mneme_tui.memory.learning.distill import distill
-    from mneme_tui.memory.learning.report import screened_report
+    from mneme_tui.memory.learning.task_report import screened_report
     from mneme_tui.memory.learning.tasksync import SyncResult, commit, preview
 
     report, redactions = screened_report(_read_report(args.report), secrets.policy_for(args.redact))

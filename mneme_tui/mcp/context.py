@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory import secrets
 from mneme_tui.memory.records import MCP
 from mneme_tui.memory.store import Store

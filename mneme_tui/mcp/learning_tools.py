@@ -9,8 +9,8 @@ from typing import Any
 from mneme_tui.display import compact_json
 from mneme_tui.mcp.context import Call
 from mneme_tui.memory.learning.orientation import orientation, within_budget
-from mneme_tui.memory.learning.report import parse_report_text, screened_report
 from mneme_tui.memory.learning.scope import relative_to_root
+from mneme_tui.memory.learning.task_report import parse_report_text, screened_report
 from mneme_tui.memory.learning.tasksync import sync_task
 from mneme_tui.memory.secrets import policy_for
 from mneme_tui.operations.learning import HANDSHAKE, TASK_SYNC

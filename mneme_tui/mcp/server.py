@@ -30,7 +30,7 @@ from mneme_tui import __version__, display
 from mneme_tui.errors import MnemeError
 from mneme_tui.mcp import prompts, transport
 from mneme_tui.mcp.context import Call, ServerContext
-from mneme_tui.mcp.schema import tool
+from mneme_tui.mcp.tool_schema import tool
 from mneme_tui.mcp.tools import TOOLS, answer, error_text
 from mneme_tui.validation import check_text
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mneme_tui.memory.curation.names import DECISIONS, KINDS, UNDO
+from mneme_tui.memory.curation.choices import DECISIONS, KINDS, UNDO
 from mneme_tui.operations.declaration import BOOL, INT, MCP, MEMORY_IDS, TEXT, TEXT_LIST, Effect, Operation, Param
 
 if TYPE_CHECKING:

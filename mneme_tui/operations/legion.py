@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from mneme_tui.legion.recall import KINDS, OUTCOMES
-from mneme_tui.legion.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+from mneme_tui.legion.markdown.schemas import DECISION_POINTS, OUTCOMES_VALUES, SIGNALS
+from mneme_tui.legion.skill.pattern_recall import KINDS, OUTCOMES
 from mneme_tui.operations.declaration import (
     BOOL,
     CLI,
@@ -25,7 +25,7 @@ from mneme_tui.operations.declaration import (
 from mneme_tui.operations.memory import BUDGET
 
 if TYPE_CHECKING:
-    from mneme_tui.legion.record_files import StoreResult
+    from mneme_tui.legion.skill.record_files import StoreResult
     from mneme_tui.operations.session import Session
 
 LEGION_BRIEFING = Operation(

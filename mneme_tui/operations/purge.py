@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def run_purge(session: Session, ids: list[int], reason: str, chain: bool, markdown: bool) -> PurgeResult:
     """Purge ``ids`` (their chains with ``chain``); with ``markdown``, rewrite each mirrored Legion row too."""
-    from mneme_tui.legion.purge_rows import purge_row
+    from mneme_tui.legion.mirror.purge_rows import purge_row
     from mneme_tui.memory.purge import PURGED, purge
 
     result = purge(session.store(), ids, reason=reason, chain=chain)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from mneme_tui.legion.api import LegionMemory
+    from mneme_tui.legion.skill.api import LegionMemory
     from mneme_tui.memory.store import Store
 
 

@@ -21,9 +21,9 @@ from textual.worker import Worker, WorkerState
 
 from mneme_tui import compat, config, display
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion.sync import SyncReport
-from mneme_tui.legion.sync import sync as legion_sync
-from mneme_tui.legion.sync_preview import SyncPreview, preview_sync
+from mneme_tui.legion.mirror.sync import SyncReport
+from mneme_tui.legion.mirror.sync import sync as legion_sync
+from mneme_tui.legion.mirror.sync_preview import SyncPreview, preview_sync
 from mneme_tui.memory.records import Memory
 from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.keymap import WRITE_ACTIONS, binding_id, flatten, keys_in_force, unknown_ids, with_ids
@@ -33,7 +33,7 @@ from mneme_tui.tui.screens.dialogs import ConfirmScreen
 from mneme_tui.tui.screens.graduation import GraduationScreen
 from mneme_tui.tui.screens.help import HelpScreen
 from mneme_tui.tui.screens.memories import MemoriesScreen
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.screens.new_memory import NewMemoryScreen
 from mneme_tui.tui.screens.prune import PruneScreen
 from mneme_tui.tui.screens.recall import RecallScreen

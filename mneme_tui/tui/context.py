@@ -28,7 +28,7 @@ class AppContext:
         """The Legion facade for the project's memory folder, or None when there is no folder."""
         if self.legion_dir is None:
             return None
-        from mneme_tui.legion.api import LegionMemory
+        from mneme_tui.legion.skill.api import LegionMemory
 
         return LegionMemory(self.legion_dir, claude_home=self.claude_home)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from mneme_tui.memory.highlight import matched_spans
+from mneme_tui.memory.matched_spans import matched_spans
 
 MATCH_STYLE = "bold reverse"
 

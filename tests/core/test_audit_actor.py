@@ -15,9 +15,9 @@ import pytest
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, MnemeError
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.schemas import ERRORS
-from mneme_tui.legion.sync import sync
+from mneme_tui.legion.markdown.schemas import ERRORS
+from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.records import MCP
 from mneme_tui.memory.store import Store
 

@@ -7,8 +7,8 @@ import pytest
 from provenances import SYNCED
 
 from mneme_tui import config
+from mneme_tui.bench.synthetic import generate
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.synthetic import generate
 
 
 def _items(count: int, bad_at: int | None = None):

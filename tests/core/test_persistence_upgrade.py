@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.schemas import OUTCOMES
+from mneme_tui.legion.markdown.schemas import OUTCOMES
 from mneme_tui.memory.persistence import schema
 from mneme_tui.memory.persistence.migrations import MIGRATIONS, SCHEMA_VERSION
 from mneme_tui.memory.store import Store

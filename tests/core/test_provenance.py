@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.schemas import ERRORS, OUTCOMES, PATTERNS
-from mneme_tui.legion.sync import sync
+from mneme_tui.legion.markdown.schemas import ERRORS, OUTCOMES, PATTERNS
+from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.persistence.migrations import MIGRATIONS, script_at
 from mneme_tui.memory.records import LEGION_IMPORT, TASK_SYNC, Provenance

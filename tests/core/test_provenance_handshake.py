@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.schemas import ERRORS, PATTERNS
+from mneme_tui.legion.markdown.schemas import ERRORS, PATTERNS
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "legion-corpus"
 TABLES = ("OUTCOMES.md", "PATTERNS.md", "ERRORS.md", "PREFERENCES.md")

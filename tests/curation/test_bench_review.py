@@ -3,7 +3,7 @@ speed: the figures are whatever this machine measures)."""
 
 from __future__ import annotations
 
-from mneme_tui.memory.curation.bench import review_checks, review_figures
+from mneme_tui.bench.review_bench import review_checks, review_figures
 from mneme_tui.memory.store import Store
 
 from .conftest import mint

@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from mneme_tui.demo import DEMO_REPO, build_demo_workspace
-from mneme_tui.memory.curation.names import KINDS
+from mneme_tui.memory.curation.choices import KINDS
 from mneme_tui.memory.curation.proposals import open_proposals
 from mneme_tui.memory.store import Store
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from mneme_tui import config
-from mneme_tui.memory.curation import text as T
-from mneme_tui.memory.curation.names import KINDS
+from mneme_tui.bench.synthetic import PATHS, generate
+from mneme_tui.memory.curation import text_features as T
+from mneme_tui.memory.curation.choices import KINDS
 from mneme_tui.memory.curation.proposals import open_proposals
 from mneme_tui.memory.curation.review import decide
 from mneme_tui.memory.store import Store
-from mneme_tui.memory.synthetic import PATHS, generate
 
 from .test_stale import STORE_PY, Repo
 

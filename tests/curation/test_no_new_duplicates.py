@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.cli import main as cli_main
-from mneme_tui.legion.sync import sync
-from mneme_tui.memory.learning.report import parse_report_text
+from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.memory.learning.task_report import parse_report_text
 from mneme_tui.memory.learning.tasksync import sync_task
 from mneme_tui.memory.store import Store
 

@@ -9,7 +9,7 @@ from provenances import SYNCED
 
 from mneme_tui.memory.learning.graduation import graduation_candidates
 from mneme_tui.memory.learning.orientation import orientation
-from mneme_tui.memory.learning.report import parse_report
+from mneme_tui.memory.learning.task_report import parse_report
 from mneme_tui.memory.learning.tasksync import sync_task
 
 

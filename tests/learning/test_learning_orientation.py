@@ -8,7 +8,7 @@ import json
 import pytest
 
 from mneme_tui.memory.learning.orientation import orientation
-from mneme_tui.memory.learning.report import parse_report
+from mneme_tui.memory.learning.task_report import parse_report
 from mneme_tui.memory.learning.tasksync import sync_task
 
 DAY0, DAY10, DAY20 = "2026-03-01T09:00:00", "2026-03-11T09:00:00", "2026-03-21T09:00:00"

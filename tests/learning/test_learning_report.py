@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.learning.report import parse_report, parse_report_text
+from mneme_tui.memory.learning.task_report import parse_report, parse_report_text
 
 
 def test_valid_report_parses(make_report):

@@ -10,7 +10,7 @@ import pytest
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.learning.distill import distill
 from mneme_tui.memory.learning.orientation import orientation
-from mneme_tui.memory.learning.report import parse_report
+from mneme_tui.memory.learning.task_report import parse_report
 from mneme_tui.memory.learning.tasksync import commit, sync_task
 
 NOW = "2026-03-01T09:00:00"

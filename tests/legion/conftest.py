@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.skill.api import LegionMemory
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "legion-corpus"
 FIXED_NOW = "2026-10-15T12:00:00"
@@ -48,7 +48,7 @@ def outcome_row(
 
 
 def write_outcomes(memory: LegionMemory, rows: list[str]) -> Path:
-    from mneme_tui.legion.schemas import OUTCOMES
+    from mneme_tui.legion.markdown.schemas import OUTCOMES
 
     memory.memory_dir.mkdir(parents=True, exist_ok=True)
     path = memory.memory_dir / "OUTCOMES.md"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from mneme_tui.legion.briefing_report import WeekSuccess, signal_counts, weekly_success
-from mneme_tui.legion.records import OutcomeRecord, PreferenceRecord
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord, PreferenceRecord
+from mneme_tui.legion.skill.briefing_report import WeekSuccess, signal_counts, weekly_success
 
 TODAY = date(2026, 3, 4)  # a Wednesday: the current week starts on Monday 2026-03-02
 
@@ -45,8 +45,8 @@ def test_signal_counts_in_all_and_per_agent():
 
 
 def test_report_orders_recent_outcomes_by_date_and_trims_empty_leading_weeks():
-    from mneme_tui.legion.briefing import Briefing
-    from mneme_tui.legion.briefing_report import BriefingReport
+    from mneme_tui.legion.skill.briefing_report import BriefingReport
+    from mneme_tui.legion.skill.session_briefing import Briefing
 
     recent = [OutcomeRecord(id="O-2", date="2026-02-14"), OutcomeRecord(id="O-9", date="2026-02-27"),
               OutcomeRecord(id="O-3", date="not a date"), OutcomeRecord(id="O-8", date="2026-02-27")]

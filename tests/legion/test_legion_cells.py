@@ -9,11 +9,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.cells import escape_cell, is_row_line, join_row, split_row, unescape_cell
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord
-from mneme_tui.legion.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+from mneme_tui.legion.markdown.cells import escape_cell, is_row_line, join_row, split_row, unescape_cell
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.legion_records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord
+from mneme_tui.legion.markdown.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+from mneme_tui.legion.skill.api import LegionMemory
 
 POSITION = {"source_file", "line", "occurrence", "layout", "recency_weight", "decay_score", "match_score"}
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.cli import legion_commands, main
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.schemas import ARCHIVE, OUTCOMES, PREFERENCES
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.schemas import ARCHIVE, OUTCOMES, PREFERENCES
 
 from .conftest import outcome_row
 
@@ -351,7 +351,7 @@ def test_read_commands_with_a_folder_but_no_outcomes_display_nothing(capsys, pro
 def test_a_failed_write_prints_the_record_as_it_would_have_been_written(capsys, proj: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Skill §3 step 7: the recovery record carries the ID and the computed importance, not blanks and 2."""
-    from mneme_tui.legion import storage
+    from mneme_tui.legion.markdown import storage
 
     memory_dir = proj / ".planning" / "memory"
     memory_dir.mkdir(parents=True)

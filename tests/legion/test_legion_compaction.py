@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion.compaction import compact_phase, file_paths, requirement_ids
-from mneme_tui.legion.roadmap import phase_status
+from mneme_tui.legion.markdown.roadmap import phase_status
+from mneme_tui.legion.skill.compaction import compact_phase, file_paths, requirement_ids
 
 LOG = "\n".join(f"PASSED tests/test_mod.py::test_case_{n} [{n}%]" for n in range(60))
 
@@ -28,8 +28,8 @@ agent: engineering-backend-architect
 - Lossless parser for fragmented tables
 
 ## Files Created/Modified
-- `mneme_tui/legion/cells.py` - cell codec
-- `mneme_tui/legion/document.py` - parser
+- `mneme_tui/legion/markdown/cells.py` - cell codec
+- `mneme_tui/legion/markdown/document.py` - parser
 
 ## Decisions Made
 - Highest ID + 1 instead of count + 1 (ids survive prune)
@@ -56,7 +56,7 @@ SUMMARY_2 = """# Phase 5 Plan 02: Prune Summary
 ## Key Files
 | File | Change |
 |------|--------|
-| mneme_tui/legion/prune.py | new module |
+| mneme_tui/legion/skill/prune.py | new module |
 
 ## Requirements
 - REQ-13: prune archives old rows
@@ -101,14 +101,14 @@ def test_compact_phase(phase_dir: Path) -> None:
     for heading in ("## Deliverables", "## Decisions", "## Files Modified", "## Verification", "## Agents"):
         assert heading in text
     for kept in ("Cell codec with escapes", "Chose flock over lockfile polling", "Highest ID + 1",
-                 "`mneme_tui/legion/cells.py`", "`mneme_tui/legion/prune.py`", "40 passed", "Self-Check: PASSED",
+                 "`mneme_tui/legion/markdown/cells.py`", "`mneme_tui/legion/skill/prune.py`", "40 passed", "Self-Check: PASSED",
                  "engineering-backend-architect", "testing-qa-verification-specialist", "Prune plan and apply"):
         assert kept in text, kept
     assert "test_case_30" not in text and "Duration: 12 min" not in text
     # paths quoted only in a log or a code block are no files of the phase: not added to Files Modified
     assert "tests/test_mod.py" not in text and "scripts/gen_fixture.py" not in text
-    assert result.file_paths == ["mneme_tui/legion/cells.py", "mneme_tui/legion/document.py",
-                                 "mneme_tui/legion/prune.py"]
+    assert result.file_paths == ["mneme_tui/legion/markdown/cells.py", "mneme_tui/legion/markdown/document.py",
+                                 "mneme_tui/legion/skill/prune.py"]
     assert result.missing_added == []
     assert result.ratio == round(result.compacted_chars / result.original_chars, 3)
     assert {p.name: p.read_bytes() for p in phase_dir.iterdir() if p.name != "05-COMPACTED.md"} == originals

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.records import ErrorRecord, OutcomeRecord, PreferenceRecord
-from mneme_tui.legion.table_migration import add_branch_column
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.legion_records import ErrorRecord, OutcomeRecord, PreferenceRecord
+from mneme_tui.legion.markdown.table_migration import add_branch_column
+from mneme_tui.legion.skill.api import LegionMemory
 
 # file -> (records by kind, not-imported blocks, action items in not-imported tables)
 EXPECTED = {

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.records import OutcomeRecord, PatternRecord
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord, PatternRecord
+from mneme_tui.legion.skill.api import LegionMemory
 
 MIXED = """# Memory — Outcome Log
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.mirror import memory_content
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.mirror.record_mapping import memory_content
 
 from .test_legion_cli import run
 
@@ -90,8 +90,8 @@ def test_an_exported_preference_reads_in_the_recall_table(folder, capsys):
 
 
 def test_the_sync_preview_counts_per_file_and_writes_nothing(folder, tmp_path):
-    from mneme_tui.legion.api import LegionMemory
-    from mneme_tui.legion.sync_preview import preview_sync
+    from mneme_tui.legion.mirror.sync_preview import preview_sync
+    from mneme_tui.legion.skill.api import LegionMemory
     from mneme_tui.memory.store import Store
 
     store = Store(tmp_path / "preview.db")

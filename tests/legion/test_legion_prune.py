@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion import prune as prune_mod
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.planning import current_phase_from_text, load_memory_settings
-from mneme_tui.legion.schemas import ARCHIVE
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.planning import current_phase_from_text, load_memory_settings
+from mneme_tui.legion.markdown.schemas import ARCHIVE
+from mneme_tui.legion.skill import prune as prune_mod
+from mneme_tui.legion.skill.api import LegionMemory
 
 from .conftest import outcome_row, write_outcomes
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.schemas import ERRORS, PATTERNS, PREFERENCES
-from mneme_tui.legion.scoring import recency_weight
+from mneme_tui.legion.markdown.schemas import ERRORS, PATTERNS, PREFERENCES
+from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.legion.skill.scoring import recency_weight
 
 from .conftest import outcome_row, write_outcomes
 

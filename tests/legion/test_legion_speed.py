@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from provenances import SYNCED
 
-from mneme_tui.legion import cells
-from mneme_tui.legion import mirror as mirror_module
-from mneme_tui.legion.bench import TARGET_SECONDS, bench_import, synthetic_outcomes
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.mirror import columns_json, memory_content, record_json
-from mneme_tui.legion.records import RECORD_TYPES, ErrorRecord, PatternRecord, PreferenceRecord, Record
-from mneme_tui.legion.sync import sync
+from mneme_tui.bench.legion_bench import TARGET_SECONDS, bench_import, synthetic_outcomes
+from mneme_tui.legion.markdown import cells
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.legion_records import RECORD_TYPES, ErrorRecord, PatternRecord, PreferenceRecord, Record
+from mneme_tui.legion.mirror import record_mapping as mirror_module
+from mneme_tui.legion.mirror.record_mapping import columns_json, memory_content, record_json
+from mneme_tui.legion.mirror.sync import sync
 from mneme_tui.memory import vectors
 from mneme_tui.memory.store import Store
 

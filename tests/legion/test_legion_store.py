@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion import storage
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.gitbranch import current_branch, git_branch
-from mneme_tui.legion.record_files import base_importance, importance_with_modifiers
-from mneme_tui.legion.schemas import ARCHIVE, ERRORS, OUTCOMES, PATTERNS, PREFERENCES
-from mneme_tui.legion.storage import LegionWriteError
+from mneme_tui.legion.markdown import storage
+from mneme_tui.legion.markdown.schemas import ARCHIVE, ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+from mneme_tui.legion.markdown.storage import LegionWriteError
+from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.legion.skill.gitbranch import current_branch, git_branch
+from mneme_tui.legion.skill.record_files import base_importance, importance_with_modifiers
 
 from .conftest import outcome_row, write_outcomes
 

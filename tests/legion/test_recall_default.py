@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.schemas import PREFERENCES
-from mneme_tui.legion.sync import sync
+from mneme_tui.legion.markdown.schemas import PREFERENCES
+from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.ranking import DEFAULT_PROFILE
 from mneme_tui.memory.store import Store
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.cli import legion_commands, main
-from mneme_tui.legion.document import Document
-from mneme_tui.legion.record_files import store_records
-from mneme_tui.legion.records import OutcomeRecord, Record
-from mneme_tui.legion.schemas import OUTCOMES
-from mneme_tui.legion.storage import load_document
+from mneme_tui.legion.markdown.document import Document
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord, Record
+from mneme_tui.legion.markdown.schemas import OUTCOMES
+from mneme_tui.legion.markdown.storage import load_document
+from mneme_tui.legion.skill.record_files import store_records
 
 HEADER = "| ID | Date | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n"
 OLD_ROWS = [

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.briefing_report import briefing_report
+from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.legion.skill.briefing_report import briefing_report
 
 from . import test_skill_recall as recall_tests
 

@@ -9,8 +9,8 @@ import pytest
 
 from mneme_tui.cli import main
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.schemas import reject_placeholders
+from mneme_tui.legion.markdown.schemas import reject_placeholders
+from mneme_tui.legion.skill.api import LegionMemory
 
 
 def test_placeholders_are_found_in_text_and_lists() -> None:

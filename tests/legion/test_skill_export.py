@@ -7,11 +7,11 @@ from pathlib import Path
 
 from provenances import SYNCED
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.records import PreferenceRecord
-from mneme_tui.legion.schemas import PREFERENCES
-from mneme_tui.legion.sync import sync
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.legion_records import PreferenceRecord
+from mneme_tui.legion.markdown.schemas import PREFERENCES
+from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.store import Store
 
 P = "proj"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.gitbranch import default_branch
-from mneme_tui.legion.records import OutcomeRecord
-from mneme_tui.legion.scoring import first_time
-from mneme_tui.legion.storage import load_document
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord
+from mneme_tui.legion.markdown.storage import load_document
+from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.legion.skill.gitbranch import default_branch
+from mneme_tui.legion.skill.scoring import first_time
 
 DOKAPON = "ace027__Dokapon-kingdom-2__OUTCOMES.md"
 SENIOR = "engineering-senior-developer"

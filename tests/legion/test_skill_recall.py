@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.recall import preference_notes
-from mneme_tui.legion.records import PreferenceRecord
-from mneme_tui.legion.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+from mneme_tui.legion.markdown.legion_records import PreferenceRecord
+from mneme_tui.legion.markdown.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
+from mneme_tui.legion.skill.pattern_recall import preference_notes
 
 from . import test_legion_cli as cli_tests
 from .conftest import outcome_row

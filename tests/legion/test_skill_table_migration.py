@@ -5,12 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.records import Record
-from mneme_tui.legion.schemas import branch_position
-from mneme_tui.legion.storage import load_document
-from mneme_tui.legion.table_migration import add_branch_column, insert_cell, tables_without_branch
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.legion_records import Record
+from mneme_tui.legion.markdown.schemas import branch_position
+from mneme_tui.legion.markdown.storage import load_document
+from mneme_tui.legion.markdown.table_migration import add_branch_column, insert_cell, tables_without_branch
+from mneme_tui.legion.skill.api import LegionMemory
 
 LEGACY = (
     "# Memory — Outcome Log\r\n"

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from provenances import SYNCED
 
+from mneme_tui.bench.legion_bench import synthetic_outcomes
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion import mirror as mt
-from mneme_tui.legion import sync as sync_module
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.bench import synthetic_outcomes
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.schemas import ARCHIVE, ERRORS, PATTERNS, PREFERENCES
-from mneme_tui.legion.sync import SyncReport, resolve_memory_dir, sync
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.schemas import ARCHIVE, ERRORS, PATTERNS, PREFERENCES
+from mneme_tui.legion.mirror import record_mapping as mt
+from mneme_tui.legion.mirror import sync as sync_module
+from mneme_tui.legion.mirror.sync import SyncReport, resolve_memory_dir, sync
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from provenances import SAVED
 
-from mneme_tui.legion import sync as sync_module
-from mneme_tui.legion.bench import synthetic_outcomes
-from mneme_tui.legion.schemas import OUTCOMES
-from mneme_tui.legion.sync import sync
+from mneme_tui.bench.legion_bench import synthetic_outcomes
+from mneme_tui.legion.markdown.schemas import OUTCOMES
+from mneme_tui.legion.mirror import sync as sync_module
+from mneme_tui.legion.mirror.sync import sync
 from mneme_tui.memory import vectors
 from mneme_tui.memory.store import Store
 
@@ -76,7 +76,7 @@ def test_embed_blobs_in_batches_matches_embed(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_bench_reports_the_import_process_peak_rss() -> None:
-    from mneme_tui.legion.bench import bench_import
+    from mneme_tui.bench.legion_bench import bench_import
 
     result = bench_import(rows=200, repeats=1)
     assert 10 < result["peak_rss_mb"] < 100_000  # the child's ru_maxrss, in MB

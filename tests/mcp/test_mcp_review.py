@@ -9,8 +9,8 @@ import pytest
 from mcp_session import call, cli_json, server
 from secrets_and_purge.corpus import SECRETS
 
-from mneme_tui.mcp.schema import input_schema
-from mneme_tui.memory.curation.names import DECISIONS, KINDS, UNDO
+from mneme_tui.mcp.tool_schema import input_schema
+from mneme_tui.memory.curation.choices import DECISIONS, KINDS, UNDO
 from mneme_tui.operations.curation import PIN, REVIEW, REVIEW_DECIDE, UNPIN
 
 TEXT = "Snapshot tests need a fixed clock and no blinking cursor."

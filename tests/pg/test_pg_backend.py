@@ -111,9 +111,9 @@ def test_many_processes_lose_nothing(pg_database, tmp_path: Path):
     """8 processes × 200 saves, each dismissing every tenth of its own and recalling for one shared task,
     while this process runs a Legion sync: every row is there once, and the shared task reinforces each
     memory at most once."""
-    from mneme_tui.legion.api import LegionMemory
-    from mneme_tui.legion.bench import synthetic_outcomes
-    from mneme_tui.legion.sync import sync
+    from mneme_tui.bench.legion_bench import synthetic_outcomes
+    from mneme_tui.legion.mirror.sync import sync
+    from mneme_tui.legion.skill.api import LegionMemory
 
     workers, saves = 8, 200
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

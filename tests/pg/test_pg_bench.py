@@ -7,13 +7,13 @@ import psycopg2
 import pytest
 
 from mneme_tui import config
+from mneme_tui.bench import postgresql_bench as bench_pg
+from mneme_tui.bench.store_bench import check_targets
+from mneme_tui.bench.synthetic import generate
 from mneme_tui.cli import main
-from mneme_tui.memory import bench_pg
-from mneme_tui.memory.bench import check_targets
 from mneme_tui.memory.persistence.pg_scratch import SCHEMA_PREFIX, with_search_path
 from mneme_tui.memory.ranking import PROFILES
 from mneme_tui.memory.store import Store
-from mneme_tui.memory.synthetic import generate
 
 
 def _objects(database) -> list[tuple[str, str]]:

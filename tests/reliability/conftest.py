@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.skill.api import LegionMemory
 from reliability.legion_projects import make_project
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.schemas import OUTCOMES, PREFERENCES
+from mneme_tui.legion.markdown.schemas import OUTCOMES, PREFERENCES
+from mneme_tui.legion.skill.api import LegionMemory
 
 OLD_DATE = "2025-01-10"
 """Older than the default prune age at the suite's fixed clock: importance 2 rows dated so are pruned."""

@@ -14,8 +14,8 @@ sys.path.insert(0, str(Path(__file__).parent))  # cli_harness, in any import mod
 
 from cli_harness import database_state, folder_state, run, run_process
 
-from mneme_tui.memory.learning.report import MAX_REPORT_BYTES
 from mneme_tui.memory.learning.symbols import MAX_FILE_BYTES, scan_file
+from mneme_tui.memory.learning.task_report import MAX_REPORT_BYTES
 from mneme_tui.validation import MAX_CONTENT_CHARS
 
 BAD = "a\udcff"  # what Python makes of the argument bytes b"a\xff" (surrogateescape)

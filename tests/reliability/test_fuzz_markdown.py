@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).parent))  # cli_harness, in any import mod
 
 from cli_harness import run
 
-from mneme_tui.legion.cells import escape_cell, join_row, split_row, unescape_cell
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.schemas import OUTCOMES, TABLE_SCHEMAS
+from mneme_tui.legion.markdown.cells import escape_cell, join_row, split_row, unescape_cell
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.schemas import OUTCOMES, TABLE_SCHEMAS
 
 FUZZ = settings(max_examples=150, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

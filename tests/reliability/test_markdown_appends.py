@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from provenances import SAVED
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.sync import sync
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.store import Store
 from reliability.legion_projects import OLD_DATE, outcome_line, preference_line
 
@@ -104,7 +104,7 @@ def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project
 
 def test_a_failed_verification_never_restores_over_a_newer_append(legion_project: LegionMemory,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from mneme_tui.legion import storage
+    from mneme_tui.legion.markdown import storage
 
     outcomes = legion_project.memory_dir / "OUTCOMES.md"
     hand = outcome_line("H-0001", "2026-11-02", "appended during verification")

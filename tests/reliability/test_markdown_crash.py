@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from provenances import SAVED, SYNCED
 
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.inplace import JOURNAL_SUFFIX, journalled_view
-from mneme_tui.legion.sync import sync
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.inplace import JOURNAL_SUFFIX, journalled_view
+from mneme_tui.legion.mirror.sync import sync
 from mneme_tui.memory.store import Store
 from reliability.legion_projects import make_project
 

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.document import parse
-from mneme_tui.legion.schemas import OUTCOMES
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.schemas import OUTCOMES
+from mneme_tui.legion.skill.api import LegionMemory
 
 CELL = st.text(alphabet=st.sampled_from(list("ab |\\-:#O0123\t`é")), max_size=8)
 LINE = st.one_of(
@@ -70,7 +70,7 @@ def test_a_byte_order_mark_changes_nothing_but_itself(body: str) -> None:
 @given(st.binary(min_size=1, max_size=300), st.integers(0, 300), st.binary(max_size=80))
 def test_shrinking_in_place_keeps_what_was_appended(old: bytes, cut: int, appended: bytes) -> None:
     """``shrink_in_place`` leaves the new bytes followed by every byte appended after the file was read."""
-    from mneme_tui.legion.inplace import journal_path, shrink_in_place
+    from mneme_tui.legion.markdown.inplace import journal_path, shrink_in_place
 
     new = old[: min(cut, len(old))][::-1]
     with tempfile.TemporaryDirectory() as folder:

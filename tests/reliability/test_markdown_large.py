@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.cells import escape_cell, unescape_cell
-from mneme_tui.legion.compaction import compact_phase
-from mneme_tui.legion.schemas import OUTCOMES
+from mneme_tui.legion.markdown.cells import escape_cell, unescape_cell
+from mneme_tui.legion.markdown.schemas import OUTCOMES
+from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.legion.skill.compaction import compact_phase
 
 LINES = 3000
 
@@ -41,7 +41,7 @@ def test_huge_escaped_cell_round_trips(tmp_path: Path) -> None:
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from mneme_tui.legion import storage
+    from mneme_tui.legion.markdown import storage
 
     memory = LegionMemory.for_project(tmp_path, branch_provider=lambda _root: "main", claude_home=tmp_path / "h")
     memory.memory_dir.mkdir(parents=True)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from provenances import SAVED
 
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.document import parse
+from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.store import Store
 
 PENDING = 1500

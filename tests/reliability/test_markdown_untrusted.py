@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion.api import LegionMemory
-from mneme_tui.legion.compaction import compact_phase
-from mneme_tui.legion.storage import LegionWriteError
+from mneme_tui.legion.markdown.storage import LegionWriteError
+from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.legion.skill.compaction import compact_phase
 from reliability.legion_projects import OLD_DATE, outcome_line
 
 SECRET = "top secret token 12345\n"

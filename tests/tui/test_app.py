@@ -7,7 +7,7 @@ from pathlib import Path
 
 from provenances import SYNCED
 
-from mneme_tui.legion.sync import SyncReport
+from mneme_tui.legion.mirror.sync import SyncReport
 from mneme_tui.memory.store import Store
 from mneme_tui.tui import app as app_module
 from mneme_tui.tui.app import MODE_SCREENS, MnemeApp

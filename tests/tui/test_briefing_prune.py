@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.prune import PruneScreen
@@ -82,7 +82,7 @@ async def test_prune_apply_moves_rows_to_the_archive(demo_app, demo):
 
 
 async def test_a_failed_prune_shows_the_error_and_restores_the_files(demo_app, demo, monkeypatch):
-    import mneme_tui.legion.prune as prune_module
+    import mneme_tui.legion.skill.prune as prune_module
 
     outcomes = demo.legion_dir / "OUTCOMES.md"
     original = outcomes.read_bytes()

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mneme_tui.demo import build_demo_workspace
-from mneme_tui.legion.api import LegionMemory
+from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.store import Store
 
 NOW = datetime(2026, 3, 1, 12, 0, 0)
@@ -57,7 +57,7 @@ def test_demo_and_tui_imports_keep_their_layers():
 
 
 def test_the_tui_bench_runs_on_a_small_store():
-    from mneme_tui.tui.bench import TARGETS_MS, bench_tui
+    from mneme_tui.bench.tui_bench import TARGETS_MS, bench_tui
 
     result = bench_tui(300, queries=("cache",), dismissals=2)
     for name in TARGETS_MS:

@@ -14,7 +14,7 @@ from textual.drivers.headless_driver import HeadlessDriver
 
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.store import Store
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.screenshots import press, settle
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail
 

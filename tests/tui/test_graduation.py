@@ -15,7 +15,7 @@ from provenances import SYNCED
 from mneme_tui.memory.learning.graduation import graduation_candidates
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.graduation import DISMISS_REASON, EMPTY_MESSAGE, GraduationScreen
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 

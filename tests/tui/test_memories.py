@@ -178,7 +178,7 @@ async def test_enter_opens_the_detail_with_history(make_app):
         await _open(pilot)
         await pilot.press("enter")
         await settle(pilot)
-        from mneme_tui.tui.screens.memory_detail import MemoryScreen
+        from mneme_tui.tui.screens.memory_screen import MemoryScreen
 
         assert isinstance(app.screen, MemoryScreen)
         body = plain(app.screen.query_one(".detail-body"))
@@ -248,7 +248,7 @@ async def test_detail_pane_follows_the_highlighted_row(make_app):
 
 
 async def test_text_filter_and_go_to_id(make_app):
-    from mneme_tui.tui.screens.memory_detail import MemoryScreen
+    from mneme_tui.tui.screens.memory_screen import MemoryScreen
 
     store = _readable_store()
     app = make_app(store)
@@ -335,8 +335,8 @@ async def test_kind_picker_shows_counts(make_app):
 
 
 async def test_imported_rows_show_their_legion_ids(make_app, tmp_path):
-    from mneme_tui.legion.schemas import OUTCOMES
-    from mneme_tui.legion.sync import sync
+    from mneme_tui.legion.markdown.schemas import OUTCOMES
+    from mneme_tui.legion.mirror.sync import sync
 
     legion = tmp_path / "memory"
     legion.mkdir()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mneme_tui.memory.store import Store
-from mneme_tui.tui.screens.memory_detail import PIN_MARK, MemoryScreen
+from mneme_tui.tui.screens.memory_screen import PIN_MARK, MemoryScreen
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 

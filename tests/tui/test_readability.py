@@ -10,9 +10,9 @@ import pytest
 from provenances import SAVED
 from rich.text import Text
 
-from mneme_tui.legion.schemas import OUTCOMES
-from mneme_tui.legion.sync import sync
-from mneme_tui.memory.highlight import matched_spans
+from mneme_tui.legion.markdown.schemas import OUTCOMES
+from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.memory.matched_spans import matched_spans
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.highlight import MATCH_STYLE, highlight
 from mneme_tui.tui.screenshots import settle

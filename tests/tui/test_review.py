@@ -18,7 +18,7 @@ from provenances import SAVED
 from mneme_tui.memory.curation.proposals import open_proposals
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.dialogs import ConfirmScreen
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.screens.review import EMPTY_MESSAGE, ReviewScreen
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable

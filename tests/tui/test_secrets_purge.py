@@ -11,7 +11,7 @@ from textual.widgets import Static, TextArea
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.purge import PURGED
 from mneme_tui.memory.store import Store
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.screens.new_memory import NewMemoryScreen
 from mneme_tui.tui.screens.purge_confirm import PurgeConfirmScreen
 from mneme_tui.tui.screenshots import press, settle

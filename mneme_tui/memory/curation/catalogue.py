@@ -18,7 +18,7 @@ import numpy as np
 import peewee
 
 from mneme_tui.memory import kinds as K
-from mneme_tui.memory.curation import text as T
+from mneme_tui.memory.curation import text_features as T
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence.curation import curation_rows
 from mneme_tui.memory.persistence.repositories import database_revision

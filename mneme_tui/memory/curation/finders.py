@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mneme_tui.memory.curation import text as T
+from mneme_tui.memory.curation import text_features as T
 from mneme_tui.memory.curation.catalogue import Catalogue
 
 NEAR_THRESHOLD = 0.7

@@ -18,7 +18,7 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.curation import finders
 from mneme_tui.memory.curation.catalogue import Catalogue
-from mneme_tui.memory.curation.names import KINDS
+from mneme_tui.memory.curation.choices import KINDS
 from mneme_tui.memory.curation.partitions import found_in_partitions
 from mneme_tui.memory.index import days_since_epoch
 

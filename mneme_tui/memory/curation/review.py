@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.curation.names import DECISIONS, UNDO, UNDONE
+from mneme_tui.memory.curation.choices import DECISIONS, UNDO, UNDONE
 from mneme_tui.memory.curation.proposals import Proposal, open_proposals
 from mneme_tui.memory.persistence.curation import DecisionRow
 from mneme_tui.memory.records import StatusChange

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import peewee
 
-from mneme_tui.memory.curation import text as T
+from mneme_tui.memory.curation import text_features as T
 from mneme_tui.memory.curation.finders import NEAR_THRESHOLD
 from mneme_tui.memory.persistence.curation import same_text_candidates
 from mneme_tui.memory.records import Memory, supersession_json

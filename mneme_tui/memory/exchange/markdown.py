@@ -7,7 +7,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from mneme_tui.memory.exchange.records import ExportedMemory, stamp
+from mneme_tui.memory.exchange.export_lines import ExportedMemory, stamp
 
 
 def markdown_by_repo(records: Sequence[ExportedMemory]) -> dict[str, str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.exchange.records import ExportedMemory, memory_key
+from mneme_tui.memory.exchange.export_lines import ExportedMemory, memory_key
 from mneme_tui.memory.records import AuditEntry
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 Import from the submodules (this package re-exports nothing, so each name has one meaning):
 
-- ``report``: the task report format and its validation (``load_report``, ``parse_report``).
+- ``task_report``: the task report format and its validation (``load_report``, ``parse_report``).
 - ``symbols``: definitions in a cited file's post-fix state (``scan_file``).
 - ``distill``: phase one, buffered learnings (``distill`` → ``SyncPlan``).
 - ``tasksync``: phase two, one transaction (``sync_task``, ``commit``).

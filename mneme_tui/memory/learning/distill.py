@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mneme_tui.memory.learning.report import Gate, TaskReport
 from mneme_tui.memory.learning.scope import below, directory_scope, pattern_topic, pitfall_topic
 from mneme_tui.memory.learning.symbols import SymbolScan, scan_file
+from mneme_tui.memory.learning.task_report import Gate, TaskReport
 from mneme_tui.validation import MAX_CONTENT_CHARS
 
 MAX_PATTERN_FILES = 20

@@ -16,7 +16,7 @@ from typing import Any
 
 from mneme_tui import config
 from mneme_tui.memory.learning.distill import PatternLearning, PitfallLearning, SyncPlan, distill
-from mneme_tui.memory.learning.report import TaskReport
+from mneme_tui.memory.learning.task_report import TaskReport
 from mneme_tui.memory.records import TASK_SYNC, Memory, Provenance
 from mneme_tui.memory.store import Store
 

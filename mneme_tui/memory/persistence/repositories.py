@@ -96,7 +96,7 @@ def database_uuid(db: peewee.Database) -> str:
 
 class LegionRecords:
     """``legion_records``: which Legion record each mirrored memory came from (rows as plain tuples in
-    ``LEGION_RECORD_COLUMNS`` order; ``legion/mirror.py`` gives them meaning)."""
+    ``LEGION_RECORD_COLUMNS`` order; ``legion/mirror/record_mapping.py`` gives them meaning)."""
 
     def __init__(self, db: peewee.Database) -> None:
         self.db = db

@@ -9,7 +9,7 @@
 - ``memory_revision``: filled by a trigger on every update of ``memories``. With ``MAX(id)`` (ids only
   grow: AUTOINCREMENT, nothing is deleted) it tells an in-memory index in any process which rows are new
   and which changed since it last looked.
-- ``legion_records``: the link between a mirrored Legion record and its memory (``legion/mirror.py``
+- ``legion_records``: the link between a mirrored Legion record and its memory (``legion/mirror/record_mapping.py``
   describes the columns).
 - ``task_sync_ledger``: one row per learning a verified task sync wrote (so a re-sync writes nothing twice).
 - ``memory_pins`` and ``curation_decisions``: pinned memories and review decisions (schema 6).

@@ -18,10 +18,10 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Sparkline, Static
 
 from mneme_tui import config, display
-from mneme_tui.legion.briefing import AgentSummary
-from mneme_tui.legion.briefing_report import SIGNALS, SUCCESS_WEEKS, BriefingReport, WeekSuccess, briefing_report
-from mneme_tui.legion.records import OutcomeRecord
-from mneme_tui.legion.scoring import ArchetypeScore
+from mneme_tui.legion.markdown.legion_records import OutcomeRecord
+from mneme_tui.legion.skill.briefing_report import SIGNALS, SUCCESS_WEEKS, BriefingReport, WeekSuccess, briefing_report
+from mneme_tui.legion.skill.scoring import ArchetypeScore
+from mneme_tui.legion.skill.session_briefing import AgentSummary
 from mneme_tui.memory import kinds as K
 from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.screens.base import ModeScreen

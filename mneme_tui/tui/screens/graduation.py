@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Static
 from mneme_tui.memory.learning.graduation import MIN_ACCESS, MIN_RECURRENCE, GraduationCandidate, graduation_candidates
 from mneme_tui.memory.records import StatusChange
 from mneme_tui.tui.screens.base import ModeScreen
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.text import KIND_STYLES, cell, literal_text, one_line
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.paged_table import PagedTable

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from mneme_tui.tui.keymap import keys_in_force
 from mneme_tui.tui.screens.base import mode_screens, screen_bindings
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.screens.new_memory import NewMemoryScreen
 from mneme_tui.tui.widgets.footer import KeyFooter
 

@@ -21,10 +21,10 @@ from mneme_tui import config
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import Memory, StatusChange
 from mneme_tui.memory.store import LIST_ORDERS
-from mneme_tui.tui.scope import scope_label
+from mneme_tui.tui.repo_scope import scope_label
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
-from mneme_tui.tui.screens.memory_detail import PIN_MARK, PIN_STYLE, MemoryScreen, toggle_pin
+from mneme_tui.tui.screens.memory_screen import PIN_MARK, PIN_STYLE, MemoryScreen, toggle_pin
 from mneme_tui.tui.text import STATUS_STYLES, age_cell, cell, kind_cell, one_line, status_cell, topic_content_cell
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text

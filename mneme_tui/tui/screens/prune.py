@@ -15,8 +15,8 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion.planning import MemorySettings
-from mneme_tui.legion.prune import PrunePlan, PruneResult
+from mneme_tui.legion.markdown.planning import MemorySettings
+from mneme_tui.legion.skill.prune import PrunePlan, PruneResult
 from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ConfirmScreen

@@ -17,7 +17,7 @@ from mneme_tui.memory import kinds as K
 from mneme_tui.memory.ranking import PROFILES
 from mneme_tui.memory.records import Memory, ScoredMemory, StatusChange
 from mneme_tui.tui.highlight import highlight
-from mneme_tui.tui.scope import scope_label
+from mneme_tui.tui.repo_scope import scope_label
 from mneme_tui.tui.screens.base import DISMISS_REASON, UNDO_REASON, ModeScreen, Undo
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
 from mneme_tui.tui.text import one_line
@@ -198,7 +198,7 @@ class RecallScreen(ModeScreen):
 
     @on(ResultsTable.Selected, "#results")
     def _row_selected(self, event: ResultsTable.Selected) -> None:
-        from mneme_tui.tui.screens.memory_detail import MemoryScreen
+        from mneme_tui.tui.screens.memory_screen import MemoryScreen
 
         if event.key is not None:
             self.app.push_screen(MemoryScreen(int(event.key)))

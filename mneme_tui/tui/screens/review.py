@@ -28,7 +28,7 @@ from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.screens.base import ModeScreen, write_in_worker
 from mneme_tui.tui.screens.dialogs import ConfirmScreen
-from mneme_tui.tui.screens.memory_detail import MemoryScreen
+from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.text import KIND_STYLES, STATUS_STYLES, cell, literal_text, one_line
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.paged_table import PagedTable

@@ -23,7 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mneme_tui import display
-from mneme_tui.memory.highlight import matched_line
+from mneme_tui.memory.matched_spans import matched_line
 from mneme_tui.memory.records import Memory, ScoredMemory
 from mneme_tui.tui.highlight import highlight
 from mneme_tui.tui.text import age_cell, cell, kind_cell

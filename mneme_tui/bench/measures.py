@@ -1,0 +1,284 @@
+"""The measurements ``mneme bench`` makes on both backends: warm recall, saves, the child process each
+size runs in, and the figures that need other processes (the import floor, cold ``mneme recall``, the MCP
+round trip, concurrent writers, the time a write takes to reach another client's recall).
+
+Every function takes a store or database target (a SQLite path or a ``postgresql://`` URL) that the bench
+built; none of them is ever pointed at a user's store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import queue as queue_module
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mneme_tui.bench.synthetic import QUERIES, REPOS
+from mneme_tui.config import DbTarget
+from mneme_tui.errors import MnemeError
+
+WARM_ROUNDS = 4
+SAVES = 200
+COLD_RUNS = 3
+FLOOR_COMMAND = (sys.executable, "-c", "import numpy, peewee")
+"""The floor a cold ``mneme recall`` is compared with: a new Python that imports numpy and peewee."""
+MCP_ROUNDS = 3
+VISIBILITY_ROUNDS = 5
+VISIBILITY_TIMEOUT_S = 60.0
+
+
+def ms(seconds: float) -> float:
+    """Seconds as milliseconds, rounded to the microsecond."""
+    return round(seconds * 1000.0, 3)
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    """p50 and p95 (ms) of ``samples`` (seconds)."""
+    return {"p50_ms": ms(float(np.percentile(samples, 50))), "p95_ms": ms(float(np.percentile(samples, 95)))}
+
+
+def timed(function, *args, **kwargs) -> tuple[float, Any]:
+    """``function(*args, **kwargs)``: the seconds it took, and its result."""
+    start = time.perf_counter()
+    result = function(*args, **kwargs)
+    return time.perf_counter() - start, result
+
+
+def measure_recall(store, now) -> dict[str, Any]:
+    """Warm recall p50/p95 per ranking profile, scoped to a repo and across repos (``-A``)."""
+    from mneme_tui.memory import ranking
+
+    repos = list(REPOS)
+    profiles: dict[str, Any] = {}
+    for profile in ranking.PROFILES:
+        for query in QUERIES[:3]:
+            store.recall(query, repo=repos[0], profile=profile, now=now)  # warm-up
+        scoped, cross = [], []
+        for round_number in range(WARM_ROUNDS):
+            for number, query in enumerate(QUERIES):
+                repo = repos[(number + round_number) % len(repos)]
+                scoped.append(timed(store.recall, query, repo=repo, profile=profile, now=now)[0])
+                cross.append(timed(store.recall, query, repo=repo, cross_repo=True, profile=profile, now=now)[0])
+        profiles[profile] = {"scoped": percentiles(scoped), "cross_repo": percentiles(cross)}
+    return profiles
+
+
+def measure_saves(store) -> float:
+    """Saves per second of ``SAVES`` saves, one transaction each."""
+    saves = [f"bench save {number}: retry loop hit a flaky timeout in CI" for number in range(SAVES)]
+    save_s, _ = timed(lambda: [store.save(text, repo_id="ledger") for text in saves])
+    return round(SAVES / save_s, 1)
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS so far (MB)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
+
+
+def _child(function: Callable[..., dict[str, Any]], args: tuple, queue) -> None:
+    try:
+        queue.put(("ok", function(*args)))
+    except MnemeError as exc:
+        queue.put(("mneme", (exc.code, exc.message)))
+    except BaseException as exc:  # reported to the parent, which raises it
+        queue.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """``function(*args)`` in a new (spawned) process, so that its peak RSS is its own."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    child = context.Process(target=_child, args=(function, args, queue))
+    child.start()
+    while True:
+        try:
+            status, figures = queue.get(timeout=1.0)
+            break
+        except queue_module.Empty:
+            if not child.is_alive():  # killed (out of memory?) before it could report
+                raise RuntimeError(f"bench {function.__name__}{args[:1]} died (exit code {child.exitcode})") from None
+    child.join()
+    if status == "mneme":
+        raise MnemeError(*figures)
+    if status != "ok":
+        raise RuntimeError(f"bench {function.__name__}{args[:1]} failed: {figures}")
+    return figures
+
+
+PEAK_PROBE = """
+import runpy, sys
+try:
+    runpy.run_module("mneme_tui", run_name="__main__", alter_sys=True)
+finally:
+    with open("/proc/self/status") as status:
+        print(next(line for line in status if line.startswith("VmHWM:")), file=sys.stderr)
+"""
+"""``python -m mneme_tui`` that prints its own peak RSS (``VmHWM``, Linux) as its last stderr line, even
+when it fails. The
+rusage a parent gets from ``wait4`` will not do: a child's ``ru_maxrss`` starts from the size of the
+process it was forked from (here, the bench with its whole store)."""
+
+
+def run_process(name: str, command: list[str] | tuple[str, ...], env: dict[str, str]) -> tuple[float, list[str]]:
+    """Run ``command`` to its end; its wall time (s) and the lines it wrote to stderr. A failure is
+    RuntimeError naming ``name`` with its first stderr line."""
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    elapsed = time.perf_counter() - start
+    lines = done.stderr.decode(errors="replace").strip().splitlines()
+    if done.returncode != 0:
+        raise RuntimeError(f"{name} failed: {lines[0] if lines else 'no output'}")
+    return elapsed, lines
+
+
+def import_floor_ms() -> float:
+    """Median wall time (ms) of ``python -c "import numpy, peewee"`` over ``COLD_RUNS`` runs."""
+    runs = [run_process("the import floor", FLOOR_COMMAND, dict(os.environ))[0] for _ in range(COLD_RUNS)]
+    return ms(float(np.median(runs)))
+
+
+def cold_recall(db_path: Path, workdir: str) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall time (ms) of ``mneme recall`` in a new process, with and without the index snapshot, and
+    the largest peak RSS (MB) of those processes, under the same two keys."""
+    command = [sys.executable, "-c", PEAK_PROBE, "recall", QUERIES[0], "-p", REPOS[0], "--db", str(db_path), "--json"]
+    env = dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache"))
+    timings, peaks = {}, {}
+    caches = (("with_snapshot", env["MNEME_CACHE_DIR"]), ("without_snapshot", str(Path(workdir) / "no-cache")))
+    for label, cache in caches:
+        runs = []
+        for _ in range(COLD_RUNS):
+            if label == "without_snapshot":
+                for stale in Path(cache).glob("index-*"):
+                    stale.unlink()
+            runs.append(run_process("cold `mneme recall`", command, dict(env, MNEME_CACHE_DIR=cache)))
+        timings[label] = ms(float(np.median([seconds for seconds, _ in runs])))
+        peaks[label] = max(round(int(lines[-1].split()[1]) / 1024.0, 1) for _, lines in runs)  # "VmHWM: 1234 kB"
+    return timings, peaks
+
+
+def mcp_round_trip(db_path: Path, workdir: str) -> dict[str, Any]:
+    """p50/p95 (ms) of the ``recall`` tool of a live ``mneme mcp`` on ``db_path``, measured end to end by the
+    SDK's stdio client over varied queries and repos (after one warm-up call that loads the index)."""
+    return asyncio.run(_mcp_calls(db_path, workdir))
+
+
+async def _mcp_calls(db_path: Path, workdir: str) -> dict[str, Any]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mneme_tui", "mcp", "--db", str(db_path), "-p", REPOS[0]],
+        env=dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache")), cwd=workdir,
+    )
+    samples = []
+    with (Path(workdir) / "mcp-server.err").open("a") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            calls = [{"query": QUERIES[0]}] + [
+                {"query": query, "repo": REPOS[(number + round_number) % len(REPOS)], "all_repos": number % 4 == 3}
+                for round_number in range(MCP_ROUNDS) for number, query in enumerate(QUERIES)
+            ]
+            for number, arguments in enumerate(calls):
+                start = time.perf_counter()
+                result = await session.call_tool("recall", arguments)
+                if number:  # the first call loads the index: a warm-up
+                    samples.append(time.perf_counter() - start)
+                if result.is_error:
+                    raise RuntimeError(f"mcp recall failed: {result.content}")
+    return {**percentiles(samples), "calls": len(samples)}
+
+
+def concurrent_saves(target: DbTarget, writers: int, saves_each: int) -> float:
+    """Saves per second of ``writers`` processes saving ``saves_each`` memories each at once (timed from
+    when every writer has its store open until the last one is done)."""
+    context = multiprocessing.get_context("spawn")
+    ready, done = context.Queue(), context.Queue()
+    go = context.Event()
+    processes = [context.Process(target=_writer, args=(target, number, saves_each, ready, go, done))
+                 for number in range(writers)]
+    for process in processes:
+        process.start()
+    try:
+        for _ in processes:
+            _expect_ok(ready.get())
+        start = time.perf_counter()
+        go.set()
+        for _ in processes:
+            _expect_ok(done.get())
+        elapsed = time.perf_counter() - start
+    finally:
+        go.set()
+        for process in processes:
+            process.join()
+    return round(writers * saves_each / elapsed, 1)
+
+
+def _writer(target: DbTarget, number: int, saves: int, ready, go, done) -> None:
+    from mneme_tui.memory.store import Store
+
+    try:
+        store = Store(target)
+        ready.put(("ok", None))
+        go.wait()
+        for save in range(saves):
+            store.save(f"writer {number} save {save}: retry loop hit a flaky timeout in CI", repo_id="ledger")
+        store.close()
+        done.put(("ok", None))
+    except BaseException as exc:  # reported to the parent, which raises it
+        ready.put(("error", f"{type(exc).__name__}: {exc}"))
+        done.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _expect_ok(message: tuple[str, Any]) -> None:
+    status, detail = message
+    if status != "ok":
+        raise RuntimeError(f"bench writer failed: {detail}")
+
+
+def write_to_visible(target: DbTarget, reader) -> dict[str, Any]:
+    """How long a save by another process takes to show up in ``reader``'s recall (a warm Store on
+    ``target``): from asking a writer process for the save until ``reader.recall`` returns it, which
+    includes the save itself and the reader's index refresh. Median and largest of a few rounds (ms)."""
+    context = multiprocessing.get_context("spawn")
+    requests, replies = context.Queue(), context.Queue()
+    writer = context.Process(target=_probe_writer, args=(target, requests, replies))
+    writer.start()
+    try:
+        _expect_ok(replies.get())
+        samples = []
+        for round_number in range(VISIBILITY_ROUNDS):
+            text = f"visibility probe {round_number}: quokka{round_number} zephyr lantern"
+            start = time.perf_counter()
+            requests.put(text)
+            while not any(hit.memory.content == text for hit in reader.recall(text, repo=REPOS[0], limit=3)):
+                if time.perf_counter() - start > VISIBILITY_TIMEOUT_S:
+                    raise RuntimeError(f"a save did not reach another client's recall in {VISIBILITY_TIMEOUT_S:g} s")
+            samples.append(time.perf_counter() - start)
+            _expect_ok(replies.get())
+    finally:
+        requests.put(None)
+        writer.join()
+    return {"p50_ms": ms(float(np.median(samples))), "max_ms": ms(max(samples)), "rounds": len(samples)}
+
+
+def _probe_writer(target: DbTarget, requests, replies) -> None:
+    from mneme_tui.memory.store import Store
+
+    try:
+        store = Store(target)
+        replies.put(("ok", None))
+        while (text := requests.get()) is not None:
+            store.save(text, repo_id=REPOS[0])
+            replies.put(("ok", None))
+        store.close()
+    except BaseException as exc:  # reported to the parent, which raises it
+        replies.put(("error", f"{type(exc).__name__}: {exc}"))

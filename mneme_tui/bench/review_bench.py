@@ -1,0 +1,67 @@
+"""``mneme bench``'s review figures: proposals of a whole store computed cold (a new process, nothing cached),
+again after one new save (warm: only what changed is rebuilt) and again at the same revision; run in a child
+process so its peak RSS is its own."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from mneme_tui.bench.measures import in_child, ms, peak_rss_mb, timed
+
+_STATUS = Path("/proc/self/status")
+
+TARGETS = {
+    "review_cold_s_at_100k": 2.0,
+    "review_warm_ms_at_100k": 200.0,
+    "review_cold_s_at_1m": 30.0,
+    "review_peak_rss_mb_at_1m": 1536.0,
+}
+
+
+def review_figures(db_path: str) -> dict[str, Any]:
+    """Time ``open_proposals`` over every repo of the store at ``db_path`` (run it in a child)."""
+    from mneme_tui.bench.synthetic import REPOS
+    from mneme_tui.memory.curation.proposals import open_proposals
+    from mneme_tui.memory.store import Store
+
+    store = Store(Path(db_path))
+    cold_s, proposals = timed(open_proposals, store, None)
+    store.save("Bench: one new lesson saved between two reviews, about the review cache", repo_id=REPOS[0])
+    warm_s, _ = timed(open_proposals, store, None)
+    same_s, _ = timed(open_proposals, store, None)
+    store.close()
+    return {"cold_ms": ms(cold_s), "warm_after_save_ms": ms(warm_s), "same_revision_ms": ms(same_s),
+            "proposals": dict(Counter(proposal.kind for proposal in proposals)), "peak_rss_mb": high_water_mb()}
+
+
+def high_water_mb() -> float:
+    """This process's own peak RSS (MB): Linux's ``VmHWM``, which starts again at ``exec`` (``ru_maxrss`` keeps
+    the forking parent's peak: a spawned child would report the bench's); ``ru_maxrss`` where there is no /proc."""
+    if not _STATUS.is_file():
+        return peak_rss_mb()
+    line = next(line for line in _STATUS.read_text().splitlines() if line.startswith("VmHWM:"))
+    return round(int(line.split()[1]) / 1024.0, 1)
+
+
+def measure_review(db_path: Path) -> dict[str, Any]:
+    """``review_figures`` in a child process."""
+    return in_child(review_figures, str(db_path))
+
+
+def review_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 21's targets at 100k and 1M (nothing at other sizes, or without review figures)."""
+    from mneme_tui.bench.store_bench import _check
+
+    review = figures.get("review")
+    if review is None or size not in (100_000, 1_000_000):
+        return []
+    if size == 100_000:
+        return [_check("cold `mneme review` -A at 100k (s)", review["cold_ms"] / 1000, "<=",
+                       TARGETS["review_cold_s_at_100k"]),
+                _check("`mneme review` -A after one new save at 100k (ms)", review["warm_after_save_ms"], "<=",
+                       TARGETS["review_warm_ms_at_100k"])]
+    return [_check("cold `mneme review` -A at 1M (s)", review["cold_ms"] / 1000, "<=", TARGETS["review_cold_s_at_1m"]),
+            _check("peak RSS of `mneme review` at 1M (MB)", review["peak_rss_mb"], "<=",
+                   TARGETS["review_peak_rss_mb_at_1m"])]
