@@ -5,8 +5,8 @@ Each size runs in its own child process (so peak RSS is that size's own) and rep
 the same matrix, index load times, cold ``mneme recall`` wall time as a subprocess (and as a multiple of
 the ``python -c "import numpy, peewee"`` floor), the MCP ``recall`` round trip, save throughput, the time a
 save by another process takes to reach a warm recall, peak RSS, and ``mneme review`` cold, after one save
-and at the same revision (``curation/bench.py``). With a PostgreSQL URL the same store
-is then measured on that server too (``bench_pg``). Targets from the issues are checked and reported,
+and at the same revision (``review_bench``). With a PostgreSQL URL the same store
+is then measured on that server too (``postgresql_bench``). Targets from the issues are checked and reported,
 never asserted in tests.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from mneme_tui import config
-from mneme_tui.bench import postgresql_bench as bench_pg
+from mneme_tui.bench import postgresql_bench
 from mneme_tui.bench.measures import (
     WARM_ROUNDS,
     cold_recall,
@@ -127,14 +127,14 @@ def run(sizes: list[int], postgresql_url: str | None = None) -> dict[str, Any]:
     plus ``"postgresql": {"<size>": figures, ...}`` when ``postgresql_url`` names a database to measure too
     (refused when it already holds memories; the bench works in a schema of its own that it drops)."""
     if postgresql_url is not None:
-        bench_pg.refuse_non_empty(postgresql_url)
+        postgresql_bench.refuse_non_empty(postgresql_url)
     measured: dict[str, Any] = {}
     on_postgresql: dict[str, Any] = {}
     for size in sizes:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as workdir:
             measured[str(size)] = in_child(bench_size, size, workdir)
             if postgresql_url is not None:
-                on_postgresql[str(size)] = bench_pg.run_size(postgresql_url, size, workdir)
+                on_postgresql[str(size)] = postgresql_bench.run_size(postgresql_url, size, workdir)
     report = {**measured, "targets": check_targets(measured, on_postgresql)}
     if postgresql_url is not None:
         report["postgresql"] = on_postgresql
