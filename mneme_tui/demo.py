@@ -16,13 +16,19 @@ import random
 import shutil
 import signal
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import DEMO, TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
+
+if TYPE_CHECKING:
+    from mneme_tui.legion.markdown.legion_records import ErrorRecord, PatternRecord, PreferenceRecord, Record
+    from mneme_tui.legion.markdown.schemas import TableSchema
 
 DEMO_REPO = "atlas-api"
 OTHER_REPOS = ("atlas-web", "billing-svc", "infra-live")
@@ -280,24 +286,41 @@ def _outcome_rows(today: date, rng: random.Random) -> list[dict]:
 
 
 def _write_legion(project: Path, legion: Path, today: date, seed: int) -> None:
-    from mneme_tui.legion.markdown.document import parse
-    from mneme_tui.legion.markdown.legion_records import ErrorRecord, OutcomeRecord, PatternRecord, PreferenceRecord
+    from mneme_tui.legion.markdown.legion_records import OutcomeRecord
     from mneme_tui.legion.markdown.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
 
     rng = random.Random(seed + 1)
     legion.mkdir(parents=True, exist_ok=True)
-
-    def write(schema, records) -> None:
-        document = parse(schema.template, schema.file_name)
-        for number, record in enumerate(records, start=1):
-            record.id = f"{schema.id_prefix}-{number:03d}"
-            document.append_row(record, schema)
-        (legion / schema.file_name).write_text(document.render(), encoding="utf-8")
-
     outcomes = _outcome_rows(today, rng)
-    write(OUTCOMES, [OutcomeRecord(**row) for row in outcomes])
+    _write_table(legion, OUTCOMES, [OutcomeRecord(**row) for row in outcomes])
+    _write_table(legion, PATTERNS, _pattern_records(today))
+    _write_table(legion, ERRORS, _error_records(today))
+    _write_table(legion, PREFERENCES, _preference_records(today))
     last_phase = max(int(row["phase"]) for row in outcomes)
-    write(PATTERNS, [
+    planning = project / ".planning"
+    (planning / "STATE.md").write_text(f"# State\n\nCurrent Phase: {last_phase}\n", encoding="utf-8")
+    (planning / "settings.json").write_text(
+        json.dumps({"memory": {"auto_prune": False, "prune_threshold": 50, "prune_age_days": 90}}, indent=2) + "\n",
+        encoding="utf-8",
+    )
+
+
+def _write_table(legion: Path, schema: TableSchema, records: Sequence[Record]) -> None:
+    """One Legion memory file of ``records``, numbered from 1 (``O-001``, ``P-001``…)."""
+    from mneme_tui.legion.markdown.document import parse
+
+    document = parse(schema.template, schema.file_name)
+    for number, record in enumerate(records, start=1):
+        record.id = f"{schema.id_prefix}-{number:03d}"
+        document.append_row(record, schema)
+    (legion / schema.file_name).write_text(document.render(), encoding="utf-8")
+
+
+def _pattern_records(today: date) -> list[PatternRecord]:
+    """The demo's PATTERNS.md rows."""
+    from mneme_tui.legion.markdown.legion_records import PatternRecord
+
+    return [
         PatternRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", pattern=p, context=c,
                       reuse_criteria=r, source=s, tags=t)
         for d, p, c, r, s, t in (
@@ -312,8 +335,14 @@ def _write_legion(project: Path, legion: Path, today: date, seed: int) -> None:
             (130, "Stream invoice rows instead of building the PDF in memory", "billing export", "exports > 10 MB",
              "O-007", ["billing", "performance"]),
         )
-    ])
-    write(ERRORS, [
+    ]
+
+
+def _error_records(today: date) -> list[ErrorRecord]:
+    """The demo's ERRORS.md rows."""
+    from mneme_tui.legion.markdown.legion_records import ErrorRecord
+
+    return [
         ErrorRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", error_signature=e, fix=f,
                     agent=a, resolved=r, tags=t)
         for d, e, f, a, r, t in (
@@ -326,8 +355,14 @@ def _write_legion(project: Path, legion: Path, today: date, seed: int) -> None:
             (95, "`alembic.util.exc.CommandError: Can't locate revision`", "Re-stamp head after the squash",
              "engineering-rapid-prototyper", False, ["migrations"]),
         )
-    ])
-    write(PREFERENCES, [
+    ]
+
+
+def _preference_records(today: date) -> list[PreferenceRecord]:
+    """The demo's PREFERENCES.md rows."""
+    from mneme_tui.legion.markdown.legion_records import PreferenceRecord
+
+    return [
         PreferenceRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", decision_point=dp,
                          context=c, proposed=p, user_choice=u, signal=s, agent=a, tags=t)
         for d, dp, c, p, u, s, a, t in (
@@ -344,13 +379,7 @@ def _write_legion(project: Path, legion: Path, today: date, seed: int) -> None:
             (80, "review-verdict", "Phase 3 review", "1 blocker", "Accepted", "positive",
              "engineering-senior-developer", ["review"]),
         )
-    ])
-    planning = project / ".planning"
-    (planning / "STATE.md").write_text(f"# State\n\nCurrent Phase: {last_phase}\n", encoding="utf-8")
-    (planning / "settings.json").write_text(
-        json.dumps({"memory": {"auto_prune": False, "prune_threshold": 50, "prune_age_days": 90}}, indent=2) + "\n",
-        encoding="utf-8",
-    )
+    ]
 
 
 WORK_TREE_FILES = {

@@ -41,6 +41,12 @@ def ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
 
 
+def target_check(name: str, value: float, op: str, target: float) -> dict[str, Any]:
+    """One target of the report: ``value`` against ``target`` (``op`` is ``<=`` or ``>=``), met or not."""
+    met = value <= target if op == "<=" else value >= target
+    return {"target": name, "value": round(value, 3), "goal": f"{op} {target:g}", "met": met}
+
+
 def percentiles(samples: list[float]) -> dict[str, float]:
     """p50 and p95 (ms) of ``samples`` (seconds)."""
     return {"p50_ms": ms(float(np.percentile(samples, 50))), "p95_ms": ms(float(np.percentile(samples, 95)))}

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mneme_tui.bench.measures import in_child, ms, peak_rss_mb, timed
+from mneme_tui.bench.measures import in_child, ms, peak_rss_mb, target_check, timed
 
 _STATUS = Path("/proc/self/status")
 
@@ -52,16 +52,15 @@ def measure_review(db_path: Path) -> dict[str, Any]:
 
 def review_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
     """Issue 21's targets at 100k and 1M (nothing at other sizes, or without review figures)."""
-    from mneme_tui.bench.store_bench import _check
-
     review = figures.get("review")
     if review is None or size not in (100_000, 1_000_000):
         return []
     if size == 100_000:
-        return [_check("cold `mneme review` -A at 100k (s)", review["cold_ms"] / 1000, "<=",
-                       TARGETS["review_cold_s_at_100k"]),
-                _check("`mneme review` -A after one new save at 100k (ms)", review["warm_after_save_ms"], "<=",
-                       TARGETS["review_warm_ms_at_100k"])]
-    return [_check("cold `mneme review` -A at 1M (s)", review["cold_ms"] / 1000, "<=", TARGETS["review_cold_s_at_1m"]),
-            _check("peak RSS of `mneme review` at 1M (MB)", review["peak_rss_mb"], "<=",
-                   TARGETS["review_peak_rss_mb_at_1m"])]
+        return [target_check("cold `mneme review` -A at 100k (s)", review["cold_ms"] / 1000, "<=",
+                             TARGETS["review_cold_s_at_100k"]),
+                target_check("`mneme review` -A after one new save at 100k (ms)", review["warm_after_save_ms"], "<=",
+                             TARGETS["review_warm_ms_at_100k"])]
+    return [target_check("cold `mneme review` -A at 1M (s)", review["cold_ms"] / 1000, "<=",
+                         TARGETS["review_cold_s_at_1m"]),
+            target_check("peak RSS of `mneme review` at 1M (MB)", review["peak_rss_mb"], "<=",
+                         TARGETS["review_peak_rss_mb_at_1m"])]

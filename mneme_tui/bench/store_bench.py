@@ -5,8 +5,8 @@ Each size runs in its own child process (so peak RSS is that size's own) and rep
 the same matrix, index load times, cold ``mneme recall`` wall time as a subprocess (and as a multiple of
 the ``python -c "import numpy, peewee"`` floor), the MCP ``recall`` round trip, save throughput, the time a
 save by another process takes to reach a warm recall, peak RSS, and ``mneme review`` cold, after one save
-and at the same revision (``curation/bench.py``). With a PostgreSQL URL the same store
-is then measured on that server too (``bench_pg``). Targets from the issues are checked and reported,
+and at the same revision (``review_bench``). With a PostgreSQL URL the same store
+is then measured on that server too (``postgresql_bench``). Targets from the issues are checked and reported,
 never asserted in tests.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from mneme_tui import config
-from mneme_tui.bench import postgresql_bench as bench_pg
+from mneme_tui.bench import postgresql_bench
 from mneme_tui.bench.measures import (
     WARM_ROUNDS,
     cold_recall,
@@ -33,6 +33,7 @@ from mneme_tui.bench.measures import (
     ms,
     peak_rss_mb,
     percentiles,
+    target_check,
     timed,
     write_to_visible,
 )
@@ -126,14 +127,14 @@ def run(sizes: list[int], postgresql_url: str | None = None) -> dict[str, Any]:
     plus ``"postgresql": {"<size>": figures, ...}`` when ``postgresql_url`` names a database to measure too
     (refused when it already holds memories; the bench works in a schema of its own that it drops)."""
     if postgresql_url is not None:
-        bench_pg.refuse_non_empty(postgresql_url)
+        postgresql_bench.refuse_non_empty(postgresql_url)
     measured: dict[str, Any] = {}
     on_postgresql: dict[str, Any] = {}
     for size in sizes:
         with tempfile.TemporaryDirectory(prefix="mneme-bench-") as workdir:
             measured[str(size)] = in_child(bench_size, size, workdir)
             if postgresql_url is not None:
-                on_postgresql[str(size)] = bench_pg.run_size(postgresql_url, size, workdir)
+                on_postgresql[str(size)] = postgresql_bench.run_size(postgresql_url, size, workdir)
     report = {**measured, "targets": check_targets(measured, on_postgresql)}
     if postgresql_url is not None:
         report["postgresql"] = on_postgresql
@@ -149,17 +150,17 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
             p50 = recall["scoped"]["p50_ms"]
             if size == 100_000:
                 checks.append(
-                    _check(f"{profile}: recall p50 at 100k (ms)", p50, "<=", TARGETS["recall_p50_ms_at_100k"])
+                    target_check(f"{profile}: recall p50 at 100k (ms)", p50, "<=", TARGETS["recall_p50_ms_at_100k"])
                 )
                 naive = figures.get("naive_per_row")
                 if naive and profile == "spec":
-                    checks.append(_check(
+                    checks.append(target_check(
                         "naive per-row / vectorised at 100k (×)", naive["p50_ms"] / p50,
                         ">=", TARGETS["naive_slowdown_at_100k"],
                     ))
                 pg = (postgresql or {}).get(key)
                 if pg:
-                    checks.append(_check(
+                    checks.append(target_check(
                         f"{profile}: PostgreSQL / SQLite warm recall p50 at 100k (×)",
                         pg["recall"][profile]["scoped"]["p50_ms"] / p50,
                         "<=", TARGETS["postgresql_recall_ratio_at_100k"],
@@ -167,7 +168,7 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
             if size >= 1_000_000:
                 cross = recall["cross_repo"]["p50_ms"]
                 ratio = cross / figures["bare_numpy_topk"]["p50_ms"]
-                checks.append(_check(
+                checks.append(target_check(
                     f"{profile}: -A recall / bare numpy top-k at {size // 1_000_000}M (×)", ratio,
                     "<=", TARGETS["ratio_to_bare_at_1m"],
                 ))
@@ -186,17 +187,13 @@ def _agent_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
     # its time and memory are reported beside, and its memory is in the peak RSS target below)
     goal_s = TARGETS["cold_recall_s_at_100k"] if size == 100_000 else TARGETS["cold_recall_s_at_1m"]
     cold_s = figures["cold_recall_ms"]["with_snapshot"] / 1000
-    check = _check(f"cold `mneme recall` (snapshot up to date) at {label} (s)", cold_s, "<=", goal_s)
+    check = target_check(f"cold `mneme recall` (snapshot up to date) at {label} (s)", cold_s, "<=", goal_s)
     checks.append({**check, "vs_floor": figures["cold_recall_vs_floor"]["with_snapshot"]})
     if size == 100_000:
-        checks.append(_check("MCP recall round trip p50 at 100k (ms)", figures["mcp_recall"]["p50_ms"],
-                             "<=", TARGETS["mcp_recall_p50_ms_at_100k"]))
+        checks.append(target_check("MCP recall round trip p50 at 100k (ms)", figures["mcp_recall"]["p50_ms"],
+                                   "<=", TARGETS["mcp_recall_p50_ms_at_100k"]))
     else:
         peak = max(figures["cold_recall_peak_rss_mb"].values())  # a process serving the store (the bench holds two)
-        checks.append(_check("peak RSS of a cold `mneme recall` at 1M (MB)", peak, "<=", TARGETS["peak_rss_mb_at_1m"]))
+        checks.append(target_check("peak RSS of a cold `mneme recall` at 1M (MB)", peak, "<=",
+                                   TARGETS["peak_rss_mb_at_1m"]))
     return checks
-
-
-def _check(name: str, value: float, op: str, target: float) -> dict[str, Any]:
-    met = value <= target if op == "<=" else value >= target
-    return {"target": name, "value": round(value, 3), "goal": f"{op} {target:g}", "met": met}

@@ -1,4 +1,5 @@
-"""``mneme bench``: measure recall, loads, saves and memory on synthetic stores (and the TUI with --tui)."""
+"""``mneme bench``: measure recall, loads, saves and memory on synthetic stores (and the TUI with --tui); the
+measuring is in :mod:`mneme_tui.bench`, this module parses the command and prints the report."""
 
 from __future__ import annotations
 
@@ -35,29 +36,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from mneme_tui.bench import store_bench as bench
-    from mneme_tui.bench.legion_bench import bench_import
+    from mneme_tui.bench.suite import run_suite
 
     target = config.resolve_db_path(args.db) if getattr(args, "db", None) is not None else None
     postgresql_url = target if isinstance(target, str) else None
-    report: dict[str, Any] = bench.run(args.sizes, postgresql_url)
-    legion = report["legion_import"] = bench_import()
-    report["targets"].append({
-        "target": f"Legion: parse + first sync of a {legion['rows']:,}-row OUTCOMES.md, median of {legion['runs']} (s)",
-        "value": max(legion["parse_seconds"], legion["first_sync_seconds"]),
-        "goal": f"< {legion['target_seconds']:g}",
-        "met": legion["within_target"],
-    })
-    report["targets"].append({
-        "target": "Legion: longest write-lock hold of those syncs and a re-sync of every changed row (s)",
-        "value": legion["longest_write_hold_seconds"],
-        "goal": f"<= {legion['hold_limit_seconds']:g}",
-        "met": legion["within_hold_limit"],
-    })
-    if args.tui:
-        from mneme_tui.bench.tui_bench import bench_tui
-
-        report["tui"] = bench_tui()
+    report = run_suite(args.sizes, postgresql_url, tui=args.tui)
     if args.json:
         output.print_json(report)
     else:

@@ -24,7 +24,6 @@ from mneme_tui.legion.skill.pattern_recall import (
     OUTCOMES,
     PATTERNS,
     PREFERENCES,
-    KindRecall,
     RecallFilters,
 )
 
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
     from rich.text import JustifyMethod
 
     from mneme_tui.legion.skill.api import LegionMemory
+    from mneme_tui.legion.skill.kind_recall import KindRecall
 
 _KIND_WORDS = {**{kind: kind for kind in KINDS}, **{kind[:-1]: kind for kind in KINDS}}
 _FLAGS = {"agent": "--agent", "task_type": "--task-type", "signal": "--signal", "decision_point": "--decision-point",
@@ -70,7 +70,7 @@ def parse_request(args: argparse.Namespace) -> tuple[str, RecallFilters]:
 
 def run(args: argparse.Namespace, legion: LegionMemory, *, outcome_table: OutcomeTable, warn: Warn) -> int:
     """Recall, then print one JSON document or a table (nothing at all when the folder is missing)."""
-    from mneme_tui.legion.skill.pattern_recall import recall_kind
+    from mneme_tui.legion.skill.kind_recall import recall_kind
 
     kind, filters = parse_request(args)
     found = recall_kind(legion, kind, filters)

@@ -10,7 +10,8 @@ from mneme_tui.display import compact_json
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.skill.briefing_budget import within_budget
 from mneme_tui.legion.skill.briefing_report import briefing_report
-from mneme_tui.legion.skill.pattern_recall import KINDS, RecallFilters, recall_kind
+from mneme_tui.legion.skill.kind_recall import recall_kind
+from mneme_tui.legion.skill.pattern_recall import KINDS, RecallFilters
 from mneme_tui.mcp.context import Call
 from mneme_tui.memory.budget import fit_json
 from mneme_tui.operations import legion as ops

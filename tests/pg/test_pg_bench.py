@@ -7,7 +7,7 @@ import psycopg2
 import pytest
 
 from mneme_tui import config
-from mneme_tui.bench import postgresql_bench as bench_pg
+from mneme_tui.bench import postgresql_bench
 from mneme_tui.bench.store_bench import check_targets
 from mneme_tui.bench.synthetic import generate
 from mneme_tui.cli import main
@@ -39,7 +39,7 @@ def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_data
     store.mint_many(generate(200, now=config.now()))
     store.close()
     before = _objects(pg_database)
-    figures = bench_pg.run_size(pg_database.url, 200, str(tmp_path))
+    figures = postgresql_bench.run_size(pg_database.url, 200, str(tmp_path))
     assert set(figures) == {  # docs/json.md's table lists these
         "size", "memories", "db_copy_s", "index_load_ms", "recall", "save_per_s", "concurrent_save_per_s", "writers",
         "write_to_visible_ms", "peak_rss_mb",

@@ -55,10 +55,8 @@ def match_heading(line: str) -> re.Match[str] | None:
     return BLOCK_HEADING.match(line.rstrip("\r\n"))
 
 
-def record_from_block(lines: list[str], *, default_branch: str = DEFAULT_BRANCH) -> Record:
-    """Build a pattern / pitfall / preference record from a block's lines (heading first)."""
-    heading = match_heading(lines[0])
-    assert heading is not None, "a block starts with its heading"
+def _bullets_and_body(lines: list[str]) -> tuple[dict[str, str], str]:
+    """A block's ``- **Name:** value`` bullets (by field name) and the prose after them, trailing rules dropped."""
     bullets: dict[str, str] = {}
     index = 1
     while index < len(lines) and not lines[index].strip():
@@ -72,8 +70,14 @@ def record_from_block(lines: list[str], *, default_branch: str = DEFAULT_BRANCH)
     body_lines = [line.rstrip("\r\n") for line in lines[index:]]
     while body_lines and body_lines[-1].strip() in {"", "---", "***", "___"}:
         body_lines.pop()
-    body = "\n".join(body_lines).strip("\n")
+    return bullets, "\n".join(body_lines).strip("\n")
 
+
+def record_from_block(lines: list[str], *, default_branch: str = DEFAULT_BRANCH) -> Record:
+    """Build a pattern / pitfall / preference record from a block's lines (heading first)."""
+    heading = match_heading(lines[0])
+    assert heading is not None, "a block starts with its heading"
+    bullets, body = _bullets_and_body(lines)
     kind = BLOCK_KINDS[heading.group("prefix").upper()]
     title = heading.group("title")
     common: dict[str, object] = {

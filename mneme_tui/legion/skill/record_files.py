@@ -225,16 +225,7 @@ def store_records(
                 for action, stored in done]
 
     def verify(reread: Document, stored: list[tuple[str, Record, list[str]]]) -> bool:
-        fields = _fields_by_record(reread)
-        columns = list(schema.fields)  # a heading block's values are compared under the canonical columns
-        by_id: dict[str, list[Record]] = {}
-        for found in reread.records:
-            if found.kind == schema.kind:
-                by_id.setdefault(found.id, []).append(found)
-        return all(
-            any(values_for_fields(r, fields.get(id(r), columns)) == values for r in by_id.get(record.id, []))
-            for _, record, values in stored
-        )
+        return _all_stored(schema, reread, stored)
 
     stored = modify_file(path, change, template=schema.template, verify=verify, record_text=lambda: recovery[0],
                          default_branch=default_branch, lock_timeout=lock_timeout)
@@ -243,6 +234,19 @@ def store_records(
         for action, record, _ in stored
     ]
 
+
+def _all_stored(schema: TableSchema, reread: Document, stored: list[tuple[str, Record, list[str]]]) -> bool:
+    """Whether every stored record is in the file read back, with the values it was written with."""
+    fields = _fields_by_record(reread)
+    columns = list(schema.fields)  # a heading block's values are compared under the canonical columns
+    by_id: dict[str, list[Record]] = {}
+    for found in reread.records:
+        if found.kind == schema.kind:
+            by_id.setdefault(found.id, []).append(found)
+    return all(
+        any(values_for_fields(r, fields.get(id(r), columns)) == values for r in by_id.get(record.id, []))
+        for _, record, values in stored
+    )
 
 def append_record(
     memory_dir: Path,

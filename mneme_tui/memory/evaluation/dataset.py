@@ -138,6 +138,25 @@ def parse_dataset(data: Any, *, source: str = "dataset") -> Dataset:
     description = data.get("description", "")
     if not isinstance(description, str):
         raise _fail(source, "'description' must be a string")
+    now = _parse_now(data, source)
+
+    raw_memories = _field(data, "memories", list, "dataset", source)
+    raw_questions = _field(data, "questions", list, "dataset", source)
+    if not raw_memories:
+        raise _fail(source, "'memories' is empty")
+    if not raw_questions:
+        raise _fail(source, "'questions' is empty")
+
+    seen_keys: set[str] = set()
+    memories = [_parse_memory(raw, index, seen_keys, source) for index, raw in enumerate(raw_memories)]
+    by_key = {memory.key: memory for memory in memories}
+    seen_ids: set[str] = set()
+    questions = [_parse_question(raw, index, seen_ids, by_key, source) for index, raw in enumerate(raw_questions)]
+    return Dataset(description=description, now=now, memories=tuple(memories), questions=tuple(questions))
+
+
+def _parse_now(data: Mapping[str, Any], source: str) -> datetime:
+    """The dataset's fixed clock: a naive UTC ISO-8601 time within the supported years."""
     now_text = _text(data, "now", "dataset", source)
     try:
         now = datetime.fromisoformat(now_text.replace("Z", "+00:00"))
@@ -147,91 +166,78 @@ def parse_dataset(data: Any, *, source: str = "dataset") -> Dataset:
         raise _fail(source, "'now' must be a naive UTC time (no offset)")
     if not EARLIEST_NOW <= now < LATEST_NOW:
         raise _fail(source, f"'now' {now_text!r} is outside {EARLIEST_NOW.year}-{LATEST_NOW.year - 1}")
+    return now
 
-    raw_memories = _field(data, "memories", list, "dataset", source)
-    raw_questions = _field(data, "questions", list, "dataset", source)
-    if not raw_memories:
-        raise _fail(source, "'memories' is empty")
-    if not raw_questions:
-        raise _fail(source, "'questions' is empty")
 
-    memories: list[Memory] = []
-    seen_keys: set[str] = set()
-    for index, raw in enumerate(raw_memories):
-        where = f"memory #{index + 1}"
-        if not isinstance(raw, Mapping):
-            raise _fail(source, f"{where} is not an object")
-        key = _text(raw, "key", where, source)
-        where = f"memory {key!r}"
-        if key in seen_keys:
-            raise _fail(source, f"duplicate memory key {key!r}")
-        seen_keys.add(key)
-        kind = _text(raw, "kind", where, source)
-        if kind not in KINDS:
-            raise _fail(source, f"{where} has unknown kind {kind!r}")
-        status = raw.get("status", ACTIVE)
-        if status not in STATUSES:
-            raise _fail(source, f"{where} has unknown status {status!r}")
-        age_days = _field(raw, "age_days", (int, float), where, source)
-        if not (math.isfinite(age_days) and 0 <= age_days <= MAX_AGE_DAYS):
-            raise _fail(source, f"{where} has a negative, non-finite or too large age_days {age_days!r} "
-                                f"(limit: 0 to {MAX_AGE_DAYS:,})")
-        access_count = _field(raw, "access_count", int, where, source)
-        if not 0 <= access_count <= MAX_ACCESS_COUNT:
-            raise _fail(source, f"{where} has a negative or too large access_count {access_count} "
-                                f"(limit: 0 to {MAX_ACCESS_COUNT:,})")
-        memories.append(
-            Memory(
-                key=key,
-                repo=_text(raw, "repo", where, source),
-                kind=kind,
-                topic=_text(raw, "topic", where, source),
-                content=_text(raw, "content", where, source),
-                age_days=float(age_days),
-                access_count=access_count,
-                status=status,
-            )
-        )
+def _entry_name(raw: Any, index: int, noun: str, id_field: str, seen: set[str], source: str) -> tuple[str, str]:
+    """Entry ``index`` (a ``noun``) must be an object with a new ``id_field``; returns it and how errors name the
+    entry."""
+    if not isinstance(raw, Mapping):
+        raise _fail(source, f"{noun} #{index + 1} is not an object")
+    name = _text(raw, id_field, f"{noun} #{index + 1}", source)
+    if name in seen:
+        raise _fail(source, f"duplicate {noun} {id_field} {name!r}")
+    seen.add(name)
+    return name, f"{noun} {name!r}"
 
-    by_key = {memory.key: memory for memory in memories}
-    questions: list[Question] = []
-    seen_ids: set[str] = set()
-    for index, raw in enumerate(raw_questions):
-        where = f"question #{index + 1}"
-        if not isinstance(raw, Mapping):
-            raise _fail(source, f"{where} is not an object")
-        qid = _text(raw, "id", where, source)
-        where = f"question {qid!r}"
-        if qid in seen_ids:
-            raise _fail(source, f"duplicate question id {qid!r}")
-        seen_ids.add(qid)
-        category = _text(raw, "category", where, source)
-        if category not in CATEGORIES:
-            raise _fail(source, f"{where} has unknown category {category!r}")
-        answers = _field(raw, "answers", list, where, source)
-        if not answers or not all(isinstance(answer, str) for answer in answers):
-            raise _fail(source, f"{where} needs a non-empty list of answer keys")
-        if len(set(answers)) != len(answers):
-            raise _fail(source, f"{where} lists an answer twice")
-        question = Question(
-            id=qid,
-            query=_text(raw, "query", where, source),
-            repo=_text(raw, "repo", where, source),
-            cross_repo=_field(raw, "cross_repo", bool, where, source),
-            answers=tuple(answers),
-            category=category,
-        )
-        for answer in answers:
-            memory = by_key.get(answer)
-            if memory is None:
-                raise _fail(source, f"{where} answer {answer!r} is not a memory key")
-            if memory.status != ACTIVE:
-                raise _fail(source, f"{where} answer {answer!r} is not active")
-            if not question.cross_repo and memory.repo not in (question.repo, GLOBAL_REPO):
-                raise _fail(source, f"{where} answer {answer!r} is outside the question's scope")
-        questions.append(question)
 
-    return Dataset(description=description, now=now, memories=tuple(memories), questions=tuple(questions))
+def _parse_memory(raw: Any, index: int, seen_keys: set[str], source: str) -> Memory:
+    """Memory number ``index`` of the dataset, checked (its key must not be in ``seen_keys``, which it joins)."""
+    key, where = _entry_name(raw, index, "memory", "key", seen_keys, source)
+    kind = _text(raw, "kind", where, source)
+    if kind not in KINDS:
+        raise _fail(source, f"{where} has unknown kind {kind!r}")
+    status = raw.get("status", ACTIVE)
+    if status not in STATUSES:
+        raise _fail(source, f"{where} has unknown status {status!r}")
+    age_days = _field(raw, "age_days", (int, float), where, source)
+    if not (math.isfinite(age_days) and 0 <= age_days <= MAX_AGE_DAYS):
+        raise _fail(source, f"{where} has a negative, non-finite or too large age_days {age_days!r} "
+                            f"(limit: 0 to {MAX_AGE_DAYS:,})")
+    access_count = _field(raw, "access_count", int, where, source)
+    if not 0 <= access_count <= MAX_ACCESS_COUNT:
+        raise _fail(source, f"{where} has a negative or too large access_count {access_count} "
+                            f"(limit: 0 to {MAX_ACCESS_COUNT:,})")
+    return Memory(
+        key=key,
+        repo=_text(raw, "repo", where, source),
+        kind=kind,
+        topic=_text(raw, "topic", where, source),
+        content=_text(raw, "content", where, source),
+        age_days=float(age_days),
+        access_count=access_count,
+        status=status,
+    )
+
+
+def _parse_question(raw: Any, index: int, seen_ids: set[str], by_key: dict[str, Memory], source: str) -> Question:
+    """Question number ``index``, checked: a new id, a known category, answers that are active memories in scope."""
+    qid, where = _entry_name(raw, index, "question", "id", seen_ids, source)
+    category = _text(raw, "category", where, source)
+    if category not in CATEGORIES:
+        raise _fail(source, f"{where} has unknown category {category!r}")
+    answers = _field(raw, "answers", list, where, source)
+    if not answers or not all(isinstance(answer, str) for answer in answers):
+        raise _fail(source, f"{where} needs a non-empty list of answer keys")
+    if len(set(answers)) != len(answers):
+        raise _fail(source, f"{where} lists an answer twice")
+    question = Question(
+        id=qid,
+        query=_text(raw, "query", where, source),
+        repo=_text(raw, "repo", where, source),
+        cross_repo=_field(raw, "cross_repo", bool, where, source),
+        answers=tuple(answers),
+        category=category,
+    )
+    for answer in answers:
+        memory = by_key.get(answer)
+        if memory is None:
+            raise _fail(source, f"{where} answer {answer!r} is not a memory key")
+        if memory.status != ACTIVE:
+            raise _fail(source, f"{where} answer {answer!r} is not active")
+        if not question.cross_repo and memory.repo not in (question.repo, GLOBAL_REPO):
+            raise _fail(source, f"{where} answer {answer!r} is outside the question's scope")
+    return question
 
 
 def load_dataset(path: str | os.PathLike[str]) -> Dataset:

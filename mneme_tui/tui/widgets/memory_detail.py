@@ -64,29 +64,39 @@ def memory_text(
     for older in supersedes:
         _field(out, "older", _version(older, "<"))
     if scored is not None:
-        out.append("\n")
-        out.append("why  ", style="dim")
-        out.append(literal_text("; ".join(scored.reasons) or "ranked by the hybrid score", "italic"))
-        out.append(f"   (profile {scored.profile})\n", style="dim")
-        out.append(score_breakdown(scored.components, scored.score, profile=scored.profile, width=bar_width))
-        out.append("\n")
+        _why(out, scored, bar_width)
     if history is not None:
-        out.append("\n")
-        out.append("history\n", style="bold")
-        if not history:
-            out.append("no status changes recorded\n", style="dim")
-        for entry in history:
-            out.append(f"{stamp(entry.at)}  ", style="dim")
-            out.append(literal_text(entry.from_status, STATUS_STYLES.get(entry.from_status, "")))
-            out.append(" → ")
-            out.append(literal_text(entry.to_status, STATUS_STYLES.get(entry.to_status, "")))
-            if entry.reason:
-                out.append("  ")
-                out.append(literal_text(entry.reason, "italic"))
-            out.append("  by ", style="dim")
-            out.append(literal_text(actor_label(entry.actor), "dim"))
-            out.append("\n")
+        _history(out, history)
     return out
+
+
+def _why(out: Text, scored: ScoredMemory, bar_width: int) -> None:
+    """Why the memory was recalled: its reasons, the profile, and the score's factors as bars."""
+    out.append("\n")
+    out.append("why  ", style="dim")
+    out.append(literal_text("; ".join(scored.reasons) or "ranked by the hybrid score", "italic"))
+    out.append(f"   (profile {scored.profile})\n", style="dim")
+    out.append(score_breakdown(scored.components, scored.score, profile=scored.profile, width=bar_width))
+    out.append("\n")
+
+
+def _history(out: Text, history: Sequence[AuditEntry]) -> None:
+    """The memory's status changes, oldest first, each with its reason and who made it."""
+    out.append("\n")
+    out.append("history\n", style="bold")
+    if not history:
+        out.append("no status changes recorded\n", style="dim")
+    for entry in history:
+        out.append(f"{stamp(entry.at)}  ", style="dim")
+        out.append(literal_text(entry.from_status, STATUS_STYLES.get(entry.from_status, "")))
+        out.append(" → ")
+        out.append(literal_text(entry.to_status, STATUS_STYLES.get(entry.to_status, "")))
+        if entry.reason:
+            out.append("  ")
+            out.append(literal_text(entry.reason, "italic"))
+        out.append("  by ", style="dim")
+        out.append(literal_text(actor_label(entry.actor), "dim"))
+        out.append("\n")
 
 
 def _version(memory: Memory, key: str) -> Text:
