@@ -24,7 +24,7 @@ CHUNK = 100_000
 """Candidate pairs whose signatures are compared at a time (bounded memory)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Found:
     """One group a finder proposes: positions into the catalogue, the one to keep, a score and the evidence."""
 
@@ -113,7 +113,7 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.ndarray,
-                band: int) -> list[list[tuple[int, int, float]]]:
+                band: int) -> list[tuple[tuple[int, int, float], ...]]:
     """The near pairs of each bucket of one band. A bucket's pairs are remembered by its members and their texts
     (a fingerprint), so after a small change only the buckets it touched are compared again."""
     keys = catalogue.rows.bands[distinct, band]
@@ -137,8 +137,9 @@ def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.nda
 
 
 def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarray,
-                     sizes: np.ndarray) -> list[list[tuple[int, int, float]]]:
-    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates."""
+                     sizes: np.ndarray) -> list[tuple[tuple[int, int, float], ...]]:
+    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates (tuples: most are
+    empty, and the memo keeps one per bucket: tuples of numbers are no work for the garbage collector)."""
     rows = catalogue.rows
     bucket = np.repeat(np.arange(starts.size), sizes)
     place = starts[bucket] + np.arange(bucket.size) - (np.cumsum(sizes) - sizes)[bucket]  # each member's index
@@ -150,7 +151,7 @@ def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarr
         owners.append(bucket[offset:][same])
     result: list[list[tuple[int, int, float]]] = [[] for _ in range(starts.size)]
     if not firsts:
-        return result
+        return [()] * starts.size
     first, second, owner = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(owners)
     estimate = np.concatenate([(rows.signatures[first[at:at + CHUNK]] == rows.signatures[second[at:at + CHUNK]])
                                .mean(axis=1) for at in range(0, first.size, CHUNK)])
@@ -162,7 +163,7 @@ def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarr
                                      low, high)
         if value >= NEAR_THRESHOLD:
             result[n].append((low, high, value))
-    return result
+    return [tuple(pairs) for pairs in result]
 
 
 def _similarity(catalogue: Catalogue, a: int, b: int) -> float:
@@ -215,10 +216,10 @@ def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
 def _conflict(catalogue: Catalogue, members: list[int]) -> Found:
     rows = catalogue.rows
     newest = members[-1]
-    claims = [T.claim(T.normalised(rows.texts[p])) for p in members]
-    polarity = len({c.negated for c in claims}) > 1
+    stances = [T.stance(T.words_of(rows.texts[p])) for p in members]
+    polarity = len({negations % 2 for _, negations in stances}) > 1
     what = "but one negates the other" if polarity else "with other figures (" + " / ".join(
-        " ".join(c.numbers) or "none" for c in claims) + ")"
+        " ".join(numbers) or "none" for numbers, _ in stances) + ")"
     ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
     return Found("conflict", tuple(sorted(members)), newest, "supersede", 0.95 if polarity else 0.9,
                  f"{ids} say the same thing about one topic {what}; "

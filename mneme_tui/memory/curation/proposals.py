@@ -97,7 +97,8 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
         key = ("open", catalogue.revision, repo, wanted - {"stale"}, now_days, cold_days(), pinned,
                tuple(sorted(reads.items())))
         if catalogue.last_found[0] != key:
-            catalogue.last_found = (key, _ordered(_find(catalogue, repo, wanted, reads, now_days, pinned)))
+            computed = _find(catalogue, repo, wanted, reads, now_days, pinned)
+            catalogue.last_found = (key, _ordered(computed, before=catalogue.last_found[1]))
         proposals = catalogue.last_found[1]
         if "stale" in wanted and root is not None:
             from mneme_tui.memory.curation.stale_proposals import stale  # git only when there is a work tree
@@ -110,8 +111,15 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
     return kept[:limit] if limit is not None else kept
 
 
-def _ordered(proposals: list[Proposal]) -> list[Proposal]:
-    """Best first: by score, then kind, then memory ids."""
+def _ordered(proposals: list[Proposal], before: list[Proposal] | None = None) -> list[Proposal]:
+    """Best first: by score, then kind, then memory ids (no two proposals tie). Those also in ``before`` (the
+    last review's, in order) are put first in that order: a sorted run that the sort merges the new ones into in
+    one pass."""
+    if before:
+        now = {id(proposal) for proposal in proposals}
+        kept = [proposal for proposal in before if id(proposal) in now]
+        known = {id(proposal) for proposal in kept}
+        proposals = kept + [proposal for proposal in proposals if id(proposal) not in known]
     return sorted(proposals, key=lambda p: (-p.score, KINDS.index(p.kind), p.memory_ids))
 
 
