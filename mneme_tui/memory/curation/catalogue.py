@@ -59,7 +59,8 @@ class Rows:
     texts: list[str]
 
 
-def _empty() -> Rows:
+def empty_rows() -> Rows:
+    """Rows of no memory (each column of its dtype)."""
     keys = np.zeros(0, dtype=np.uint64)
     return Rows(np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool), np.zeros(0), np.zeros(0, np.int64),
                 keys, keys, keys, keys, np.zeros((0, T.SIGNATURE_SIZE), np.uint32),
@@ -72,12 +73,15 @@ class Catalogue:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.revision = -1
-        self._max_id = 0
-        self._update_seq = 0
+        self.max_id = 0
+        self.update_seq = 0
+        """The revision the rows reflect: the highest memory id and update seq read (``revision`` is their sum)."""
+        self.saved_revision = -1
+        """The revision of the snapshot on disk this catalogue started from or last wrote (``snapshot.py``)."""
         self._positions: dict[int, int] = {}
         self._word_hashes: dict[str, int] = {}
         self._anchors: dict[int, frozenset[str]] = {}
-        self.rows = _empty()
+        self.rows = empty_rows()
         self.version = 0
         """Counts the refreshes that changed something."""
         self._changed_at = np.zeros(0, np.int64)
@@ -95,14 +99,14 @@ class Catalogue:
         """Load the rows inserted or updated since the last refresh; True when anything changed."""
         with self.lock:
             max_id, update_seq = database_revision(db)
-            if max_id + update_seq == self.revision:
+            if self.revision >= 0 and (max_id, update_seq) == (self.max_id, self.update_seq):
                 return False
-            if update_seq < self._update_seq or max_id < self._max_id:  # another database: start again
+            if update_seq < self.update_seq or max_id < self.max_id:  # another database: start again
                 self.__init__()  # type: ignore[misc]
             self.version += 1
-            for rows in curation_rows(db, self._max_id, self._update_seq):
+            for rows in curation_rows(db, self.max_id, self.update_seq):
                 self._apply(rows)
-            self._max_id, self._update_seq, self.revision = max_id, update_seq, max_id + update_seq
+            self.max_id, self.update_seq, self.revision = max_id, update_seq, max_id + update_seq
             for memo in (self._word_hashes, self.memo):  # memos, bounded
                 if len(memo) > MEMO_LIMIT:
                     memo.clear()
@@ -110,6 +114,16 @@ class Catalogue:
                 self._moved.clear()
                 self.memo.clear()
             return True
+
+    def restore(self, rows: Rows, max_id: int, update_seq: int) -> None:
+        """Start a cold catalogue from rows kept on disk at that revision (``snapshot.py``): the next
+        ``refresh`` reads only what changed since."""
+        with self.lock:
+            self.rows = rows
+            self._positions = dict(zip(rows.ids.tolist(), range(rows.ids.size)))
+            self._changed_at = np.zeros(rows.ids.size, np.int64)
+            self.max_id, self.update_seq = max_id, update_seq
+            self.revision = self.saved_revision = max_id + update_seq
 
     def changed_since(self, version: int, column: str) -> np.ndarray:
         """The distinct values of ``column`` (``repo_kinds`` or ``repo_topics``) that rows added or changed after
@@ -196,7 +210,7 @@ class Catalogue:
             repo_kinds=repo_kinds,
             repo_topics=repo_topics,
             repos=list(repos),
-            shingles=_slices(flat, starts),
+            shingles=slices(flat, starts),
             texts=list(contents),
         )
 
@@ -208,7 +222,7 @@ def _pair_keys(firsts: Sequence[str], seconds: Sequence[str]) -> np.ndarray:
     return np.fromiter(map(keys.__getitem__, pairs), np.uint64, len(pairs))
 
 
-def _slices(flat: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
+def slices(flat: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
     """``flat[starts[i]:starts[i + 1]]`` for each i (views)."""
     bounds = starts.tolist()
     return [flat[a:b] for a, b in pairwise(bounds)]

@@ -1,12 +1,15 @@
 """Open proposals: what the store suggests a person merges, supersedes, re-checks or dismisses.
 
-``open_proposals`` refreshes the store's catalogue (only what changed since the last call), runs each kind's
+``open_proposals`` refreshes the store's catalogue (only what changed since the last call; a new process starts
+from the catalogue kept on disk, ``snapshot.py``), runs each kind's
 finder over the repo asked for, drops the proposals a person rejected (while their memories are unchanged) and
 orders the rest best first. Nothing here writes: deciding is ``review.decide``."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+from bisect import insort
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -16,7 +19,7 @@ import numpy as np
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.curation import finders
+from mneme_tui.memory.curation import finders, snapshot
 from mneme_tui.memory.curation.catalogue import Catalogue
 from mneme_tui.memory.curation.names import KINDS
 from mneme_tui.memory.curation.partitions import found_in_partitions
@@ -89,7 +92,8 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
         raise MnemeError(ERR_VALIDATION_FAILED, "limit must be at least 1")
     catalogue = store.catalogue
     with store.sqlite_errors(), catalogue.lock:
-        catalogue.refresh(store.db)
+        snapshot_file = snapshot.snapshot_path(store.path) if isinstance(store.path, Path) else None
+        snapshot.refresh(catalogue, store.db, snapshot_file, _unkept)
         pinned = frozenset(store.pinned_ids())
         reads = store.last_reads() if "cold" in wanted else {}
         now_days = float(days_since_epoch([config.now().isoformat(sep=" ")])[0])
@@ -99,6 +103,7 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
         if catalogue.last_found[0] != key:
             computed = _find(catalogue, repo, wanted, reads, now_days, pinned)
             catalogue.last_found = (key, _ordered(computed, before=catalogue.last_found[1]))
+            snapshot.save_when_due(catalogue, store.db, snapshot_file, _kept)
         proposals = catalogue.last_found[1]
         if "stale" in wanted and root is not None:
             from mneme_tui.memory.curation.stale_proposals import stale  # git only when there is a work tree
@@ -111,16 +116,37 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
     return kept[:limit] if limit is not None else kept
 
 
+def _kept(proposal: Proposal) -> list[Any]:
+    """A proposal as the catalogue's snapshot keeps it (``_unkept`` makes it again)."""
+    return [proposal.id, proposal.kind, list(proposal.memory_ids), proposal.keep_id, proposal.action,
+            proposal.reason, proposal.score, proposal.repo_id]
+
+
+def _unkept(row: list[Any]) -> Proposal:
+    """The proposal ``_kept`` made ``row`` of."""
+    ident, kind, memory_ids, keep_id, action, reason, score, repo_id = row
+    return Proposal(str(ident), str(kind), tuple(int(i) for i in memory_ids), None if keep_id is None else int(keep_id),
+                    str(action), str(reason), float(score), str(repo_id))
+
+
 def _ordered(proposals: list[Proposal], before: list[Proposal] | None = None) -> list[Proposal]:
-    """Best first: by score, then kind, then memory ids (no two proposals tie). Those also in ``before`` (the
-    last review's, in order) are put first in that order: a sorted run that the sort merges the new ones into in
-    one pass."""
+    """Best first: by score, then kind, then memory ids (no two proposals tie). ``before`` is the last review's
+    order: when most proposals are still there, the few new ones are put into it (a small change does not sort
+    every proposal again)."""
     if before:
         now = {id(proposal) for proposal in proposals}
         kept = [proposal for proposal in before if id(proposal) in now]
         known = {id(proposal) for proposal in kept}
-        proposals = kept + [proposal for proposal in proposals if id(proposal) not in known]
-    return sorted(proposals, key=lambda p: (-p.score, KINDS.index(p.kind), p.memory_ids))
+        new = [proposal for proposal in proposals if id(proposal) not in known]
+        if len(new) <= len(kept) // 8:
+            for proposal in new:
+                insort(kept, proposal, key=_order)
+            return kept
+    return sorted(proposals, key=_order)
+
+
+def _order(proposal: Proposal) -> tuple[float, int, tuple[int, ...]]:
+    return -proposal.score, KINDS.index(proposal.kind), proposal.memory_ids
 
 
 def _scope(catalogue: Catalogue, repo: str | None) -> np.ndarray:
@@ -138,16 +164,16 @@ def _find(catalogue: Catalogue, repo: str | None, kinds: frozenset[str], reads: 
     convert = partial(_proposal, catalogue)
     found: list[Proposal] = []
     if "duplicate" in kinds:
-        found += found_in_partitions(catalogue, ("duplicate", repo), (), "repo_kinds", scope,
+        found += found_in_partitions(catalogue, ("duplicate", repo), "", "repo_kinds", scope,
                                      partial(finders.duplicates, catalogue), convert)
     if "conflict" in kinds:
-        found += found_in_partitions(catalogue, ("conflict", repo), (), "repo_topics", scope,
+        found += found_in_partitions(catalogue, ("conflict", repo), "", "repo_topics", scope,
                                      partial(finders.conflicts, catalogue), convert)
     if "cold" in kinds:
         read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
         cold = partial(finders.cold, catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days,
                        pinned=set(pinned))
-        depends = (now_days, cold_days(), pinned, tuple(sorted(reads.items())))
+        depends = json.dumps([now_days, cold_days(), sorted(pinned), sorted(reads.items())])
         found += found_in_partitions(catalogue, ("cold", repo), depends, "repo_kinds", scope, cold, convert)
     return found
 
