@@ -44,6 +44,8 @@ FEATURES = T.stable_hash(json.dumps([T.SIGNATURE_SIZE, T.BANDS, T.A.tolist(), T.
 """What the features depend on: a snapshot made with other MinHash functions or claim words is replaced."""
 MIN_ROWS = index_snapshot.MIN_ROWS
 """Smaller stores are read from the database fast enough: no snapshot is written for them."""
+RESAVE_ROWS = 1_000
+"""A new snapshot is written once the revision moved by more than this (or a tenth of the store) since the last."""
 SUFFIX = "-catalogue.npz"
 _LISTS = ("repos", "shingles", "texts")
 """The columns of ``Rows`` that are Python lists (kept as arrays: see ``_arrays``)."""
@@ -88,11 +90,12 @@ def refresh(catalogue: Catalogue, db: peewee.Database, path: Path | None, decode
 
 def save_when_due(catalogue: Catalogue, db: peewee.Database, path: Path | None,
                   encode: Callable[[Any], list]) -> None:
-    """Write a new snapshot at ``path`` once enough has changed since the last (as the index's: more than 1,000
-    rows' worth of revision, or a tenth of the store); call it after the finders ran, so their results are kept
-    with the rows (each result as the list ``encode`` makes of it)."""
+    """Write a new snapshot at ``path`` once enough has changed since the last (``RESAVE_ROWS``, as the index's);
+    call it after the finders ran, so their results are kept with the rows (each result as the list ``encode``
+    makes of it)."""
     size = catalogue.rows.ids.size
-    if path is None or size < MIN_ROWS or catalogue.revision - catalogue.saved_revision <= max(1_000, size // 10):
+    if path is None or size < MIN_ROWS or catalogue.revision - catalogue.saved_revision <= max(RESAVE_ROWS,
+                                                                                             size // 10):
         return
     if save(catalogue, path, database_uuid(db), encode):
         catalogue.saved_revision = catalogue.revision
