@@ -9,12 +9,14 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from mneme_tui import config
 from mneme_tui.memory.curation import snapshot
+from mneme_tui.memory.curation.bench import first_review, review_figures
 from mneme_tui.memory.curation.proposals import open_proposals
 from mneme_tui.memory.curation.review import decide
 from mneme_tui.memory.purge import purge
@@ -152,3 +154,13 @@ def test_a_purge_deletes_the_snapshot(tmp_path: Path, small_snapshots) -> None:
     assert snapshot.snapshot_path(path).is_file()
     purge(store, [proposals[0].memory_ids[0]], reason="a test of the review cache")
     assert not snapshot.snapshot_path(path).exists()
+
+
+def test_the_benchs_first_review_leaves_the_cache_its_cold_review_starts_from(tmp_path: Path, small_snapshots,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "generated.db"
+    _generated(path).close()
+    assert first_review(str(path))["first_ms"] > 0
+    assert snapshot.snapshot_path(path).is_file()
+    expected = Counter(proposal.kind for proposal in _from_nothing(path, monkeypatch, None))
+    assert review_figures(str(path))["proposals"] == dict(expected)
