@@ -226,11 +226,37 @@ def _conflict(catalogue: Catalogue, members: list[int]) -> Found:
                  f"the newest, #{int(rows.ids[newest])}, supersedes the older")
 
 
-def cold(catalogue: Catalogue, scope: np.ndarray, *, now_days: float, cold_days: int,
-         last_read_days: dict[int, float], pinned: set[int]) -> list[Found]:
+@dataclass(frozen=True)
+class Idle:
+    """The memories that are cold now, worked out for the whole store at once (``idle``): their positions, the
+    days since they were last read (or created, never read), and whether a task's read is what is known."""
+
+    positions: np.ndarray
+    days: np.ndarray
+    read: np.ndarray
+
+    def marks(self, partition_of: np.ndarray) -> dict[int, int]:
+        """Per partition (of ``partition_of``) that holds any of these memories, a hash of which ones they are,
+        their whole days and how they were read: equal for two clocks (or two sets of reads) that give the
+        partition the same cold proposals, so only the partitions whose mark moved are found again."""
+        if not self.positions.size:
+            return {}
+        with np.errstate(over="ignore"):
+            each = T.mixed(self.positions.astype(np.uint64) * T.MIX + np.rint(self.days).astype(np.int64).view(
+                np.uint64) * np.uint64(2) + self.read.astype(np.uint64))
+        partitions = partition_of[self.positions]
+        order = np.argsort(partitions, kind="stable")
+        ordered = partitions[order]
+        starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+        with np.errstate(over="ignore"):
+            sums = np.add.reduceat(each[order], starts)
+        return dict(zip(ordered[starts].tolist(), sums.tolist()))
+
+
+def idle(catalogue: Catalogue, *, now_days: float, cold_days: int, last_read_days: dict[int, float]) -> Idle:
     """Active advisory memories no task has read for ``cold_days``: read last that long ago, or never read
     (``access_count`` 0) and created that long ago. One read at an unknown time (an imported count) is no
-    evidence of being cold. Pinned memories are never cold."""
+    evidence of being cold."""
     rows = catalogue.rows
     last = np.full(rows.ids.size, np.nan)
     for memory_id, days in last_read_days.items():
@@ -239,15 +265,23 @@ def cold(catalogue: Catalogue, scope: np.ndarray, *, now_days: float, cold_days:
             last[position] = days
     since = np.where(np.isnan(last), rows.created_days, last)
     unknown = np.isnan(last) & (rows.access > 0)
-    idle = now_days - since
-    candidates = np.flatnonzero(scope & rows.active & rows.advisory & ~unknown & (idle >= cold_days))
+    idle_days = now_days - since
+    positions = np.flatnonzero(rows.active & rows.advisory & ~unknown & (idle_days >= cold_days))
+    return Idle(positions, idle_days[positions], ~np.isnan(last[positions]))
+
+
+def cold(catalogue: Catalogue, scope: np.ndarray, *, idle: Idle, cold_days: int, pinned: set[int]) -> list[Found]:
+    """The ``idle`` memories in ``scope``, but pinned ones (a pinned memory is never cold)."""
+    rows = catalogue.rows
+    inside = scope[idle.positions]
     found = []
-    for position in candidates.tolist():
+    for position, idle_days, read in zip(idle.positions[inside].tolist(), idle.days[inside].tolist(),
+                                         idle.read[inside].tolist()):
         memory_id = int(rows.ids[position])
         if memory_id in pinned:
             continue
-        days = round(float(idle[position]))
-        how = "last read by a task" if not np.isnan(last[position]) else "created, never read by a task,"
+        days = round(idle_days)
+        how = "last read by a task" if read else "created, never read by a task,"
         key = ("cold", position, *catalogue.digests_of((position,)), days, cold_days, how)
         found.append(catalogue.remembered(key, Found, "cold", (position,), None, "dismiss",
                                           round(0.4 + 0.1 * min(days / cold_days, 2.0), 3),

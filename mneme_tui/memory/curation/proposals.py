@@ -171,10 +171,11 @@ def _find(catalogue: Catalogue, repo: str | None, kinds: frozenset[str], reads: 
                                      partial(finders.conflicts, catalogue), convert)
     if "cold" in kinds:
         read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
-        cold = partial(finders.cold, catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days,
-                       pinned=set(pinned))
-        depends = json.dumps([now_days, cold_days(), sorted(pinned), sorted(reads.items())])
-        found += found_in_partitions(catalogue, ("cold", repo), depends, "repo_kinds", scope, cold, convert)
+        idle = finders.idle(catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days)
+        cold = partial(finders.cold, catalogue, idle=idle, cold_days=cold_days(), pinned=set(pinned))
+        depends = json.dumps([cold_days(), sorted(pinned)])
+        found += found_in_partitions(catalogue, ("cold", repo), depends, "repo_kinds", scope, cold, convert,
+                                     marks=idle.marks(catalogue.rows.repo_kinds))
     return found
 
 

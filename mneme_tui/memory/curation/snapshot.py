@@ -103,8 +103,9 @@ def save_when_due(catalogue: Catalogue, db: peewee.Database, path: Path | None,
 
 def save(catalogue: Catalogue, path: Path, db_uuid: str, encode: Callable[[Any], list]) -> bool:
     """Write the catalogue's snapshot atomically; False (nothing written) when the folder is not writable."""
-    states = [[list(slot), column, depends, [[key, [encode(item) for item in items]] for key, items in found.items()]]
-              for slot, column, depends, found in current_states(catalogue)]
+    states = [[list(slot), column, depends, list(marks.items()),
+               [[key, [encode(item) for item in items]] for key, items in found.items()]]
+              for slot, column, depends, marks, found in current_states(catalogue)]
     repos = sorted(set(catalogue.rows.repos))
     header = {"format": FORMAT, "features": FEATURES, "db_uuid": db_uuid, "max_id": catalogue.max_id,
               "update_seq": catalogue.update_seq, "repos": repos}
@@ -158,9 +159,9 @@ def _read(stream: Any, db_uuid: str, decode: Callable[[list], Any]) -> Saved | N
         if (header.get("format"), header.get("features"), header.get("db_uuid")) != (FORMAT, FEATURES, db_uuid):
             return None  # another format, other features or another database: the next save replaces it
         arrays = {name: stored[name] for name in stored.files if name not in ("header", "states")}
-        states = [(tuple(slot), str(column), str(depends), {int(key): [decode(item) for item in items]
-                                                            for key, items in found})
-                  for slot, column, depends, found in json.loads(stored["states"].tobytes())]
+        states = [(tuple(slot), str(column), str(depends), {int(key): int(mark) for key, mark in marks},
+                   {int(key): [decode(item) for item in items] for key, items in found})
+                  for slot, column, depends, marks, found in json.loads(stored["states"].tobytes())]
     return Saved(_rows(arrays, [str(repo) for repo in header["repos"]]), int(header["max_id"]),
                  int(header["update_seq"]), states)
 
