@@ -17,7 +17,7 @@ import pytest
 from mneme_tui import config
 from mneme_tui.memory.curation import snapshot
 from mneme_tui.memory.curation.bench import first_review, review_figures
-from mneme_tui.memory.curation.proposals import open_proposals
+from mneme_tui.memory.curation.proposals import _unkept, open_proposals
 from mneme_tui.memory.curation.review import decide
 from mneme_tui.memory.purge import purge
 from mneme_tui.memory.store import Store
@@ -128,7 +128,7 @@ def test_an_unusable_snapshot_is_deleted_reported_and_rebuilt(tmp_path: Path, sm
     warnings = [record.getMessage() for record in caplog.records if "review cache" in record.getMessage()]
     assert len(warnings) == 1 and str(file) in warnings[0]
     reopened = Store(path)
-    assert file.is_file() and snapshot.load(file, reopened._db_uuid(), list) is not None  # rebuilt at once
+    assert file.is_file() and snapshot.load(file, reopened._db_uuid(), _unkept) is not None  # rebuilt at once
     reopened.close()
 
 
@@ -141,7 +141,7 @@ def test_another_databases_snapshot_is_not_used(tmp_path: Path, small_snapshots,
     other = Store(other_path)
     other.mint_ids(generate(200, seed=9, now=config.now()))
     snapshot.snapshot_path(other_path).write_bytes(snapshot.snapshot_path(path).read_bytes())
-    assert snapshot.load(snapshot.snapshot_path(other_path), other._db_uuid(), list) is None
+    assert snapshot.load(snapshot.snapshot_path(other_path), other._db_uuid(), _unkept) is None
     assert open_proposals(other, None) == _from_nothing(other_path, monkeypatch, None)
     assert other.catalogue.rows.ids.size == 200
     other.close()

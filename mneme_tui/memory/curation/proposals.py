@@ -12,6 +12,7 @@ import json
 from bisect import insort
 from dataclasses import dataclass
 from functools import partial
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ COLD_DAYS = 180
 """Days without a read after which an advisory memory is proposed as cold (setting ``cold_days``)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Proposal:
     """One suggestion: its kind, the memories, the one that stays (merge/supersede), the action and why."""
 
@@ -116,17 +117,23 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
     return kept[:limit] if limit is not None else kept
 
 
-def _kept(proposal: Proposal) -> list[Any]:
-    """A proposal as the catalogue's snapshot keeps it (``_unkept`` makes it again)."""
-    return [proposal.id, proposal.kind, list(proposal.memory_ids), proposal.keep_id, proposal.action,
-            proposal.reason, proposal.score, proposal.repo_id]
+def _kept(proposals: list[Proposal]) -> dict[str, list[Any]]:
+    """Proposals as the catalogue's snapshot keeps them: one list per field (``_unkept`` makes them again)."""
+    return {"id": [p.id for p in proposals], "kind": [p.kind for p in proposals],
+            "members": [i for p in proposals for i in p.memory_ids], "sizes": [len(p.memory_ids) for p in proposals],
+            "keep": [p.keep_id for p in proposals], "action": [p.action for p in proposals],
+            "reason": [p.reason for p in proposals], "score": [p.score for p in proposals],
+            "repo": [p.repo_id for p in proposals]}
 
 
-def _unkept(row: list[Any]) -> Proposal:
-    """The proposal ``_kept`` made ``row`` of."""
-    ident, kind, memory_ids, keep_id, action, reason, score, repo_id = row
-    return Proposal(str(ident), str(kind), tuple(int(i) for i in memory_ids), None if keep_id is None else int(keep_id),
-                    str(action), str(reason), float(score), str(repo_id))
+def _unkept(kept: dict[str, list[Any]]) -> list[Proposal]:
+    """The proposals ``_kept`` made ``kept`` of (ValueError when its lists do not fit together)."""
+    ends = list(accumulate(kept["sizes"]))
+    if (ends[-1] if ends else 0) != len(kept["members"]):
+        raise ValueError("the kept proposals' members do not fit their sizes")
+    members = [tuple(kept["members"][start:end]) for start, end in pairwise([0, *ends])]
+    return [Proposal(*fields) for fields in zip(kept["id"], kept["kind"], members, kept["keep"], kept["action"],
+                                                kept["reason"], kept["score"], kept["repo"], strict=True)]
 
 
 def _ordered(proposals: list[Proposal], before: list[Proposal] | None = None) -> list[Proposal]:

@@ -24,7 +24,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -53,6 +53,11 @@ _READ_ERRORS = (OSError, EOFError, ValueError, KeyError, TypeError, IndexError, 
                 UnicodeDecodeError)
 """What reading a damaged, truncated or foreign file raises (a CRC mismatch is a ``BadZipFile``)."""
 
+Encode = Callable[[list[Any]], dict[str, list[Any]]]
+"""Makes lists of plain values (one per field) of a finder's results (``proposals._kept``)."""
+Decode = Callable[[dict[str, list[Any]]], list[Any]]
+"""Makes the results again from those lists (``proposals._unkept``)."""
+
 log = logging.getLogger("mneme_tui.curation_snapshot")
 
 
@@ -77,7 +82,7 @@ def snapshot_path(db_path: Path) -> Path:
     return index.with_name(index.stem + SUFFIX)
 
 
-def refresh(catalogue: Catalogue, db: peewee.Database, path: Path | None, decode: Callable[[list], Any]) -> None:
+def refresh(catalogue: Catalogue, db: peewee.Database, path: Path | None, decode: Decode) -> None:
     """``catalogue.refresh(db)``; a cold catalogue first starts from the snapshot at ``path`` (None: no
     snapshot, a server's store), its finders' results made again by ``decode`` from what ``encode`` kept."""
     if path is not None and catalogue.revision < 0:
@@ -89,10 +94,10 @@ def refresh(catalogue: Catalogue, db: peewee.Database, path: Path | None, decode
 
 
 def save_when_due(catalogue: Catalogue, db: peewee.Database, path: Path | None,
-                  encode: Callable[[Any], list]) -> None:
+                  encode: Encode) -> None:
     """Write a new snapshot at ``path`` once enough has changed since the last (``RESAVE_ROWS``, as the index's);
-    call it after the finders ran, so their results are kept with the rows (each result as the list ``encode``
-    makes of it)."""
+    call it after the finders ran, so their results are kept with the rows (as the lists ``encode`` makes of
+    them)."""
     size = catalogue.rows.ids.size
     if path is None or size < MIN_ROWS or catalogue.revision - catalogue.saved_revision <= max(RESAVE_ROWS,
                                                                                              size // 10):
@@ -101,10 +106,10 @@ def save_when_due(catalogue: Catalogue, db: peewee.Database, path: Path | None,
         catalogue.saved_revision = catalogue.revision
 
 
-def save(catalogue: Catalogue, path: Path, db_uuid: str, encode: Callable[[Any], list]) -> bool:
+def save(catalogue: Catalogue, path: Path, db_uuid: str, encode: Encode) -> bool:
     """Write the catalogue's snapshot atomically; False (nothing written) when the folder is not writable."""
-    states = [[list(slot), column, depends, list(marks.items()),
-               [[key, [encode(item) for item in items]] for key, items in found.items()]]
+    states = [[list(slot), column, depends, list(marks.items()), list(found), [len(items) for items in found.values()],
+               encode([item for items in found.values() for item in items])]
               for slot, column, depends, marks, found in current_states(catalogue)]
     repos = sorted(set(catalogue.rows.repos))
     header = {"format": FORMAT, "features": FEATURES, "db_uuid": db_uuid, "max_id": catalogue.max_id,
@@ -127,7 +132,7 @@ def save(catalogue: Catalogue, path: Path, db_uuid: str, encode: Callable[[Any],
     return True
 
 
-def load(path: Path, db_uuid: str, decode: Callable[[list], Any]) -> Saved | None:
+def load(path: Path, db_uuid: str, decode: Decode) -> Saved | None:
     """The catalogue kept at ``path`` for this database, or None (no file, another database, format or
     features). Anything unusable at the path is deleted and reported once."""
     try:
@@ -150,7 +155,7 @@ def load(path: Path, db_uuid: str, decode: Callable[[list], Any]) -> Saved | Non
     return None
 
 
-def _read(stream: Any, db_uuid: str, decode: Callable[[list], Any]) -> Saved | None:
+def _read(stream: Any, db_uuid: str, decode: Decode) -> Saved | None:
     """The snapshot in the open file ``stream`` (every array read whole, so each one's CRC is checked)."""
     with np.load(stream, allow_pickle=False) as stored:
         header = json.loads(stored["header"].tobytes())
@@ -159,11 +164,20 @@ def _read(stream: Any, db_uuid: str, decode: Callable[[list], Any]) -> Saved | N
         if (header.get("format"), header.get("features"), header.get("db_uuid")) != (FORMAT, FEATURES, db_uuid):
             return None  # another format, other features or another database: the next save replaces it
         arrays = {name: stored[name] for name in stored.files if name not in ("header", "states")}
-        states = [(tuple(slot), str(column), str(depends), {int(key): int(mark) for key, mark in marks},
-                   {int(key): [decode(item) for item in items] for key, items in found})
-                  for slot, column, depends, marks, found in json.loads(stored["states"].tobytes())]
+        states = [_state(kept, decode) for kept in json.loads(stored["states"].tobytes())]
     return Saved(_rows(arrays, [str(repo) for repo in header["repos"]]), int(header["max_id"]),
                  int(header["update_seq"]), states)
+
+
+def _state(state: list[Any], decode: Decode) -> KeptState:
+    """One finder's results as ``save`` kept them."""
+    slot, column, depends, marks, keys, counts, kept = state
+    items = decode(kept)
+    if sum(counts) != len(items) or len(keys) != len(counts):
+        raise DamagedSnapshot("has kept proposals that do not fit their partitions")
+    ends = list(accumulate(counts))
+    found = {int(key): items[start:end] for key, start, end in zip(keys, [0, *ends[:-1]], ends)}
+    return tuple(slot), str(column), str(depends), {int(key): int(mark) for key, mark in marks}, found
 
 
 def _arrays(rows: Rows, repos: list[str]) -> dict[str, np.ndarray]:
