@@ -24,7 +24,7 @@ CHUNK = 100_000
 """Candidate pairs whose signatures are compared at a time (bounded memory)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Found:
     """One group a finder proposes: positions into the catalogue, the one to keep, a score and the evidence."""
 
@@ -113,7 +113,7 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.ndarray,
-                band: int) -> list[list[tuple[int, int, float]]]:
+                band: int) -> list[tuple[tuple[int, int, float], ...]]:
     """The near pairs of each bucket of one band. A bucket's pairs are remembered by its members and their texts
     (a fingerprint), so after a small change only the buckets it touched are compared again."""
     keys = catalogue.rows.bands[distinct, band]
@@ -137,8 +137,9 @@ def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.nda
 
 
 def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarray,
-                     sizes: np.ndarray) -> list[list[tuple[int, int, float]]]:
-    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates."""
+                     sizes: np.ndarray) -> list[tuple[tuple[int, int, float], ...]]:
+    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates (tuples: most are
+    empty, and the memo keeps one per bucket: tuples of numbers are no work for the garbage collector)."""
     rows = catalogue.rows
     bucket = np.repeat(np.arange(starts.size), sizes)
     place = starts[bucket] + np.arange(bucket.size) - (np.cumsum(sizes) - sizes)[bucket]  # each member's index
@@ -150,7 +151,7 @@ def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarr
         owners.append(bucket[offset:][same])
     result: list[list[tuple[int, int, float]]] = [[] for _ in range(starts.size)]
     if not firsts:
-        return result
+        return [()] * starts.size
     first, second, owner = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(owners)
     estimate = np.concatenate([(rows.signatures[first[at:at + CHUNK]] == rows.signatures[second[at:at + CHUNK]])
                                .mean(axis=1) for at in range(0, first.size, CHUNK)])
@@ -162,7 +163,7 @@ def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarr
                                      low, high)
         if value >= NEAR_THRESHOLD:
             result[n].append((low, high, value))
-    return result
+    return [tuple(pairs) for pairs in result]
 
 
 def _similarity(catalogue: Catalogue, a: int, b: int) -> float:
@@ -215,21 +216,47 @@ def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
 def _conflict(catalogue: Catalogue, members: list[int]) -> Found:
     rows = catalogue.rows
     newest = members[-1]
-    claims = [T.claim(T.normalised(rows.texts[p])) for p in members]
-    polarity = len({c.negated for c in claims}) > 1
+    stances = [T.stance(T.words_of(rows.texts[p])) for p in members]
+    polarity = len({negations % 2 for _, negations in stances}) > 1
     what = "but one negates the other" if polarity else "with other figures (" + " / ".join(
-        " ".join(c.numbers) or "none" for c in claims) + ")"
+        " ".join(numbers) or "none" for numbers, _ in stances) + ")"
     ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
     return Found("conflict", tuple(sorted(members)), newest, "supersede", 0.95 if polarity else 0.9,
                  f"{ids} say the same thing about one topic {what}; "
                  f"the newest, #{int(rows.ids[newest])}, supersedes the older")
 
 
-def cold(catalogue: Catalogue, scope: np.ndarray, *, now_days: float, cold_days: int,
-         last_read_days: dict[int, float], pinned: set[int]) -> list[Found]:
+@dataclass(frozen=True)
+class Idle:
+    """The memories that are cold now, worked out for the whole store at once (``idle``): their positions, the
+    days since they were last read (or created, never read), and whether a task's read is what is known."""
+
+    positions: np.ndarray
+    days: np.ndarray
+    read: np.ndarray
+
+    def marks(self, partition_of: np.ndarray) -> dict[int, int]:
+        """Per partition (of ``partition_of``) that holds any of these memories, a hash of which ones they are,
+        their whole days and how they were read: equal for two clocks (or two sets of reads) that give the
+        partition the same cold proposals, so only the partitions whose mark moved are found again."""
+        if not self.positions.size:
+            return {}
+        with np.errstate(over="ignore"):
+            each = T.mixed(self.positions.astype(np.uint64) * T.MIX + np.rint(self.days).astype(np.int64).view(
+                np.uint64) * np.uint64(2) + self.read.astype(np.uint64))
+        partitions = partition_of[self.positions]
+        order = np.argsort(partitions, kind="stable")
+        ordered = partitions[order]
+        starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
+        with np.errstate(over="ignore"):
+            sums = np.add.reduceat(each[order], starts)
+        return dict(zip(ordered[starts].tolist(), sums.tolist()))
+
+
+def idle(catalogue: Catalogue, *, now_days: float, cold_days: int, last_read_days: dict[int, float]) -> Idle:
     """Active advisory memories no task has read for ``cold_days``: read last that long ago, or never read
     (``access_count`` 0) and created that long ago. One read at an unknown time (an imported count) is no
-    evidence of being cold. Pinned memories are never cold."""
+    evidence of being cold."""
     rows = catalogue.rows
     last = np.full(rows.ids.size, np.nan)
     for memory_id, days in last_read_days.items():
@@ -238,15 +265,23 @@ def cold(catalogue: Catalogue, scope: np.ndarray, *, now_days: float, cold_days:
             last[position] = days
     since = np.where(np.isnan(last), rows.created_days, last)
     unknown = np.isnan(last) & (rows.access > 0)
-    idle = now_days - since
-    candidates = np.flatnonzero(scope & rows.active & rows.advisory & ~unknown & (idle >= cold_days))
+    idle_days = now_days - since
+    positions = np.flatnonzero(rows.active & rows.advisory & ~unknown & (idle_days >= cold_days))
+    return Idle(positions, idle_days[positions], ~np.isnan(last[positions]))
+
+
+def cold(catalogue: Catalogue, scope: np.ndarray, *, idle: Idle, cold_days: int, pinned: set[int]) -> list[Found]:
+    """The ``idle`` memories in ``scope``, but pinned ones (a pinned memory is never cold)."""
+    rows = catalogue.rows
+    inside = scope[idle.positions]
     found = []
-    for position in candidates.tolist():
+    for position, idle_days, read in zip(idle.positions[inside].tolist(), idle.days[inside].tolist(),
+                                         idle.read[inside].tolist()):
         memory_id = int(rows.ids[position])
         if memory_id in pinned:
             continue
-        days = round(float(idle[position]))
-        how = "last read by a task" if not np.isnan(last[position]) else "created, never read by a task,"
+        days = round(idle_days)
+        how = "last read by a task" if read else "created, never read by a task,"
         key = ("cold", position, *catalogue.digests_of((position,)), days, cold_days, how)
         found.append(catalogue.remembered(key, Found, "cold", (position,), None, "dismiss",
                                           round(0.4 + 0.1 * min(days / cold_days, 2.0), 3),

@@ -1,14 +1,18 @@
 """Open proposals: what the store suggests a person merges, supersedes, re-checks or dismisses.
 
-``open_proposals`` refreshes the store's catalogue (only what changed since the last call), runs each kind's
+``open_proposals`` refreshes the store's catalogue (only what changed since the last call; a new process starts
+from the catalogue kept on disk, ``snapshot.py``), runs each kind's
 finder over the repo asked for, drops the proposals a person rejected (while their memories are unchanged) and
 orders the rest best first. Nothing here writes: deciding is ``review.decide``."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+from bisect import insort
 from dataclasses import dataclass
 from functools import partial
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +20,7 @@ import numpy as np
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.curation import finders
+from mneme_tui.memory.curation import finders, snapshot
 from mneme_tui.memory.curation.catalogue import Catalogue
 from mneme_tui.memory.curation.choices import KINDS
 from mneme_tui.memory.curation.partitions import found_in_partitions
@@ -29,7 +33,7 @@ COLD_DAYS = 180
 """Days without a read after which an advisory memory is proposed as cold (setting ``cold_days``)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Proposal:
     """One suggestion: its kind, the memories, the one that stays (merge/supersede), the action and why."""
 
@@ -89,7 +93,8 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
         raise MnemeError(ERR_VALIDATION_FAILED, "limit must be at least 1")
     catalogue = store.catalogue
     with store.sqlite_errors(), catalogue.lock:
-        catalogue.refresh(store.db)
+        snapshot_file = snapshot.snapshot_path(store.path) if isinstance(store.path, Path) else None
+        snapshot.refresh(catalogue, store.db, snapshot_file, _unkept)
         pinned = frozenset(store.pinned_ids())
         reads = store.last_reads() if "cold" in wanted else {}
         now_days = float(days_since_epoch([config.now().isoformat(sep=" ")])[0])
@@ -97,7 +102,9 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
         key = ("open", catalogue.revision, repo, wanted - {"stale"}, now_days, cold_days(), pinned,
                tuple(sorted(reads.items())))
         if catalogue.last_found[0] != key:
-            catalogue.last_found = (key, _ordered(_find(catalogue, repo, wanted, reads, now_days, pinned)))
+            computed = _find(catalogue, repo, wanted, reads, now_days, pinned)
+            catalogue.last_found = (key, _ordered(computed, before=catalogue.last_found[1]))
+            snapshot.save_when_due(catalogue, store.db, snapshot_file, _kept)
         proposals = catalogue.last_found[1]
         if "stale" in wanted and root is not None:
             from mneme_tui.memory.curation.stale_proposals import stale  # git only when there is a work tree
@@ -110,9 +117,43 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
     return kept[:limit] if limit is not None else kept
 
 
-def _ordered(proposals: list[Proposal]) -> list[Proposal]:
-    """Best first: by score, then kind, then memory ids."""
-    return sorted(proposals, key=lambda p: (-p.score, KINDS.index(p.kind), p.memory_ids))
+def _kept(proposals: list[Proposal]) -> dict[str, list[Any]]:
+    """Proposals as the catalogue's snapshot keeps them: one list per field (``_unkept`` makes them again)."""
+    return {"id": [p.id for p in proposals], "kind": [p.kind for p in proposals],
+            "members": [i for p in proposals for i in p.memory_ids], "sizes": [len(p.memory_ids) for p in proposals],
+            "keep": [p.keep_id for p in proposals], "action": [p.action for p in proposals],
+            "reason": [p.reason for p in proposals], "score": [p.score for p in proposals],
+            "repo": [p.repo_id for p in proposals]}
+
+
+def _unkept(kept: dict[str, list[Any]]) -> list[Proposal]:
+    """The proposals ``_kept`` made ``kept`` of (ValueError when its lists do not fit together)."""
+    ends = list(accumulate(kept["sizes"]))
+    if (ends[-1] if ends else 0) != len(kept["members"]):
+        raise ValueError("the kept proposals' members do not fit their sizes")
+    members = [tuple(kept["members"][start:end]) for start, end in pairwise([0, *ends])]
+    return [Proposal(*fields) for fields in zip(kept["id"], kept["kind"], members, kept["keep"], kept["action"],
+                                                kept["reason"], kept["score"], kept["repo"], strict=True)]
+
+
+def _ordered(proposals: list[Proposal], before: list[Proposal] | None = None) -> list[Proposal]:
+    """Best first: by score, then kind, then memory ids (no two proposals tie). ``before`` is the last review's
+    order: when most proposals are still there, the few new ones are put into it (a small change does not sort
+    every proposal again)."""
+    if before:
+        now = {id(proposal) for proposal in proposals}
+        kept = [proposal for proposal in before if id(proposal) in now]
+        known = {id(proposal) for proposal in kept}
+        new = [proposal for proposal in proposals if id(proposal) not in known]
+        if len(new) <= len(kept) // 8:
+            for proposal in new:
+                insort(kept, proposal, key=_order)
+            return kept
+    return sorted(proposals, key=_order)
+
+
+def _order(proposal: Proposal) -> tuple[float, int, tuple[int, ...]]:
+    return -proposal.score, KINDS.index(proposal.kind), proposal.memory_ids
 
 
 def _scope(catalogue: Catalogue, repo: str | None) -> np.ndarray:
@@ -130,17 +171,18 @@ def _find(catalogue: Catalogue, repo: str | None, kinds: frozenset[str], reads: 
     convert = partial(_proposal, catalogue)
     found: list[Proposal] = []
     if "duplicate" in kinds:
-        found += found_in_partitions(catalogue, ("duplicate", repo), (), "repo_kinds", scope,
+        found += found_in_partitions(catalogue, ("duplicate", repo), "", "repo_kinds", scope,
                                      partial(finders.duplicates, catalogue), convert)
     if "conflict" in kinds:
-        found += found_in_partitions(catalogue, ("conflict", repo), (), "repo_topics", scope,
+        found += found_in_partitions(catalogue, ("conflict", repo), "", "repo_topics", scope,
                                      partial(finders.conflicts, catalogue), convert)
     if "cold" in kinds:
         read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
-        cold = partial(finders.cold, catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days,
-                       pinned=set(pinned))
-        depends = (now_days, cold_days(), pinned, tuple(sorted(reads.items())))
-        found += found_in_partitions(catalogue, ("cold", repo), depends, "repo_kinds", scope, cold, convert)
+        idle = finders.idle(catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days)
+        cold = partial(finders.cold, catalogue, idle=idle, cold_days=cold_days(), pinned=set(pinned))
+        depends = json.dumps([cold_days(), sorted(pinned)])
+        found += found_in_partitions(catalogue, ("cold", repo), depends, "repo_kinds", scope, cold, convert,
+                                     marks=idle.marks(catalogue.rows.repo_kinds))
     return found
 
 

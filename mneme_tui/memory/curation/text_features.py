@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,6 +59,12 @@ def stable_hash(text: str) -> int:
     """A 64-bit hash of ``text`` that every process computes alike (CRC-32 and Adler-32 side by side)."""
     data = text.encode("utf-8", "surrogatepass")
     return (zlib.crc32(data) << 32) | zlib.adler32(data)
+
+
+def stable_keys(texts: Iterable[str]) -> np.ndarray:
+    """``stable_hash`` of each text as uint64 keys (the catalogue's keys are kept on disk: the same in every
+    process)."""
+    return np.fromiter(map(stable_hash, texts), np.uint64)
 
 
 def anchors(text: str) -> frozenset[str]:
@@ -123,8 +130,7 @@ def claim(normal: str) -> Claim:
     differ in polarity. Numbers are the words of decimal digits; a negator goes from the skeleton with a
     ``NEGATION_PREFIXES`` word right before it."""
     words = normal.split()
-    numbers = tuple(word for word in words if word.isdecimal())
-    negations = sum(word in NEGATORS for word in words)
+    numbers, negations = stance(words)
     if not negations and not numbers:  # most texts: the skeleton is the text
         return Claim(normal, (), False)
     kept: list[str] = []
@@ -137,15 +143,20 @@ def claim(normal: str) -> Claim:
     return Claim(" ".join(kept), numbers, negations % 2 == 1)
 
 
+def stance(words: list[str]) -> tuple[tuple[str, ...], int]:
+    """A text's figures (its words of decimal digits) and how many negators it has (odd: negated)."""
+    return tuple(word for word in words if word.isdecimal()), sum(word in NEGATORS for word in words)
+
+
 def claim_hashes(texts: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``claim`` of many normalised texts' words at once, as hashes: per text, its skeleton's (equal for equal
-    skeletons), its stance's (equal for equal figures and polarity) and its skeleton's word count. Process-local
-    (Python's string hash): never stored."""
+    skeletons), its stance's (equal for equal figures and polarity) and its skeleton's word count (the words'
+    ``stable_hash``: the same in every process, so the catalogue's snapshot can keep them)."""
     words = [word for text in texts for word in text]
     distinct = list(set(words))
     index = {word: at for at, word in enumerate(distinct)}
     ids = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
-    hashes = np.fromiter(map(hash, distinct), np.int64, len(distinct)).view(np.uint64)[ids]
+    hashes = stable_keys(distinct)[ids]
     negator = np.fromiter((word in NEGATORS for word in distinct), bool, len(distinct))[ids]
     number = np.fromiter(map(str.isdecimal, distinct), bool, len(distinct))[ids]
     prefix = np.fromiter((word in NEGATION_PREFIXES for word in distinct), bool, len(distinct))[ids]
@@ -154,7 +165,7 @@ def claim_hashes(texts: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.nda
     before_negator = np.zeros(len(words), bool)
     before_negator[:-1] = negator[1:] & (owner[1:] == owner[:-1])
     kept = ~negator & ~(prefix & before_negator)
-    tokens = np.where(number, np.int64(hash("#")).view(np.uint64), hashes)  # a figure's place in the skeleton
+    tokens = np.where(number, np.uint64(stable_hash("#")), hashes)  # a figure's place in the skeleton
     skeletons = _ordered_sums(tokens, kept, owner, lengths)
     figures = _ordered_sums(hashes, number, owner, lengths)
     negated = np.bincount(owner[negator], minlength=len(texts)) % 2 == 1
