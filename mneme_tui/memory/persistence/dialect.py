@@ -9,7 +9,7 @@ from an open database (``dialect_of``). Nothing outside the dialect modules bran
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -20,6 +20,7 @@ import peewee
 from mneme_tui.config import DbTarget
 from mneme_tui.errors import MnemeError
 from mneme_tui.memory.persistence import postgres_dialect, sqlite_dialect
+from mneme_tui.memory.persistence.tables import TableShape
 
 T = TypeVar("T")
 
@@ -36,6 +37,8 @@ class Dialect(Protocol):
     """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
     LIKE_IGNORING_CASE: str
     """The ``LIKE`` operator that ignores ASCII case."""
+    COLUMN_TYPES: Mapping[str, str]
+    """Each kind of column (``tables.KINDS``) → the type ``table_shape`` reports for it."""
 
     # choosing and opening
     def handles(self, target: DbTarget) -> bool:
@@ -70,6 +73,9 @@ class Dialect(Protocol):
 
     def column_names(self, db: peewee.Database, table: str) -> list[str]:
         """The names of ``table``'s columns, in table order."""
+
+    def table_shape(self, db: peewee.Database, table: str) -> TableShape:
+        """``table`` as the database reports it: columns, types, NOT NULL, primary key and other indexes."""
 
     def database_identity(self, db: peewee.Database) -> tuple[object, ...]:
         """What tells this store from any other, whatever path or URL reaches it."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,14 +26,21 @@ from mneme_tui import config
 from mneme_tui.config import DbTarget
 from mneme_tui.database_urls import ambiguous_user_part, redacted_url, scrub_url
 from mneme_tui.errors import ERR_DATABASE, MnemeError
+from mneme_tui.memory.persistence import tables
 from mneme_tui.memory.persistence.index_queries import SELECT_EMBEDDINGS, SELECT_INDEX_TEXT, index_rows
 from mneme_tui.memory.persistence.pg_copy import copy_binary, decode_id_embeddings
 from mneme_tui.memory.persistence.sql_text import placeholders
+from mneme_tui.memory.persistence.tables import TableShape
 
 NAME = "postgresql"
 DATABASE_ERRORS: tuple[type[BaseException], ...] = (psycopg2.Error, peewee.DatabaseError, peewee.InterfaceError)
 """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
 LIKE_IGNORING_CASE = "ILIKE"
+COLUMN_TYPES: Mapping[str, str] = {
+    tables.ID: "bigint", tables.INTEGER: "bigint", tables.TEXT: "text", tables.BLOB: "bytea",
+    tables.TIMESTAMP: "timestamp without time zone", tables.TIMESTAMP_TEXT: "text",
+}
+"""Identity ids, ``bytea`` embeddings, ``timestamp`` times; ``synced_at`` stays text (``tables.TIMESTAMP_TEXT``)."""
 WRITE_LOCK_KEY = 0x6D6E656D65  # "mneme"
 """The advisory lock every writer takes first: one writer at a time, so ids commit in order."""
 LOCK_TIMEOUT = "10s"
@@ -238,6 +245,29 @@ def column_names(db: peewee.Database, table: str) -> list[str]:
     return [row[0] for row in db.execute_sql(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
         "AND table_name = ?", (table,)).fetchall()]
+
+
+_INDEXES = """SELECT i.relname, x.indisprimary, array_agg(a.attname ORDER BY k.ord)
+FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+JOIN pg_namespace n ON n.oid = t.relnamespace
+CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord)
+JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+WHERE t.relname = ? AND n.nspname = current_schema() GROUP BY i.relname, x.indisprimary"""
+
+
+def table_shape(db: peewee.Database, table: str) -> TableShape:
+    """``table`` as the catalogue of the current schema reports it (``information_schema``, ``pg_index``)."""
+    columns = tuple((name, kind, nullable == "NO") for name, kind, nullable in db.execute_sql(
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position", (table,)).fetchall())
+    primary_key: tuple[str, ...] = ()
+    indexes = {}
+    for name, primary, names in db.execute_sql(_INDEXES, (table,)).fetchall():
+        if primary:
+            primary_key = tuple(names)
+        else:
+            indexes[name] = tuple(names)
+    return TableShape(columns, primary_key, indexes)
 
 
 def database_identity(db: peewee.Database) -> tuple[object, ...]:

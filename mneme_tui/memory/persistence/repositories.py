@@ -12,7 +12,13 @@ import peewee
 
 from mneme_tui.memory.persistence.dialect import dialect_of
 from mneme_tui.memory.persistence.memories import rows_of
-from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_COLUMNS, PROVENANCE_COLUMNS, Tables
+from mneme_tui.memory.persistence.schema import (
+    LEDGER_COLUMNS,
+    LEGION_RECORD_COLUMNS,
+    PROVENANCE_COLUMNS,
+    TASK_ACCESS_COLUMNS,
+    Tables,
+)
 from mneme_tui.memory.persistence.sql_text import id_chunks, insert_sql, placeholders
 
 
@@ -52,7 +58,7 @@ class TaskAccessLog:
     def __init__(self, db: peewee.Database, tables: Tables) -> None:
         self.db = db
         self.model = tables.task_access
-        self._insert = dialect_of(db).insert_ignore_sql("task_access", ("task_id", "memory_id", "at"))
+        self._insert = dialect_of(db).insert_ignore_sql("task_access", TASK_ACCESS_COLUMNS)
 
     def add_once(self, task_id: str, memory_id: int, at: datetime) -> bool:
         """Record the pair; False when it was already there (two processes of one task at once: one wins)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,8 +17,10 @@ import peewee
 
 from mneme_tui.config import DbTarget
 from mneme_tui.errors import ERR_DATABASE, MnemeError
+from mneme_tui.memory.persistence import tables
 from mneme_tui.memory.persistence.index_queries import SELECT_INDEX, index_rows
 from mneme_tui.memory.persistence.sql_text import insert_sql, placeholders
+from mneme_tui.memory.persistence.tables import TableShape
 
 NAME = "sqlite"
 BUSY_TIMEOUT_MS = 10_000
@@ -26,6 +28,11 @@ DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError, peewe
 """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
 LIKE_IGNORING_CASE = "LIKE"
 """SQLite's ``LIKE`` ignores ASCII case."""
+COLUMN_TYPES: Mapping[str, str] = {
+    tables.ID: "INTEGER", tables.INTEGER: "INTEGER", tables.TEXT: "TEXT", tables.BLOB: "BLOB",
+    tables.TIMESTAMP: "DATETIME", tables.TIMESTAMP_TEXT: "DATETIME",
+}
+"""The declared types of the migrations' DDL (the spec's ``memories`` DDL among them)."""
 
 T = TypeVar("T")
 
@@ -115,6 +122,19 @@ def ensure_connected(db: peewee.Database) -> None:
 def column_names(db: peewee.Database, table: str) -> list[str]:
     """The names of ``table``'s columns (read only)."""
     return [row[1] for row in db.execute_sql(f"PRAGMA table_info({table})").fetchall()]
+
+
+def table_shape(db: peewee.Database, table: str) -> TableShape:
+    """``table`` as SQLite reports it (``PRAGMA table_info``, ``index_list``); a primary key column counts as
+    NOT NULL (SQLite does not mark it so), indexes are those ``CREATE INDEX`` made."""
+    info = db.execute_sql(f"PRAGMA table_info({table})").fetchall()
+    columns = tuple((name, kind, bool(not_null or pk)) for _, name, kind, not_null, _, pk in info)
+    primary_key = tuple(row[1] for row in sorted((row for row in info if row[5]), key=lambda row: row[5]))
+    indexes = {}
+    for _, name, _, origin, _ in db.execute_sql(f"PRAGMA index_list({table})").fetchall():
+        if origin == "c":
+            indexes[name] = tuple(row[2] for row in db.execute_sql(f"PRAGMA index_info({name})").fetchall())
+    return TableShape(columns, primary_key, indexes)
 
 
 def database_identity(db: peewee.Database) -> tuple[object, ...]:

@@ -29,10 +29,10 @@ from mneme_tui.memory.persistence.schema import (
     LEGION_RECORD_COLUMNS,
     PIN_COLUMNS,
     PROVENANCE_COLUMNS,
+    TASK_ACCESS_COLUMNS,
 )
 from mneme_tui.memory.persistence.sql_text import insert_sql
 
-TASK_ACCESS_COLUMNS = ("task_id", "memory_id", "at")
 SIDE_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("memory_audit", AUDIT_COLUMNS),
     ("task_access", TASK_ACCESS_COLUMNS),
