@@ -71,9 +71,6 @@ class Dialect(Protocol):
     def table_names(self, db: peewee.Database) -> set[str]:
         """The names of the database's tables."""
 
-    def column_names(self, db: peewee.Database, table: str) -> list[str]:
-        """The names of ``table``'s columns, in table order."""
-
     def table_shape(self, db: peewee.Database, table: str) -> TableShape:
         """``table`` as the database reports it: columns, types, NOT NULL, primary key and other indexes."""
 

@@ -240,13 +240,6 @@ def ensure_connected(db: peewee.Database) -> None:
     db.close()
 
 
-def column_names(db: peewee.Database, table: str) -> list[str]:
-    """The names of ``table``'s columns in the current schema (read only)."""
-    return [row[0] for row in db.execute_sql(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
-        "AND table_name = ?", (table,)).fetchall()]
-
-
 _INDEXES = """SELECT i.relname, x.indisprimary, array_agg(a.attname ORDER BY k.ord)
 FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
 JOIN pg_namespace n ON n.oid = t.relnamespace

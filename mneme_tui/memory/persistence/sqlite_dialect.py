@@ -119,11 +119,6 @@ def ensure_connected(db: peewee.Database) -> None:
     """Nothing to do: a SQLite connection cannot be closed by a server."""
 
 
-def column_names(db: peewee.Database, table: str) -> list[str]:
-    """The names of ``table``'s columns (read only)."""
-    return [row[1] for row in db.execute_sql(f"PRAGMA table_info({table})").fetchall()]
-
-
 def table_shape(db: peewee.Database, table: str) -> TableShape:
     """``table`` as SQLite reports it (``PRAGMA table_info``, ``index_list``); a primary key column counts as
     NOT NULL (SQLite does not mark it so), indexes are those ``CREATE INDEX`` made."""
@@ -133,7 +128,8 @@ def table_shape(db: peewee.Database, table: str) -> TableShape:
     indexes = {}
     for _, name, _, origin, _ in db.execute_sql(f"PRAGMA index_list({table})").fetchall():
         if origin == "c":
-            indexes[name] = tuple(row[2] for row in db.execute_sql(f"PRAGMA index_info({name})").fetchall())
+            quoted = '"' + name.replace('"', '""') + '"'
+            indexes[name] = tuple(row[2] for row in db.execute_sql(f"PRAGMA index_info({quoted})").fetchall())
     return TableShape(columns, primary_key, indexes)
 
 
