@@ -4,11 +4,9 @@ SQLite and PostgreSQL (issue 15). A URL's password is never printed."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from mneme_tui import config
 from mneme_tui.cli import arguments, declared, output
-from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.operations.declaration import REDACT_PARAM
 
 
@@ -51,11 +49,8 @@ def cmd_copy(args: argparse.Namespace) -> int:
     from mneme_tui.memory.store import Store
 
     source_target = config.resolve_db_path(args.source)
-    if isinstance(source_target, Path) and not source_target.is_file():
-        raise MnemeError(ERR_DATABASE, f"{source_target} is not a database file: nothing to copy")
     destination_target = config.resolve_db_path(args.destination)
-    if isinstance(source_target, Path) and isinstance(destination_target, Path):
-        store_copy.refuse_same_file(source_target, destination_target)
+    store_copy.check_targets(source_target, destination_target)
     source = Store(source_target)
     redact = secrets.policy_for(args.redact) == secrets.REDACT
     destination = Store(destination_target)

@@ -23,7 +23,8 @@ import peewee
 from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, searchable_text, words_of
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
-from mneme_tui.memory.persistence.memories import index_load_batches, index_rows
+from mneme_tui.memory.persistence.index_queries import index_rows
+from mneme_tui.memory.persistence.memories import index_load_batches
 from mneme_tui.memory.persistence.repositories import database_revision
 from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered

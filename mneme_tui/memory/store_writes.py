@@ -3,7 +3,7 @@ undo) with their audit rows, content updates and per-task reinforcement. ``store
 
 Writes run in one write transaction each (``BEGIN IMMEDIATE`` on SQLite) with a busy timeout, so two
 processes writing at once wait for each other instead of failing or losing data; on PostgreSQL a transaction
-the server aborts as a serialization failure or deadlock is run again whole (``dialect_pg.retry_transaction``).
+the server aborts as a serialization failure or deadlock is run again whole (``postgres_dialect.retry_transaction``).
 Every audit and provenance row records who wrote it: the store's ``actor`` (``config.resolve_actor``).
 """
 
@@ -29,7 +29,8 @@ from mneme_tui.memory.curation.catalogue import Catalogue
 from mneme_tui.memory.curation.same_text import TextMatch, match_text
 from mneme_tui.memory.index import MemoryIndex
 from mneme_tui.memory.persistence.curation import DecisionLog, PinTable, last_reads
-from mneme_tui.memory.persistence.database import DATABASE_ERRORS, dialect_of, open_database
+from mneme_tui.memory.persistence.database import open_database
+from mneme_tui.memory.persistence.dialect import DATABASE_ERRORS, dialect_for
 from mneme_tui.memory.persistence.memories import MemoryTable, memory_from_row
 from mneme_tui.memory.persistence.repositories import (
     AuditLog,
@@ -99,20 +100,22 @@ class StoreWrites:
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
         """The store at ``path``; a SQLite file that does not exist is created only if ``create``."""
-        target: config.DbTarget = str(path) if config.is_database_url(path) else Path(path)
+        target: config.DbTarget = path if isinstance(path, str) else Path(path)
         self._target, self._create = target, create
-        self.path: config.DbTarget = config.describe_target(target) if isinstance(target, str) else target
+        self.dialect = dialect_for(target)
+        self._file_path = self.dialect.database_file(target)
+        """The one file holding the database (None on a server): it can be replaced or removed under this store."""
+        self.path: config.DbTarget = self._file_path or config.describe_target(target)
         """Where the store lives, safe to show: a file path, or a PostgreSQL URL without its password (the open
         database keeps the full URL to connect with)."""
         self.db = open_database(target, create=create)
         self._file = self._file_identity()
-        """The SQLite file this store works on (device, inode): a path naming another one is noticed."""
+        """The database file this store works on (device, inode): a path naming another one is noticed."""
         self._generation = 0
         """How often the path was found naming another file than before (0: never)."""
         self._thread = threading.local()
         """Per thread: how deep in ``sqlite_errors`` it is, and the generation its connection belongs to
         (peewee keeps one connection per thread)."""
-        self.dialect = dialect_of(self.db)
         self.tables = bind_tables(self.db)
         self.memories = MemoryTable(self.db, self.tables)
         self.audit_log = AuditLog(self.tables)
@@ -154,26 +157,26 @@ class StoreWrites:
         return config.resolve_actor()
 
     def _file_identity(self) -> tuple[int, int] | None:
-        """The SQLite file's device and inode as the path names it now (None: no file, or PostgreSQL)."""
-        if not isinstance(self._target, Path):
+        """The database file's device and inode as the path names it now (None: no file, or a server)."""
+        if self._file_path is None:
             return None
         try:
-            status = os.stat(self._target)
+            status = os.stat(self._file_path)
         except OSError:
             return None
         return status.st_dev, status.st_ino
 
     def _replaced(self) -> bool:
         """True when the path no longer names the file this store opened (deleted, or another file put there)."""
-        return isinstance(self._target, Path) and self._file_identity() != self._file
+        return self._file_path is not None and self._file_identity() != self._file
 
     def _check_open(self) -> None:
-        """Before an outermost use: follow a SQLite file that was replaced or removed under this long-lived
+        """Before an outermost use: follow a database file that was replaced or removed under this long-lived
         store (a connection would go on reading and writing the old, unlinked file), and reconnect to a
         PostgreSQL server that closed the connection (a restart)."""
         if self.db.transaction_depth():
             return
-        if isinstance(self._target, Path):
+        if self._file_path is not None:
             if self._replaced():  # checked like a new open (refused if foreign; created if missing and allowed)
                 open_database(self._target, create=self._create).close()
                 self._file = self._file_identity()
@@ -187,7 +190,7 @@ class StoreWrites:
     @contextmanager
     def sqlite_errors(self) -> Iterator[None]:
         """Turn database failures inside the block into one-line ERR_DATABASE errors (the driver's error is
-        kept as the cause: ``dialect_pg.retry_transaction`` reads its code). An outermost use first makes sure
+        kept as the cause: ``postgres_dialect.retry_transaction`` reads its code). An outermost use first makes sure
         the database is still the one at the store's path and connected (``_check_open``)."""
         depth = getattr(self._thread, "depth", 0)
         try:

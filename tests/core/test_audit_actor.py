@@ -152,7 +152,7 @@ def test_a_postgresql_schema_4_store_upgrades_to_actors_and_stops_notifying(pg_d
     connection = psycopg2.connect(dbname=pg_database.name, **pg_database.params)
     with connection, connection.cursor() as cursor:
         for migration in MIGRATIONS[:4]:
-            if migration.pg_script.strip():
+            if migration.scripts["postgresql"].strip():
                 cursor.execute(script_at(migration, "2026-11-01 09:00:00", "postgresql"))
         # schema 1 as it was first released: a statement trigger notified every insert
         cursor.execute("""

@@ -53,7 +53,7 @@ def test_a_foreign_sqlite_file_is_refused_unchanged(tmp_path: Path):
 def test_a_newer_schema_is_refused_unchanged(tmp_path: Path):
     path = tmp_path / "newer.db"
     connection = sqlite3.connect(path)
-    connection.executescript("".join(m.script for m in MIGRATIONS) + f"PRAGMA user_version = {SCHEMA_VERSION + 1};")
+    connection.executescript("".join(m.scripts["sqlite"] for m in MIGRATIONS) + f"PRAGMA user_version = {SCHEMA_VERSION + 1};")
     connection.close()
     _refused(path, "newer mneme", f"schema {SCHEMA_VERSION + 1}")
 

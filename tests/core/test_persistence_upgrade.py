@@ -41,7 +41,7 @@ def _catalogue(path: Path) -> tuple[int, set[tuple[str, str]]]:
 def _schema2_without_side_tables(path: Path) -> None:
     """A database as schema 2 left it, before legion_records and task_sync_ledger existed."""
     connection = sqlite3.connect(path)
-    scripts = "".join(m.script for m in MIGRATIONS if m.version <= 2)
+    scripts = "".join(m.scripts["sqlite"] for m in MIGRATIONS if m.version <= 2)
     connection.executescript(f"BEGIN;{scripts}PRAGMA user_version = 2;COMMIT;")
     connection.execute(
         "INSERT INTO memories(repo_id, kind, topic, content, task_id, created_at) VALUES (?,?,?,?,?,?)",

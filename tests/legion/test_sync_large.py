@@ -91,7 +91,7 @@ def test_saves_beside_a_resync_that_changes_every_row_all_succeed(tmp_path: Path
     """A re-sync that updates 8,000 memories commits in slices: a saver waiting at most 1.5 s never fails."""
     import threading
 
-    from mneme_tui.memory.persistence import dialect
+    from mneme_tui.memory.persistence import sqlite_dialect
 
     folder = tmp_path / ".planning" / "memory"
     folder.mkdir(parents=True)
@@ -101,7 +101,7 @@ def test_saves_beside_a_resync_that_changes_every_row_all_succeed(tmp_path: Path
     sync(store, folder, repo=P)
     outcomes.write_text(outcomes.read_text(encoding="utf-8").replace(" complete |", " completed, then changed |"),
                         encoding="utf-8")
-    monkeypatch.setattr(dialect, "BUSY_TIMEOUT_MS", SAVER_BUSY_MS)  # the saver's store waits 1.5 s, not 10 s
+    monkeypatch.setattr(sqlite_dialect, "BUSY_TIMEOUT_MS", SAVER_BUSY_MS)  # the saver's store waits 1.5 s, not 10 s
     done, failures, saved = threading.Event(), [], []
 
     def save_until_done() -> None:

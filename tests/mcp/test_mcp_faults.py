@@ -194,7 +194,7 @@ async def test_acknowledged_saves_exist_after_the_database_is_deleted_or_replace
 async def test_the_server_reconnects_after_postgresql_restarts(tmp_path: Path, pg_server, pg_database) -> None:
     """Restart PostgreSQL under a live ``mneme mcp``: the next calls, reads and writes, are answered on a new
     connection (before, every call failed with "connection already closed" until the MCP process restarted)."""
-    from mneme_tui.memory.persistence.dialect_pg import IDLE_PROBE_S
+    from mneme_tui.memory.persistence.postgres_dialect import IDLE_PROBE_S
     from mneme_tui.memory.store import Store
 
     async with _session(tmp_path, "--db", pg_database.url) as session:

@@ -164,7 +164,8 @@ def test_same_task_recalling_at_once_counts_once(pg_database):
 def test_index_loads_by_binary_copy_with_null_embeddings_as_zeros(pg_database, tmp_path: Path):
     import numpy as np
 
-    from mneme_tui.memory.persistence.memories import index_load, index_rows
+    from mneme_tui.memory.persistence.index_queries import index_rows
+    from mneme_tui.memory.persistence.memories import index_load
 
     store = Store(pg_database.url)
     saved = [store.save(f"memory number {n}", repo_id="team") for n in range(5)]

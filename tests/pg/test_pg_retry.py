@@ -15,7 +15,7 @@ import pytest
 from pg_server import PgDatabase, PgServer
 
 from mneme_tui.errors import ERR_DATABASE, MnemeError
-from mneme_tui.memory.persistence import dialect_pg
+from mneme_tui.memory.persistence import postgres_dialect
 from mneme_tui.memory.store import Store
 
 WAIT_S = 30
@@ -131,9 +131,9 @@ def test_a_transaction_that_keeps_conflicting_is_busy_after_the_last_attempt(pg_
                                  "END $$")
 
     with pytest.raises(MnemeError) as raised:
-        dialect_pg.retry_transaction(always_conflicting)
+        postgres_dialect.retry_transaction(always_conflicting)
     assert raised.value.code == ERR_DATABASE and "is busy" in raised.value.message
-    assert len(attempts) == dialect_pg.TRANSACTION_ATTEMPTS
+    assert len(attempts) == postgres_dialect.TRANSACTION_ATTEMPTS
     attempts.clear()
 
     def broken() -> None:
@@ -142,7 +142,7 @@ def test_a_transaction_that_keeps_conflicting_is_busy_after_the_last_attempt(pg_
             store.db.execute_sql("SELECT * FROM no_such_table")
 
     with pytest.raises(MnemeError, match="no_such_table"):
-        dialect_pg.retry_transaction(broken)
+        postgres_dialect.retry_transaction(broken)
     assert len(attempts) == 1  # only conflicts are worth a rerun
     assert store.save("the connection is fine afterwards").id == 1
     store.close()

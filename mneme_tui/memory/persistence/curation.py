@@ -11,7 +11,7 @@ from datetime import datetime
 import peewee
 
 from mneme_tui.memory.kinds import ACTIVE
-from mneme_tui.memory.persistence.database import dialect_of
+from mneme_tui.memory.persistence.dialect import dialect_of
 from mneme_tui.memory.persistence.schema import DECISION_COLUMNS, PIN_COLUMNS
 
 CURATION_COLUMNS = ("id", "repo_id", "kind", "topic", "content", "created_at", "status", "access_count")
@@ -45,7 +45,7 @@ def same_text_candidates(db: peewee.Database, repo_id: str, kind: str, words: Se
                          limit: int) -> list[tuple[int, str]]:
     """(id, content) of active memories of one repo and kind whose content contains every one of ``words``
     (ignoring ASCII case), newest first, at most ``limit``: the few a new text can be a duplicate of."""
-    like = "ILIKE" if dialect_of(db).NAME == "postgresql" else "LIKE"
+    like = dialect_of(db).LIKE_IGNORING_CASE
     words = [word for word in words if word]
     where = " AND ".join(f"content {like} ?" for _ in words) or "1 = 1"
     return [(int(i), str(c)) for i, c in db.execute_sql(

@@ -1,4 +1,4 @@
-"""Opening a database file safely: refuse what is not ours before changing anything, then migrate.
+"""Opening a database safely: refuse what is not ours before changing anything, then migrate.
 
 The order matters: a foreign SQLite file or a database written by a newer mneme is refused while it is
 still untouched (no WAL switch, no table created); only then is the file switched to WAL and brought up
@@ -7,69 +7,33 @@ to ``SCHEMA_VERSION``. Every step waits out other processes doing the same to a 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from types import ModuleType
 
 import peewee
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_DATABASE, MnemeError
-from mneme_tui.memory.persistence import dialect as dialect_sqlite
-from mneme_tui.memory.persistence import dialect_pg
+from mneme_tui.memory.persistence.dialect import dialect_for, dialect_of
 from mneme_tui.memory.persistence.migrations import SCHEMA_VERSION, pending, script_at
 from mneme_tui.memory.persistence.schema import MEMORY_COLUMNS
 
-DATABASE_ERRORS = dialect_sqlite.DATABASE_ERRORS + dialect_pg.DATABASE_ERRORS
-"""What a failing statement raises on either backend."""
-
-
-def dialect_of(db: peewee.Database) -> ModuleType:
-    """The dialect module (``dialect`` or ``dialect_pg``) of an open database."""
-    return dialect_pg if isinstance(db, dialect_pg.PostgresDatabase) else dialect_sqlite
-
 
 def open_database(target: config.DbTarget, *, create: bool = True) -> peewee.Database:
-    """Open the database at ``target`` with an up-to-date schema: a SQLite file (created with its folders if
-    ``create``, 0600, in WAL mode) or a PostgreSQL database named by a ``postgresql://`` URL (which must exist).
+    """Open the database at ``target`` with an up-to-date schema, through its dialect (``dialect_for``): a SQLite
+    file (created with its folders if ``create``, 0600, in WAL mode) or a PostgreSQL database named by a
+    ``postgresql://`` URL (which must exist).
 
     Raises ERR_DATABASE with one readable line for a path that cannot be created, a file that is not a
     mneme database (nothing in it is changed), a server that cannot be reached or a database written by a
     newer mneme, and (without ``create``) a file that does not exist: nothing is created then. A URL's
     password never appears in the message.
     """
-    if isinstance(target, str) and config.is_database_url(target):
-        return _open_postgres(target)
-    return _open_sqlite(Path(target), create)
-
-
-def _open_postgres(url: str) -> peewee.Database:
-    db = dialect_pg.connect(url)
+    dialect = dialect_for(target)
+    db = dialect.connect(target, create)
+    shown = dialect.database_file(target) or config.describe_target(target)
     try:
         db.connect(reuse_if_open=True)
-        version = _checked_version(db, config.redacted_url(url))
-        if version < SCHEMA_VERSION:
-            _migrate(db)
-    except MnemeError:
-        db.close()
-        raise
-    except DATABASE_ERRORS as exc:
-        db.close()
-        raise dialect_pg.database_error(url, exc) from None
-    return db
-
-
-def _open_sqlite(path: Path, create: bool) -> peewee.Database:
-    dialect = dialect_sqlite
-    if create:
-        _create_file(path)
-    elif not path.is_file():
-        raise MnemeError(ERR_DATABASE, f"no database at {path} (nothing created: a command that saves, such as "
-                                       f"`mneme save`, creates it)")
-    db = dialect.connect(path)
-    try:
-        db.connect(reuse_if_open=True)
-        version = dialect.retry_busy(lambda: _checked_version(db, path))
+        version = dialect.retry_busy(lambda: _checked_version(db, shown))
         dialect.retry_busy(lambda: dialect.enable_wal(db))
         if version < SCHEMA_VERSION:
             dialect.retry_busy(lambda: _migrate(db))
@@ -78,7 +42,7 @@ def _open_sqlite(path: Path, create: bool) -> peewee.Database:
         raise
     except dialect.DATABASE_ERRORS as exc:
         db.close()
-        raise dialect.database_error(path, exc) from None
+        raise dialect.database_error(target, exc) from None
     return db
 
 
@@ -92,7 +56,7 @@ def _checked_version(db: peewee.Database, path: Path | str) -> int:
         raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (it has tables, but no memories table)")
     if version and not tables:
         raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (schema version {version}, but no tables)")
-    columns = set(dialect.column_names(db, "memories")) if tables else set(MEMORY_COLUMNS)
+    columns = {column[0] for column in dialect.table_shape(db, "memories").columns} if tables else set(MEMORY_COLUMNS)
     missing = [column for column in MEMORY_COLUMNS if column not in columns]
     if missing:
         raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (its memories table lacks the "
@@ -110,18 +74,3 @@ def _migrate(db: peewee.Database) -> None:
         now = config.now().isoformat(sep=" ")
         dialect.migrate(db, [(step.version, script_at(step, now, dialect.NAME)) for step in steps])
 
-
-def _create_file(path: Path) -> None:
-    """Create parent folders and an empty 0600 database file if it does not exist yet."""
-    if path.is_dir():
-        raise MnemeError(ERR_DATABASE, f"{path} is a directory, not a database file")
-    if path.exists():
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        os.close(fd)
-    except FileExistsError:
-        return
-    except OSError as exc:
-        raise MnemeError(ERR_DATABASE, f"cannot create database {path}: {exc.strerror or exc}") from None

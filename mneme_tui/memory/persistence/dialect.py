@@ -1,203 +1,148 @@
-"""Everything specific to SQLite, in one place: connecting, pragmas, write locks, upserts, row ids,
-catalogue queries and error mapping. A second backend (PostgreSQL) is one more module with these names.
+"""The dialect contract: everything a database backend provides, as one typed ``Protocol``, and the backends.
+
+A backend is one module whose module-level names implement ``Dialect`` (``sqlite_dialect``,
+``postgres_dialect``); mypy checks each module against the contract where ``DIALECTS`` lists it. The dialect
+is chosen once, from the target (``dialect_for``: a file path or a ``postgresql://`` URL), and found again
+from an open database (``dialect_of``). Nothing outside the dialect modules branches on the backend
+(``tests/core/test_dialect_contract.py`` checks it); docs/extending.md lists what a new backend implements.
 """
 
 from __future__ import annotations
 
-import os
-import sqlite3
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
+import numpy as np
 import peewee
 
-from mneme_tui.errors import ERR_DATABASE, MnemeError
-
-NAME = "sqlite"
-BUSY_TIMEOUT_MS = 10_000
-DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError, peewee.DatabaseError)
-"""What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
-MAX_PARAMETERS = 500
-"""Ids per ``IN (...)`` list: well under SQLite's limit on bound parameters."""
+from mneme_tui.config import DbTarget
+from mneme_tui.errors import MnemeError
+from mneme_tui.memory.persistence import postgres_dialect, sqlite_dialect
+from mneme_tui.memory.persistence.tables import TableShape
 
 T = TypeVar("T")
 
-
-def connect(path: Path) -> peewee.SqliteDatabase:
-    """A peewee database on ``path`` with the busy timeout (no statement has run yet: nothing changes)."""
-    return peewee.SqliteDatabase(
-        str(path),
-        pragmas={"busy_timeout": BUSY_TIMEOUT_MS, "foreign_keys": 0},
-        timeout=BUSY_TIMEOUT_MS / 1000,
-        check_same_thread=False,
-    )
+IndexBatch = tuple[list[tuple], np.ndarray | None]
+"""Rows in ``INDEX_COLUMNS`` order and, when the dialect read the embeddings apart, their float32 matrix."""
 
 
-def write_transaction(db: peewee.Database) -> Any:
-    """A transaction that takes the write lock at once (``BEGIN IMMEDIATE``), so writers queue up."""
-    return db.atomic("IMMEDIATE")
+class Dialect(Protocol):
+    """What a backend module provides. Raw SQL elsewhere is written with ``?`` placeholders (``sql_text``)."""
+
+    NAME: str
+    """The backend's name: shown by ``mneme db info``, and the key of its script in each migration."""
+    DATABASE_ERRORS: tuple[type[BaseException], ...]
+    """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
+    LIKE_IGNORING_CASE: str
+    """The ``LIKE`` operator that ignores ASCII case."""
+    COLUMN_TYPES: Mapping[str, str]
+    """Each kind of column (``tables.KINDS``) → the type ``table_shape`` reports for it."""
+
+    # choosing and opening
+    def handles(self, target: DbTarget) -> bool:
+        """True when ``target`` (a path or a URL) names a database of this backend."""
+
+    def owns(self, db: peewee.Database) -> bool:
+        """True when ``db`` is an open database of this backend."""
+
+    def database_file(self, target: DbTarget) -> Path | None:
+        """The one file that holds the database (it can be replaced or removed under an open store; a copy
+        onto it by another name is refused), or None for a server."""
+
+    def connect(self, target: DbTarget, create: bool = True) -> peewee.Database:
+        """A peewee database for ``target`` with the backend's settings (busy timeout, session options); a
+        file is created if missing only when ``create``. No statement runs yet."""
+
+    def retry_busy(self, action: Callable[[], T]) -> T:
+        """Run ``action`` (a step of opening), waiting out locks the backend does not queue on by itself."""
+
+    def enable_wal(self, db: peewee.Database) -> None:
+        """Settings the database keeps, made once when it is opened (SQLite's write-ahead log)."""
+
+    def ensure_connected(self, db: peewee.Database) -> None:
+        """Before an outermost use: drop a connection the server closed, so the next statement reconnects."""
+
+    # the schema's bookkeeping
+    def schema_version(self, db: peewee.Database) -> int:
+        """The schema version recorded in the database (0 for a new one)."""
+
+    def table_names(self, db: peewee.Database) -> set[str]:
+        """The names of the database's tables."""
+
+    def table_shape(self, db: peewee.Database, table: str) -> TableShape:
+        """``table`` as the database reports it: columns, types, NOT NULL, primary key and other indexes."""
+
+    def database_identity(self, db: peewee.Database) -> tuple[object, ...]:
+        """What tells this store from any other, whatever path or URL reaches it."""
+
+    def migrate(self, db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
+        """Run each ``(version, script)`` above the current version and record the last, in one transaction
+        under the write lock (two processes migrating at once do each step once)."""
+
+    # writing
+    def write_transaction(self, db: peewee.Database) -> AbstractContextManager[Any]:
+        """A transaction that takes the write lock first, so writers queue and ids commit in order."""
+
+    def retry_transaction(self, action: Callable[[], T], db: peewee.Database | None = None) -> T:
+        """Run ``action`` (one whole write transaction), again when the backend aborted it as safe to rerun."""
+
+    def is_busy(self, exc: BaseException) -> bool:
+        """True when ``exc`` says another connection holds a lock."""
+
+    def database_error(self, target: DbTarget, exc: BaseException) -> MnemeError:
+        """The one-line ERR_DATABASE for a failure on ``target`` (never a password)."""
+
+    def insert_or_replace_sql(self, table: str, columns: Sequence[str], key: str) -> str:
+        """An insert that replaces the row with the same primary key ``key``."""
+
+    def insert_ignore_sql(self, table: str, columns: Sequence[str]) -> str:
+        """An insert that does nothing when the row's key is already there."""
+
+    def insert_many(self, db: peewee.Database, sql: str, rows: Sequence[tuple]) -> None:
+        """Run ``sql`` once per row, in one call."""
+
+    def insert_returning_ids(self, db: peewee.Database, table: str, columns: Sequence[str],
+                             rows: Sequence[tuple]) -> list[int]:
+        """Insert ``rows`` inside the caller's write transaction; the ids they got, in order."""
+
+    def after_explicit_ids(self, db: peewee.Database, table: str) -> None:
+        """Make new ids of ``table`` continue after ids inserted explicitly (a copy keeps a store's ids)."""
+
+    # reading
+    def timestamp_order(self, field: peewee.Field) -> Any:
+        """An expression that sorts stored timestamps by their real time."""
+
+    def index_load(self, db: peewee.Database) -> IndexBatch:
+        """Every row for a cold index load, by id, in one batch."""
+
+    def index_load_batches(self, db: peewee.Database, size: int) -> Iterator[IndexBatch]:
+        """Every row for a cold index load, by id, ``size`` at a time, all from one consistent view."""
+
+    # purging
+    def secure_delete(self, db: peewee.Database) -> None:
+        """Before a purge: make what the purge frees be overwritten, where the backend can."""
+
+    def scrub(self, db: peewee.Database) -> bool:
+        """After a purge: leave no freed copy of the text in the database's files; False when it could not."""
 
 
-def is_busy(exc: BaseException) -> bool:
-    """True when ``exc`` says another connection holds a lock (worth waiting for)."""
-    text = str(exc)
-    return "locked" in text or "busy" in text
+SQLITE: Dialect = sqlite_dialect
+POSTGRES: Dialect = postgres_dialect
+DIALECTS: tuple[Dialect, ...] = (POSTGRES, SQLITE)
+"""Every backend, in the order ``dialect_for`` asks them (SQLite, which takes any path, last)."""
+
+DATABASE_ERRORS: tuple[type[BaseException], ...] = tuple(
+    error for dialect in DIALECTS for error in dialect.DATABASE_ERRORS)
+"""What a failing statement raises on any backend."""
 
 
-def retry_busy(action: Callable[[], T], timeout_s: float = BUSY_TIMEOUT_MS / 1000) -> T:
-    """Run ``action``, retrying while the database is locked, for at most ``timeout_s``.
-
-    SQLite does not call its busy handler for every lock it takes (switching to WAL, reading the schema
-    of a database another process is creating), so those steps wait here instead.
-    """
-    deadline = time.monotonic() + timeout_s
-    pause = 0.005
-    while True:
-        try:
-            return action()
-        except DATABASE_ERRORS as exc:
-            if not is_busy(exc) or time.monotonic() >= deadline:
-                raise
-        time.sleep(pause)
-        pause = min(pause * 2, 0.1)
+def dialect_for(target: DbTarget) -> Dialect:
+    """The backend of ``target``: the first in ``DIALECTS`` that handles it."""
+    return next(dialect for dialect in DIALECTS if dialect.handles(target))
 
 
-def retry_transaction(action: Callable[[], T], db: peewee.Database | None = None) -> T:
-    """Run ``action``, one whole write transaction. Nothing to rerun on SQLite: ``BEGIN IMMEDIATE`` queues
-    writers on the busy timeout, so a transaction never fails a serialization check or deadlocks."""
-    return action()
-
-
-def schema_version(db: peewee.Database) -> int:
-    """The schema version recorded in the database (0 for a new file)."""
-    return int(db.execute_sql("PRAGMA user_version").fetchone()[0])
-
-
-def table_names(db: peewee.Database) -> set[str]:
-    """The names of the database's tables (read only)."""
-    return {row[0] for row in db.execute_sql("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
-
-
-def ensure_connected(db: peewee.Database) -> None:
-    """Nothing to do: a SQLite connection cannot be closed by a server."""
-
-
-def column_names(db: peewee.Database, table: str) -> list[str]:
-    """The names of ``table``'s columns (read only)."""
-    return [row[1] for row in db.execute_sql(f"PRAGMA table_info({table})").fetchall()]
-
-
-def database_identity(db: peewee.Database) -> tuple[object, ...]:
-    """What tells this database file from any other, whatever path reaches it (a symlink, a relative path, a
-    hard link): its device and inode."""
-    path = db.execute_sql("PRAGMA database_list").fetchone()[2]
-    status = os.stat(path)
-    return NAME, status.st_dev, status.st_ino
-
-
-def enable_wal(db: peewee.Database) -> None:
-    """Switch the file to write-ahead logging (kept in the file: a no-op once done)."""
-    if db.execute_sql("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-        db.execute_sql("PRAGMA journal_mode=WAL")
-
-
-def secure_delete(db: peewee.Database) -> None:
-    """Make SQLite zero what a later write frees or overwrites on this connection (before a purge)."""
-    db.execute_sql("PRAGMA secure_delete = ON")
-
-
-def scrub(db: peewee.Database) -> bool:
-    """After a purge: copy the WAL into the file and empty it, rebuild the file (no page keeps freed bytes) and
-    empty the WAL again; False when another connection kept the WAL from being emptied."""
-    emptied = db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0
-    db.execute_sql("VACUUM")
-    return db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0 and emptied
-
-
-def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
-    """Run each ``(version, script)`` and record the last version, all in one write transaction; re-reads the
-    version under the write lock, so two processes migrating one file at once do each step once."""
-    connection = db.connection()
-    try:
-        connection.execute("BEGIN IMMEDIATE")
-        current = int(connection.execute("PRAGMA user_version").fetchone()[0])
-        for version, script in scripts:
-            if version <= current:
-                continue
-            for statement in statements(script):
-                connection.execute(statement)
-            connection.execute(f"PRAGMA user_version = {int(version)}")
-        connection.execute("COMMIT")
-    except sqlite3.DatabaseError:
-        if connection.in_transaction:
-            connection.rollback()
-        raise
-
-
-def statements(script: str) -> list[str]:
-    """The complete SQL statements of ``script`` (a ``;`` inside a string or a trigger body does not end one)."""
-    found, pending = [], ""
-    for piece in script.split(";"):
-        pending += piece + ";"
-        if sqlite3.complete_statement(pending):
-            if pending.strip(" \n\t;"):
-                found.append(pending.strip())
-            pending = ""
-    return found
-
-
-def placeholders(count: int) -> str:
-    """``?, ?, ?`` for ``count`` parameters."""
-    return ", ".join("?" * count)
-
-
-def insert_or_replace_sql(table: str, columns: Sequence[str], key: str) -> str:
-    """An insert that replaces the row with the same primary key (``key``: PostgreSQL needs to be told)."""
-    return f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
-
-
-def insert_sql(table: str, columns: Sequence[str]) -> str:
-    """A plain insert of ``columns`` (``?`` placeholders: every dialect accepts them)."""
-    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
-
-
-def insert_ignore_sql(table: str, columns: Sequence[str]) -> str:
-    """An insert that does nothing when the row's key is already there."""
-    return f"INSERT OR IGNORE INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
-
-
-def insert_many(db: peewee.Database, sql: str, rows: Sequence[tuple]) -> None:
-    """Run ``sql`` once per row in one call (``executemany``)."""
-    db.cursor().executemany(sql, rows)
-
-
-def insert_returning_ids(db: peewee.Database, table: str, columns: Sequence[str], rows: Sequence[tuple]) -> list[int]:
-    """Insert ``rows`` inside the caller's write transaction; the ids they got, in order.
-
-    The transaction holds the write lock, so AUTOINCREMENT ids of consecutive inserts are consecutive."""
-    insert_many(db, insert_sql(table, columns), rows)
-    last_id = int(db.execute_sql("SELECT last_insert_rowid()").fetchone()[0])
-    return list(range(last_id - len(rows) + 1, last_id + 1))
-
-
-def after_explicit_ids(db: peewee.Database, table: str) -> None:
-    """Nothing to do: AUTOINCREMENT already continues after ids inserted explicitly."""
-
-
-def timestamp_order(field: peewee.Field) -> Any:
-    """An expression that sorts stored timestamps by their real time, whatever their text form."""
-    return peewee.fn.julianday(field)
-
-
-def database_error(path: Path, exc: BaseException) -> MnemeError:
-    """A one-line ERR_DATABASE for a failure on ``path``."""
-    text = str(exc).strip() or type(exc).__name__
-    if "not a database" in text or "malformed" in text:
-        return MnemeError(ERR_DATABASE, f"{path} is not a mneme database ({text})")
-    if "readonly" in text or "read-only" in text:
-        return MnemeError(ERR_DATABASE, f"{path} is read-only ({text})")
-    if is_busy(exc):
-        return MnemeError(ERR_DATABASE, f"{path} is busy: another process holds a write lock ({text})")
-    return MnemeError(ERR_DATABASE, f"{path}: {text}")
+def dialect_of(db: peewee.Database) -> Dialect:
+    """The backend of an open database."""
+    return next(dialect for dialect in DIALECTS if dialect.owns(db))

@@ -6,23 +6,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
 import peewee
 
 from mneme_tui import config
-from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.memory.kinds import ACTIVE
-from mneme_tui.memory.persistence import dialect
-from mneme_tui.memory.persistence.database import dialect_of
-from mneme_tui.memory.persistence.pg_copy import copy_binary, decode_id_embeddings
-from mneme_tui.memory.persistence.schema import (
-    INDEX_COLUMNS,
-    INSERT_COLUMNS,
-    MEMORY_COLUMNS,
-    Tables,
-)
+from mneme_tui.memory.persistence.dialect import IndexBatch, dialect_of
+from mneme_tui.memory.persistence.schema import INSERT_COLUMNS, MEMORY_COLUMNS, Tables
+from mneme_tui.memory.persistence.sql_text import id_chunks, placeholders
 from mneme_tui.memory.records import UNKNOWN_PROVENANCE, Memory, Provenance
-from mneme_tui.memory.vectors import BLOB_BYTES
 
 INSERT_CHUNK = 5_000
 _SELECT_MEMORY = (
@@ -30,7 +21,6 @@ _SELECT_MEMORY = (
     "FROM memories m LEFT JOIN memory_provenance p ON p.memory_id = m.id"
 )
 """A memory with its provenance, in one query (``memory_from_row`` takes the two extra columns)."""
-_SELECT_INDEX = f"SELECT {', '.join(INDEX_COLUMNS)} FROM memories"
 
 
 def rows_of(query: Any) -> list[tuple[Any, ...]]:
@@ -66,70 +56,18 @@ def memory_from_row(values: Sequence[Any], provenance: Provenance | None = None)
     )
 
 
-def index_rows(db: peewee.Database, after_id: int | None = None, after_seq: int = 0) -> list[tuple]:
-    """Rows in ``INDEX_COLUMNS`` order, by id: all of them, or (with ``after_id``) those above
-    ``after_id`` plus those the update trigger logged after revision ``after_seq``."""
-    if after_id is None:
-        return db.execute_sql(_SELECT_INDEX + " ORDER BY id").fetchall()
-    return db.execute_sql(  # a UNION, not an OR: each half uses an index instead of scanning every row
-        _SELECT_INDEX + " WHERE id > ? UNION " + _SELECT_INDEX
-        + " WHERE id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
-        (after_id, after_seq),
-    ).fetchall()
-
-
-_SELECT_INDEX_TEXT = "SELECT " + ", ".join("NULL" if c == "embedding" else c for c in INDEX_COLUMNS) + " FROM memories"
-_COPY_EMBEDDINGS = (
-    f"SELECT id, CASE WHEN octet_length(embedding) = {BLOB_BYTES} THEN embedding "
-    f"ELSE decode(repeat('00', {BLOB_BYTES}), 'hex') END FROM memories ORDER BY id"
-)
-"""Every embedding as exactly 256 bytes (a NULL or odd one as zeros, as the index reads them), so the binary
-COPY decodes as one fixed-size numpy array."""
-
-
-def index_load(db: peewee.Database) -> tuple[list[tuple], np.ndarray | None]:
-    """Every row for a cold index load, by id. On PostgreSQL the embeddings come as one float32 matrix by a
-    binary COPY (the rows' embedding slot is None) and the rest in one plain select; on SQLite (or when a
-    write slipped in between the two statements) the rows carry their embeddings and the matrix is None."""
-    if dialect_of(db).NAME != "postgresql":
-        return index_rows(db), None
-    rows = db.execute_sql(_SELECT_INDEX_TEXT + " ORDER BY id").fetchall()
-    ids, vectors = decode_id_embeddings(copy_binary(db.cursor(), _COPY_EMBEDDINGS))
-    if not np.array_equal(ids, np.fromiter((row[0] for row in rows), np.int64, len(rows))):
-        return index_rows(db), None
-    return rows, vectors
-
-
 LOAD_BATCH = 25_000
 """Rows a cold index load reads and indexes at a time (a million rows as Python objects at once take gigabytes)."""
 
 
-def index_load_batches(db: peewee.Database) -> Iterator[tuple[list[tuple], np.ndarray | None]]:
-    """``index_load`` a batch at a time, in id order, ``LOAD_BATCH`` rows per batch from one select (one read
-    transaction, so the batches are one consistent view). On PostgreSQL the embeddings come first, by one
-    binary COPY in the same read-only snapshot, and each batch carries its slice of that matrix."""
-    if dialect_of(db).NAME == "postgresql":
-        yield from _postgres_load_batches(db)
-        return
-    cursor = db.execute_sql(_SELECT_INDEX + " ORDER BY id")
-    while rows := cursor.fetchmany(LOAD_BATCH):
-        yield rows, None
+def index_load(db: peewee.Database) -> IndexBatch:
+    """Every row for a cold index load, by id, in one batch (the dialect's bulk load: ``Dialect.index_load``)."""
+    return dialect_of(db).index_load(db)
 
 
-def _postgres_load_batches(db: peewee.Database) -> Iterator[tuple[list[tuple], np.ndarray | None]]:
-    if db.in_transaction():  # a snapshot can only be chosen at a transaction's start: one checked batch
-        yield index_load(db)
-        return
-    pg = dialect_of(db)
-    with pg.read_snapshot(db):
-        ids, vectors = decode_id_embeddings(copy_binary(db.cursor(), _COPY_EMBEDDINGS))
-        start = 0
-        for rows in pg.batches(db, _SELECT_INDEX_TEXT + " ORDER BY id", LOAD_BATCH):
-            end = start + len(rows)
-            if not np.array_equal(ids[start:end], np.fromiter((row[0] for row in rows), np.int64, len(rows))):
-                raise MnemeError(ERR_DATABASE, "the memories table changed inside one read snapshot")
-            yield rows, vectors[start:end]
-            start = end
+def index_load_batches(db: peewee.Database) -> Iterator[IndexBatch]:
+    """``index_load`` ``LOAD_BATCH`` rows at a time, in id order, from one consistent view."""
+    return dialect_of(db).index_load_batches(db, LOAD_BATCH)
 
 
 def naive_rows(db: peewee.Database) -> list[tuple]:
@@ -164,9 +102,8 @@ class MemoryTable:
     def get_many(self, ids: Sequence[int]) -> dict[int, Memory]:
         """Memories by id (missing ids are absent)."""
         found: dict[int, Memory] = {}
-        for start in range(0, len(ids), dialect.MAX_PARAMETERS):
-            chunk = [int(i) for i in ids[start : start + dialect.MAX_PARAMETERS]]
-            cursor = self.db.execute_sql(f"{_SELECT_MEMORY} WHERE m.id IN ({dialect.placeholders(len(chunk))})", chunk)
+        for chunk in id_chunks(ids):
+            cursor = self.db.execute_sql(f"{_SELECT_MEMORY} WHERE m.id IN ({placeholders(len(chunk))})", chunk)
             for values in cursor.fetchall():
                 memory = memory_from_row(values)
                 found[memory.id] = memory
@@ -176,8 +113,7 @@ class MemoryTable:
         """Id → status of the given ids that exist."""
         model = self.model
         found: dict[int, str] = {}
-        for start in range(0, len(ids), dialect.MAX_PARAMETERS):
-            chunk = list(ids[start : start + dialect.MAX_PARAMETERS])
+        for chunk in id_chunks(ids):
             found.update(rows_of(model.select(model.id, model.status).where(model.id.in_(chunk))))
         return found
 

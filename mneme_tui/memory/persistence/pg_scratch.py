@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import peewee
 
-from mneme_tui.memory.persistence import dialect_pg
+from mneme_tui.memory.persistence import postgres_dialect
 
 SCHEMA_PREFIX = "mneme_bench_"
 
@@ -52,7 +52,7 @@ def with_search_path(url: str, schema: str) -> str:
     """``url`` with ``schema`` first on the connection's ``search_path`` (other options kept)."""
     split = urlsplit(url)
     query = parse_qsl(split.query, keep_blank_values=True)
-    options = next((value for key, value in query if key == "options"), dialect_pg.DEFAULT_OPTIONS)
+    options = next((value for key, value in query if key == "options"), postgres_dialect.DEFAULT_OPTIONS)
     query = [(key, value) for key, value in query if key != "options"]
     query.append(("options", f"{options} -c search_path={schema}"))
     return urlunsplit(split._replace(query=urlencode(query, quote_via=quote)))
@@ -61,11 +61,11 @@ def with_search_path(url: str, schema: str) -> str:
 @contextmanager
 def _connected(url: str) -> Iterator[peewee.Database]:
     """An autocommit connection to ``url``; a failure is one ERR_DATABASE line without the password."""
-    db = dialect_pg.connect(url)
+    db = postgres_dialect.connect(url)
     try:
         db.connect()  # peewee's connections autocommit outside ``atomic()``
         yield db
-    except dialect_pg.DATABASE_ERRORS as exc:
-        raise dialect_pg.database_error(url, exc) from None
+    except postgres_dialect.DATABASE_ERRORS as exc:
+        raise postgres_dialect.database_error(url, exc) from None
     finally:
         db.close()

@@ -10,16 +10,16 @@ from typing import Any
 
 import peewee
 
-from mneme_tui.memory.persistence import dialect
-from mneme_tui.memory.persistence.database import dialect_of
+from mneme_tui.memory.persistence.dialect import dialect_of
 from mneme_tui.memory.persistence.memories import rows_of
-from mneme_tui.memory.persistence.schema import LEDGER_COLUMNS, LEGION_RECORD_COLUMNS, PROVENANCE_COLUMNS, Tables
-
-
-def _chunks(ids: Sequence[int]) -> Iterator[list[int]]:
-    """``ids`` in runs short enough for one query's parameters."""
-    for start in range(0, len(ids), dialect.MAX_PARAMETERS):
-        yield [int(memory_id) for memory_id in ids[start : start + dialect.MAX_PARAMETERS]]
+from mneme_tui.memory.persistence.schema import (
+    LEDGER_COLUMNS,
+    LEGION_RECORD_COLUMNS,
+    PROVENANCE_COLUMNS,
+    TASK_ACCESS_COLUMNS,
+    Tables,
+)
+from mneme_tui.memory.persistence.sql_text import id_chunks, insert_sql, placeholders
 
 
 class AuditLog:
@@ -44,7 +44,7 @@ class AuditLog:
         """Memory id → its entries as ``for_memory`` gives them (ids without any are absent)."""
         model = self.model
         found: dict[int, list[tuple[int, str, str, datetime, str, str]]] = defaultdict(list)
-        for chunk in _chunks(memory_ids):
+        for chunk in id_chunks(memory_ids):
             query = (model.select(model.memory_id, model.from_status, model.to_status, model.at, model.reason,
                                   model.actor).where(model.memory_id.in_(chunk)).order_by(model.id))
             for row in rows_of(query):
@@ -58,7 +58,7 @@ class TaskAccessLog:
     def __init__(self, db: peewee.Database, tables: Tables) -> None:
         self.db = db
         self.model = tables.task_access
-        self._insert = dialect_of(db).insert_ignore_sql("task_access", ("task_id", "memory_id", "at"))
+        self._insert = dialect_of(db).insert_ignore_sql("task_access", TASK_ACCESS_COLUMNS)
 
     def add_once(self, task_id: str, memory_id: int, at: datetime) -> bool:
         """Record the pair; False when it was already there (two processes of one task at once: one wins)."""
@@ -72,7 +72,7 @@ class TaskAccessLog:
         """Memory id → (task, when) of each task that reinforced it, oldest first (ids without any are absent)."""
         model = self.model
         found: dict[int, list[tuple[str, datetime]]] = defaultdict(list)
-        for chunk in _chunks(memory_ids):
+        for chunk in id_chunks(memory_ids):
             query = (model.select(model.memory_id, model.task_id, model.at)
                      .where(model.memory_id.in_(chunk)).order_by(model.at))
             for memory_id, task_id, at in rows_of(query):
@@ -158,13 +158,13 @@ class LegionRecords:
 
     def delete(self, memory_ids: Sequence[int]) -> None:
         """Drop the rows of these memories (bookkeeping only; memories are never deleted)."""
-        for chunk in _chunks(memory_ids):
+        for chunk in id_chunks(memory_ids):
             self.db.execute_sql(
-                f"DELETE FROM legion_records WHERE memory_id IN ({dialect.placeholders(len(chunk))})", chunk
+                f"DELETE FROM legion_records WHERE memory_id IN ({placeholders(len(chunk))})", chunk
             )
 
 
-_PROVENANCE_INSERT = dialect.insert_sql("memory_provenance", PROVENANCE_COLUMNS)
+_PROVENANCE_INSERT = insert_sql("memory_provenance", PROVENANCE_COLUMNS)
 
 
 class ProvenanceLog:
@@ -191,8 +191,8 @@ class ProvenanceLog:
     def actors_of(self, memory_ids: Sequence[int]) -> dict[int, str]:
         """Memory id → who minted it (ids with no provenance row are absent)."""
         found: dict[int, str] = {}
-        for chunk in _chunks(memory_ids):
-            marks = dialect.placeholders(len(chunk))
+        for chunk in id_chunks(memory_ids):
+            marks = placeholders(len(chunk))
             cursor = self.db.execute_sql(
                 f"SELECT memory_id, actor FROM memory_provenance WHERE memory_id IN ({marks})", chunk)
             found.update(cursor.fetchall())
@@ -206,7 +206,7 @@ class ProvenanceLog:
         return row[0] if row else ""
 
 
-_LEDGER_INSERT = dialect.insert_sql("task_sync_ledger", LEDGER_COLUMNS)
+_LEDGER_INSERT = insert_sql("task_sync_ledger", LEDGER_COLUMNS)
 
 
 class TaskSyncLedger:

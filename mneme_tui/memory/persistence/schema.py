@@ -16,8 +16,9 @@
 - ``memory_provenance``: where each memory came from (source and detail; schema 4) and who minted it
   (``actor``, schema 5), written with the mint and never changed after it.
 
-The DDL texts are used by the migrations (``migrations.py``); the peewee models below are views of the
-same tables for queries.
+The DDL texts are used by the migrations (``migrations.py``); ``tables.py`` declares the shape they build (and a
+test checks both dialects against it); the column tuples below derive from that declaration, and the peewee
+models are views of the same tables for queries.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import peewee
+
+from mneme_tui.memory.persistence import tables
 
 MEMORIES_INDEXES_DDL = """
 CREATE INDEX IF NOT EXISTS idx_memories_topic ON memories(topic);
@@ -333,40 +336,24 @@ PG_SCHEMA_6 = CURATION_DDL.replace("INTEGER PRIMARY KEY", "BIGINT PRIMARY KEY").
 """PostgreSQL schema 6: the same tables with its types."""
 
 
-MEMORY_COLUMNS = (
-    "id", "repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
-)
+MEMORY_COLUMNS = tables.MEMORIES.column_names(without=("embedding",))
 """The columns of a ``Memory`` (everything but the embedding), in table order."""
 
-INSERT_COLUMNS = (
-    "repo_id", "kind", "topic", "content", "task_id", "embedding", "created_at", "status", "superseded_by",
-    "access_count",
-)
+INSERT_COLUMNS = tables.MEMORIES.column_names(without=("id",))
 """The columns a new memory row is inserted with (``id`` is assigned by the database)."""
 
 INDEX_COLUMNS = ("id", "repo_id", "kind", "topic", "content", "embedding", "created_at", "status", "access_count")
 """The columns the in-memory index loads."""
 
-LEGION_RECORD_COLUMNS = (
-    "memory_id", "project", "family", "source_file", "kind", "identity", "occurrence", "record_id",
-    "content_hash", "columns", "archived", "origin", "state", "sync_status", "sync_superseded_by", "synced_at",
-)
-"""The columns of ``legion_records``, in table order."""
-
-PROVENANCE_COLUMNS = ("memory_id", "source", "detail", "actor")
-"""The columns of ``memory_provenance``, in table order."""
-
-AUDIT_COLUMNS = ("memory_id", "from_status", "to_status", "at", "reason", "actor")
-"""The columns of ``memory_audit`` but its own id, in table order."""
-
-PIN_COLUMNS = ("memory_id", "pinned_at", "actor")
-"""The columns of ``memory_pins``, in table order."""
-
-DECISION_COLUMNS = ("proposal_id", "kind", "decision", "memory_ids", "changes", "reason", "decided_at", "actor")
-"""The columns of ``curation_decisions``, in table order."""
-
-LEDGER_COLUMNS = ("repo_id", "task_id", "learning", "gate", "path", "memory_id", "synced_at")
-"""The columns of ``task_sync_ledger``, in table order."""
+LEGION_RECORD_COLUMNS = tables.LEGION_RECORDS.column_names()
+PROVENANCE_COLUMNS = tables.PROVENANCE.column_names()
+AUDIT_COLUMNS = tables.AUDIT.column_names(without=("id",))
+"""The columns of ``memory_audit`` but its own id."""
+TASK_ACCESS_COLUMNS = tables.TASK_ACCESS.column_names()
+PIN_COLUMNS = tables.PINS.column_names()
+DECISION_COLUMNS = tables.DECISIONS.column_names()
+LEDGER_COLUMNS = tables.TASK_SYNC_LEDGER.column_names()
+"""The columns of these tables in table order (``tables.py`` declares them)."""
 
 
 class BaseModel(peewee.Model):

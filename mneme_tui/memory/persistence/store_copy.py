@@ -15,14 +15,13 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import peewee
 
-from mneme_tui.config import parse_timestamp
+from mneme_tui.config import DbTarget, parse_timestamp
 from mneme_tui.errors import ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
-from mneme_tui.memory.persistence.database import dialect_of
+from mneme_tui.memory.persistence.dialect import dialect_for, dialect_of
 from mneme_tui.memory.persistence.schema import (
     AUDIT_COLUMNS,
     INSERT_COLUMNS,
@@ -30,9 +29,10 @@ from mneme_tui.memory.persistence.schema import (
     LEGION_RECORD_COLUMNS,
     PIN_COLUMNS,
     PROVENANCE_COLUMNS,
+    TASK_ACCESS_COLUMNS,
 )
+from mneme_tui.memory.persistence.sql_text import insert_sql
 
-TASK_ACCESS_COLUMNS = ("task_id", "memory_id", "at")
 SIDE_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("memory_audit", AUDIT_COLUMNS),
     ("task_access", TASK_ACCESS_COLUMNS),
@@ -80,12 +80,19 @@ def _same_database() -> MnemeError:
     return MnemeError(ERR_VALIDATION_FAILED, "the source and the destination are the same database: nothing copied")
 
 
-def refuse_same_file(source: Path, destination: Path) -> None:
-    """ERR_VALIDATION_FAILED when ``destination`` is the file ``source`` by another path (a symlink, a relative
-    path, a hard link). Checked before the destination is opened: SQLite opening one file under two names keeps
-    two write-ahead logs, which it cannot do safely."""
+def check_targets(source: DbTarget, destination: DbTarget) -> None:
+    """Before either store is opened: ERR_DATABASE when the source is a database file that does not exist
+    (nothing to copy, nothing created), ERR_VALIDATION_FAILED when both are files and the destination is the
+    source by another path (a symlink, a relative path, a hard link): SQLite opening one file under two names
+    keeps two write-ahead logs, which it cannot do safely."""
+    source_file = dialect_for(source).database_file(source)
+    if source_file is not None and not source_file.is_file():
+        raise MnemeError(ERR_DATABASE, f"{source_file} is not a database file: nothing to copy")
+    destination_file = dialect_for(destination).database_file(destination)
+    if source_file is None or destination_file is None:
+        return
     try:
-        same = os.path.samefile(source, destination)
+        same = os.path.samefile(source_file, destination_file)
     except OSError:  # the destination does not exist yet (or cannot be looked at: opening it reports that)
         return
     if same:
@@ -116,7 +123,7 @@ def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: 
         expected = content_hashes(destination) + Counter(_row_hash(_hashed(row)) for row in memories)
         rows = [_memory_values(row) for row in memories]
         if keep_ids:
-            dialect.insert_many(destination, dialect.insert_sql("memories", ("id", *INSERT_COLUMNS)), rows)
+            dialect.insert_many(destination, insert_sql("memories", ("id", *INSERT_COLUMNS)), rows)
             dialect.after_explicit_ids(destination, "memories")
             new_ids = {row[0]: row[0] for row in memories}
         else:

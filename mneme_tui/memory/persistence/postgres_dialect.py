@@ -1,4 +1,5 @@
-"""Everything specific to PostgreSQL, with the same names as ``dialect.py`` (the SQLite module).
+"""The PostgreSQL dialect (``dialect.Dialect``): a store is a database (or schema) on a server, named by a
+``postgresql://`` URL; nothing is a file. The index loads its embeddings by one binary ``COPY`` (``pg_copy``).
 
 Raw SQL elsewhere in ``persistence`` is written with ``?`` placeholders; ``PostgresDatabase.execute_sql``
 adapts it to psycopg2's ``%s`` in one place. Writers queue on one transaction-scoped advisory lock, so ids
@@ -10,23 +11,36 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import peewee
 import psycopg2  # type: ignore[import-untyped]
 import psycopg2.extensions  # type: ignore[import-untyped]
 import psycopg2.extras  # type: ignore[import-untyped]
 
+from mneme_tui import config
+from mneme_tui.config import DbTarget
 from mneme_tui.database_urls import ambiguous_user_part, redacted_url, scrub_url
 from mneme_tui.errors import ERR_DATABASE, MnemeError
-from mneme_tui.memory.persistence.dialect import insert_sql, placeholders
+from mneme_tui.memory.persistence import tables
+from mneme_tui.memory.persistence.index_queries import SELECT_EMBEDDINGS, SELECT_INDEX_TEXT, index_rows
+from mneme_tui.memory.persistence.pg_copy import copy_binary, decode_id_embeddings
+from mneme_tui.memory.persistence.sql_text import placeholders
+from mneme_tui.memory.persistence.tables import TableShape
 
 NAME = "postgresql"
 DATABASE_ERRORS: tuple[type[BaseException], ...] = (psycopg2.Error, peewee.DatabaseError, peewee.InterfaceError)
 """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
-MAX_PARAMETERS = 500
+LIKE_IGNORING_CASE = "ILIKE"
+COLUMN_TYPES: Mapping[str, str] = {
+    tables.ID: "bigint", tables.INTEGER: "bigint", tables.TEXT: "text", tables.BLOB: "bytea",
+    tables.TIMESTAMP: "timestamp without time zone", tables.TIMESTAMP_TEXT: "text",
+}
+"""Identity ids, ``bytea`` embeddings, ``timestamp`` times; ``synced_at`` stays text (``tables.TIMESTAMP_TEXT``)."""
 WRITE_LOCK_KEY = 0x6D6E656D65  # "mneme"
 """The advisory lock every writer takes first: one writer at a time, so ids commit in order."""
 LOCK_TIMEOUT = "10s"
@@ -38,8 +52,6 @@ TRANSACTION_ATTEMPTS = 5
 """How often ``retry_transaction`` runs a transaction that keeps failing with a ``RETRYABLE`` error."""
 RETRY_PAUSE_S = 0.02
 """The first pause before a rerun; it doubles each time (with jitter, so two rerun writers drift apart)."""
-
-__all__ = ["insert_sql", "placeholders"]  # shared with dialect.py: the same text serves both
 
 T = TypeVar("T")
 
@@ -56,10 +68,32 @@ class PostgresDatabase(peewee.PostgresqlDatabase):
         return super().execute_sql(adapt(sql), params)
 
 
-def connect(url: str) -> PostgresDatabase:
-    """A peewee database for ``url`` (credentials from the URL, ``PG*`` variables or ``~/.pgpass``). A URL
+def handles(target: DbTarget) -> bool:
+    """True for a ``postgresql://`` (or ``postgres://``) URL."""
+    return config.is_database_url(target)
+
+
+def owns(db: peewee.Database) -> bool:
+    """True for a database this module connected."""
+    return isinstance(db, PostgresDatabase)
+
+
+def database_file(target: DbTarget) -> Path | None:
+    """None: the store lives on a server, in no file of ours."""
+    return None
+
+
+def retry_busy(action: Callable[[], T]) -> T:
+    """Run ``action``: every lock an open takes queues on the server's ``lock_timeout``."""
+    return action()
+
+
+def connect(target: DbTarget, create: bool = True) -> PostgresDatabase:
+    """A peewee database for the URL ``target`` (the database must exist: ``create`` makes no difference;
+    credentials from the URL, ``PG*`` variables or ``~/.pgpass``). A URL
     whose user part libpq would read differently from what we show (an unencoded ``@`` or ``/`` in the
     password) is refused before libpq sees it: its errors would quote pieces of the password."""
+    url = str(target)
     if ambiguous_user_part(url):
         raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL (an '@' or '/' in the "
                                        f"password or database name must be percent-encoded: %40, %2F)")
@@ -206,11 +240,27 @@ def ensure_connected(db: peewee.Database) -> None:
     db.close()
 
 
-def column_names(db: peewee.Database, table: str) -> list[str]:
-    """The names of ``table``'s columns in the current schema (read only)."""
-    return [row[0] for row in db.execute_sql(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
-        "AND table_name = ?", (table,)).fetchall()]
+_INDEXES = """SELECT i.relname, x.indisprimary, array_agg(a.attname ORDER BY k.ord)
+FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+JOIN pg_namespace n ON n.oid = t.relnamespace
+CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord)
+JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+WHERE t.relname = ? AND n.nspname = current_schema() GROUP BY i.relname, x.indisprimary"""
+
+
+def table_shape(db: peewee.Database, table: str) -> TableShape:
+    """``table`` as the catalogue of the current schema reports it (``information_schema``, ``pg_index``)."""
+    columns = tuple((name, kind, nullable == "NO") for name, kind, nullable in db.execute_sql(
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position", (table,)).fetchall())
+    primary_key: tuple[str, ...] = ()
+    indexes = {}
+    for name, primary, names in db.execute_sql(_INDEXES, (table,)).fetchall():
+        if primary:
+            primary_key = tuple(names)
+        else:
+            indexes[name] = tuple(names)
+    return TableShape(columns, primary_key, indexes)
 
 
 def database_identity(db: peewee.Database) -> tuple[object, ...]:
@@ -288,7 +338,7 @@ def timestamp_order(field: peewee.Field) -> Any:
     return field
 
 
-def database_error(target: Any, exc: BaseException) -> MnemeError:
+def database_error(target: DbTarget, exc: BaseException) -> MnemeError:
     """A one-line ERR_DATABASE for a failure on the database at URL ``target`` (never its password: the
     driver's message is scrubbed of it too, as libpq quotes pieces of a URL it cannot read)."""
     where = redacted_url(str(target))
@@ -304,3 +354,32 @@ def database_error(target: Any, exc: BaseException) -> MnemeError:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0].strip()
+
+
+def index_load(db: peewee.Database) -> tuple[list[tuple], np.ndarray | None]:
+    """Every row for a cold index load, by id: the embeddings as one float32 matrix by a binary COPY (the rows'
+    embedding slot is None) and the rest in one plain select; when a write slipped in between the two
+    statements, the rows with their embeddings and no matrix."""
+    rows = db.execute_sql(SELECT_INDEX_TEXT + " ORDER BY id").fetchall()
+    ids, vectors = decode_id_embeddings(copy_binary(db.cursor(), SELECT_EMBEDDINGS))
+    if not np.array_equal(ids, np.fromiter((row[0] for row in rows), np.int64, len(rows))):
+        return index_rows(db), None
+    return rows, vectors
+
+
+def index_load_batches(db: peewee.Database, size: int) -> Iterator[tuple[list[tuple], np.ndarray | None]]:
+    """``index_load`` ``size`` rows at a time: the embeddings first, by one binary COPY, then the rows from a
+    server-side cursor, all in one read-only snapshot; each batch carries its slice of the matrix. Inside a
+    transaction already (a snapshot is chosen only at a transaction's start), one checked batch."""
+    if db.in_transaction():
+        yield index_load(db)
+        return
+    with read_snapshot(db):
+        ids, vectors = decode_id_embeddings(copy_binary(db.cursor(), SELECT_EMBEDDINGS))
+        start = 0
+        for rows in batches(db, SELECT_INDEX_TEXT + " ORDER BY id", size):
+            end = start + len(rows)
+            if not np.array_equal(ids[start:end], np.fromiter((row[0] for row in rows), np.int64, len(rows))):
+                raise MnemeError(ERR_DATABASE, "the memories table changed inside one read snapshot")
+            yield rows, vectors[start:end]
+            start = end
