@@ -4,7 +4,7 @@ dialect modules branches on the backend or reaches for a backend's driver.
 Allowed, and why:
 - a module named for one backend (``sqlite``, ``postgres`` or ``pg`` in its file name): it is about that backend
   only, so it branches on nothing. ``sqlite_dialect.py`` and ``postgres_dialect.py`` are the backends;
-  ``pg_copy.py`` decodes PostgreSQL's binary COPY for ``postgres_dialect``; ``pg_scratch.py`` and ``bench_pg.py``
+  ``pg_copy.py`` decodes PostgreSQL's binary COPY for ``postgres_dialect``; ``pg_scratch.py`` and ``bench/postgresql_bench.py``
   are ``mneme bench --db postgresql://…`` (its scratch schema, its measures).
 - ``persistence/dialect.py``: the contract, and the one list of backends ``dialect_for`` chooses from.
 - ``config.py``, ``database_urls.py``: they parse connection URLs, so they know the URL schemes.
@@ -24,7 +24,7 @@ from mneme_tui.memory.persistence import postgres_dialect, sqlite_dialect
 PACKAGE = Path(mneme_tui.__file__).parent
 ALLOWED = {"memory/persistence/dialect.py", "config.py", "database_urls.py"}
 BACKEND_WORDS = ("postgres", "sqlite")
-BACKEND_FILE_WORDS = {"postgres", "sqlite", "pg"}
+BACKEND_FILE_WORDS = {"postgres", "postgresql", "sqlite", "pg"}
 
 
 def _allowed(relative: str) -> bool:
