@@ -23,9 +23,8 @@ from typing import Any
 from mneme_tui import config
 from mneme_tui.display import printable
 from mneme_tui.memory import budget
-from mneme_tui.memory import kinds as K
 from mneme_tui.memory.budget import Omission
-from mneme_tui.memory.learning.graduation import GraduationCandidate, Occurrences, graduation_candidates, group_pitfalls
+from mneme_tui.memory.learning.graduation import GraduationCandidate, Occurrences, candidates_among, group_pitfalls
 from mneme_tui.memory.learning.scope import in_scope, repo_path, split_topic
 from mneme_tui.memory.records import Memory, iso
 from mneme_tui.memory.store import Store
@@ -151,7 +150,8 @@ def orientation(
     ``limit`` caps each of the pitfall and pattern lists (what it cuts is counted in ``omitted``)."""
     moment = now or config.now()
     files = tuple(dict.fromkeys(repo_path(path) for path in modified))
-    pitfalls = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=True)
+    listed = store.active_of_kinds(repo, ("pitfall", "pattern", *IMPORTED_SHOWN))  # one indexed query
+    pitfalls = [memory for memory in listed if memory.kind == "pitfall"]
     groups = group_pitfalls(pitfalls)
     pinned = store.pinned_ids()
     shown, cooled = [], []
@@ -170,14 +170,14 @@ def orientation(
         reinforced = store.reinforce(task_id, [item.memory.id for item in shown])
         fresh = store.get_many([item.memory.id for item in shown])
         shown = [replace(item, memory=fresh.get(item.memory.id, item.memory)) for item in shown]
-    patterns = _patterns(store, repo, files, pinned)
+    patterns = _patterns(listed, files, pinned)
     omitted["verified_patterns"] = max(0, len(patterns) - limit) if limit is not None else 0
     patterns = patterns[:limit] if limit is not None else patterns
-    imported = _imported(store, repo)
+    imported = _imported(listed)
     cap = IMPORTED_LIMIT if limit is None else min(limit, IMPORTED_LIMIT)
     omitted["imported"] = max(0, len(imported) - cap)
     return Orientation(
-        repo, task_id, files, moment, tuple(shown), patterns, tuple(graduation_candidates(store, repo)),
+        repo, task_id, files, moment, tuple(shown), patterns, tuple(candidates_among(store, pitfalls)),
         imported[:cap], tuple(sorted(cooled)), tuple(reinforced), omitted,
     )
 
@@ -209,10 +209,10 @@ def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment
     )
 
 
-def _patterns(store: Store, repo: str, files: tuple[str, ...], pinned: set[int]) -> tuple[OrientedPattern, ...]:
+def _patterns(listed: Sequence[Memory], files: tuple[str, ...], pinned: set[int]) -> tuple[OrientedPattern, ...]:
     found = []
-    for memory in store.list(status=K.ACTIVE, repo_id=repo, kind="pattern", limit=None, include_global=True):
-        if not memory.verified:  # a pattern of unknown origin is shown nowhere as verified
+    for memory in listed:
+        if memory.kind != "pattern" or not memory.verified:  # a pattern of unknown origin is shown nowhere as verified
             continue
         scope = split_topic(memory.topic)[1] if memory.topic.startswith("pattern:") else None
         matched = scope is not None and any(in_scope(path, scope) for path in files)
@@ -221,12 +221,8 @@ def _patterns(store: Store, repo: str, files: tuple[str, ...], pinned: set[int])
     return tuple(found)
 
 
-def _imported(store: Store, repo: str) -> tuple[ImportedKnowledge, ...]:
-    found = [
-        memory
-        for kind in IMPORTED_SHOWN
-        for memory in store.list(status=K.ACTIVE, repo_id=repo, kind=kind, limit=None, include_global=True)
-    ]
+def _imported(listed: Sequence[Memory]) -> tuple[ImportedKnowledge, ...]:
+    found = [memory for memory in listed if memory.kind in IMPORTED_SHOWN]
     found.sort(key=lambda m: (-m.created_at.timestamp(), -m.id))
     return tuple(ImportedKnowledge(memory) for memory in found)
 
