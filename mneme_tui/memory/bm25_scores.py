@@ -6,10 +6,10 @@ computed once from the term's posting list (the candidates kept, the others drop
 candidate set, which the index drops on every change. A query then adds up its terms' cached
 contributions per row (one ``np.bincount``, in term order, so the sums are the same float64 numbers as a
 full scan's); how many query terms a row has is counted only for the few rows that make the result
-(a binary search in each term's rows, which the cache keeps sorted). The cache holds at most
+(from their own term lists). The cache holds at most
 ``CACHE_ENTRIES`` (row, contribution) pairs per candidate set; the terms cached first are dropped first.
-A term seen for the first time costs one pass over its posting list (a gather, a few float operations
-and a sort of the rows it keeps).
+A term seen for the first time in a candidate set costs one pass over its posting list (the candidates
+kept, their lengths gathered, a few float operations): no sort and nothing the size of the store.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mneme_tui.memory.index import Candidates, MemoryIndex
+from mneme_tui.memory.term_features import TermFeatures
 
 CACHE_ENTRIES = 4_000_000
 """(row, contribution) pairs cached per candidate set: 48 MB at most (int32 row, float64 contribution)."""
@@ -28,7 +29,7 @@ CACHE_ENTRIES = 4_000_000
 class TermScores:
     """The candidate rows one term occurs in (index positions) and its BM25 contribution to each."""
 
-    rows: np.ndarray  # int32
+    rows: np.ndarray  # int32 or int64
     contribution: np.ndarray  # float64
 
 
@@ -38,15 +39,14 @@ class Bm25Sums:
 
     rows: np.ndarray
     bm25: np.ndarray  # float64
-    terms: list[TermScores]
+    terms: TermFeatures
+    term_ids: np.ndarray
 
     def matched(self, rows: np.ndarray) -> np.ndarray:
-        """How many of the query's terms each of ``rows`` has."""
-        count = np.zeros(rows.size, dtype=np.int64)
-        for score in self.terms:
-            at = np.minimum(np.searchsorted(score.rows, rows), score.rows.size - 1)
-            count += score.rows[at] == rows
-        return count
+        """How many of the query's terms each of ``rows`` has (read from each row's own terms)."""
+        terms, start = self.terms, self.terms.doc_start
+        return np.array([np.isin(terms.doc_terms[start[row] : start[row + 1]], self.term_ids).sum()
+                         for row in rows.tolist()], dtype=np.int64)
 
 
 def bm25_sums(index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray,
@@ -55,12 +55,12 @@ def bm25_sums(index: MemoryIndex, candidates: Candidates, stats: Candidates, ter
     ``stats`` (the candidates themselves, or every active row)."""
     scores = _term_scores(index, candidates, stats, term_ids, k1, b)
     if not scores:
-        return Bm25Sums(np.zeros(0, dtype=np.int64), np.zeros(0), [])
+        return Bm25Sums(np.zeros(0, dtype=np.int64), np.zeros(0), index.terms, term_ids)
     rows = np.concatenate([score.rows for score in scores])
     contribution = np.concatenate([score.contribution for score in scores])
     per_row = np.bincount(rows, weights=contribution, minlength=index.size)
     hits = np.flatnonzero(per_row)  # every contribution is > 0 (idf > 0, tf > 0)
-    return Bm25Sums(hits, per_row[hits], scores)
+    return Bm25Sums(hits, per_row[hits], index.terms, term_ids)
 
 
 def _term_scores(index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray,
@@ -94,9 +94,7 @@ def _compute(index: MemoryIndex, candidates: Candidates, stats: Candidates, term
             rows, tf = rows[keep], tf[keep]
         tf64 = tf.astype(np.float64)
         norm = k1 * (1.0 - b + b * terms.doc_len[rows].astype(np.float64) / average)
-        contribution = weight * tf64 * (k1 + 1.0) / (tf64 + norm)
-        order = np.argsort(rows)  # ascending rows: sequential adds, and a binary search in ``matched``
-        computed.append(TermScores(rows[order].astype(np.int32), contribution[order]))
+        computed.append(TermScores(rows, weight * tf64 * (k1 + 1.0) / (tf64 + norm)))
     return computed
 
 

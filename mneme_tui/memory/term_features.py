@@ -207,8 +207,8 @@ class TermFeatures:
         return np.asarray(known, dtype=np.int64), len(distinct)
 
     def postings_of(self, term_ids: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per query term (sorted ``term_ids``): the rows it occurs in (int64: the built postings in no
-        particular order, then the rows appended since) and its tf in each."""
+        """Per query term (sorted ``term_ids``): the rows it occurs in (the built postings in no particular
+        order, a view of them when no row was appended since; then the rows appended since) and its tf in each."""
         if term_ids.size == 0 or self.size == 0:
             return []
         self._ensure_postings()
@@ -217,7 +217,7 @@ class TermFeatures:
         for term in term_ids.tolist():
             if term < built_terms:
                 span = slice(self._post_start[term], self._post_start[term + 1])
-                lists.append((self._post_rows[span].astype(np.int64), self._post_tf[span]))
+                lists.append((self._post_rows[span], self._post_tf[span]))
             else:
                 lists.append((np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)))
         if self._built_for < self.size:
@@ -227,7 +227,8 @@ class TermFeatures:
             for number, (rows, tfs) in enumerate(lists):
                 mine = hit[which == number]
                 if mine.size:
-                    lists[number] = (np.concatenate([rows, tail_rows[mine]]), np.concatenate([tfs, tail_tf[mine]]))
+                    rows = np.concatenate([rows.astype(np.int64), tail_rows[mine]])
+                    lists[number] = (rows, np.concatenate([tfs, tail_tf[mine]]))
         return lists
 
     def _tail(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
