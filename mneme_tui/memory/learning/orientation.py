@@ -15,6 +15,7 @@ graduation candidates and imported Legion knowledge of one repository (spec §4.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -152,19 +153,9 @@ def orientation(
     files = tuple(dict.fromkeys(repo_path(path) for path in modified))
     listed = store.active_of_kinds(repo, ("pitfall", "pattern", *IMPORTED_SHOWN))  # one indexed query
     pitfalls = [memory for memory in listed if memory.kind == "pitfall"]
-    groups = group_pitfalls(pitfalls)
     pinned = store.pinned_ids()
-    shown, cooled = [], []
-    for memory in pitfalls:
-        item = _oriented(memory, groups[memory.id], files, moment, memory.id in pinned)
-        if item.recurrence < 2 and item.age_days > COOLING_DAYS and not item.in_scope and not item.pinned:
-            cooled.append(memory.id)
-        else:
-            shown.append(item)
-    shown.sort(key=lambda p: (not p.pinned, not p.in_scope, -p.recurrence, -p.memory.created_at.timestamp(),
-                              -p.memory.id))
-    omitted = {"learned_pitfalls": max(0, len(shown) - limit) if limit is not None else 0}
-    shown = shown[:limit] if limit is not None else shown
+    shown, cooled, omitted_pitfalls = _learned_pitfalls(pitfalls, files, moment, pinned, limit)
+    omitted = {"learned_pitfalls": omitted_pitfalls}
     reinforced: list[int] = []
     if task_id is not None:
         reinforced = store.reinforce(task_id, [item.memory.id for item in shown])
@@ -200,13 +191,35 @@ def within_budget(view: Orientation, tokens: int, render: Callable[[Orientation]
     return cut(fitted.kept, fitted.omission)
 
 
-def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment: datetime,
-              pinned: bool) -> OrientedPitfall:
-    matched = group.scope is not None and any(in_scope(path, group.scope) for path in files)
-    age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
-    return OrientedPitfall(
-        memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched, group.structural, pinned
-    )
+def _learned_pitfalls(pitfalls: Sequence[Memory], files: tuple[str, ...], moment: datetime, pinned: set[int],
+                      limit: int | None) -> tuple[list[OrientedPitfall], list[int], int]:
+    """(the pitfalls to show, best first, at most ``limit``; the ids cooled out; how many ``limit`` cut). Scope
+    and gate are judged once per group, and only the pitfalls shown become ``OrientedPitfall``."""
+    groups = group_pitfalls(pitfalls)
+    in_scope_of: dict[int, bool] = {}
+    kept, cooled = [], []
+    for memory in pitfalls:
+        group = groups[memory.id]
+        matched = in_scope_of.get(id(group))
+        if matched is None:
+            matched = in_scope_of[id(group)] = group.scope is not None and any(
+                in_scope(path, group.scope) for path in files)
+        is_pinned = memory.id in pinned
+        age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
+        if group.recurrence < 2 and age > COOLING_DAYS and not matched and not is_pinned:
+            cooled.append(memory.id)
+        else:  # the sort key is unique (the id), so the memory itself is never compared
+            kept.append((not is_pinned, not matched, -group.recurrence, -memory.created_at.timestamp(), -memory.id,
+                         memory, age))
+    best = sorted(kept) if limit is None else heapq.nsmallest(limit, kept)
+    shown = [_oriented(memory, groups[memory.id], age, not out_of_scope, not unpinned)
+             for unpinned, out_of_scope, _, _, _, memory, age in best]
+    return shown, cooled, len(kept) - len(shown)
+
+
+def _oriented(memory: Memory, group: Occurrences, age: float, matched: bool, pinned: bool) -> OrientedPitfall:
+    return OrientedPitfall(memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched,
+                           group.structural, pinned)
 
 
 def _patterns(listed: Sequence[Memory], files: tuple[str, ...], pinned: set[int]) -> tuple[OrientedPattern, ...]:
