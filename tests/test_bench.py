@@ -19,8 +19,13 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
     assert set(figures) == {  # docs/json.md's table lists these
         "size", "build_s", "index_load_sqlite_ms", "index_load_snapshot_ms", "recall", "bare_numpy_topk",
         "naive_per_row", "save_per_s", "peak_rss_mb", "write_to_visible_ms", "mcp_recall", "import_floor_ms",
-        "cold_recall_ms", "cold_recall_peak_rss_mb", "cold_recall_vs_floor", "review",
+        "cold_recall_ms", "cold_recall_peak_rss_mb", "cold_recall_vs_floor", "review", "mcp_in_process",
+        "handshake_ms", "handshake_vs_floor", "scoped_over_repos",
     }
+    assert 0 < figures["mcp_in_process"]["p50_ms"] <= figures["mcp_in_process"]["p95_ms"]
+    assert figures["handshake_vs_floor"] == round(figures["handshake_ms"] / figures["import_floor_ms"], 2)
+    spread = figures["scoped_over_repos"]
+    assert spread["repos"] == 1_000 and spread["warm_p50_ms"] > 0 and spread["first_p50_ms"] > 0
     review = figures["review"]
     assert set(review) == {"cold_ms", "warm_after_save_ms", "same_revision_ms", "proposals", "peak_rss_mb"}
     assert review["cold_ms"] > 0 and review["peak_rss_mb"] > 0
@@ -74,6 +79,9 @@ def figures_of(recall_p50: float, cross_p50: float, naive_p50: float, cold_ms: f
         "cold_recall_vs_floor": {"with_snapshot": 2.0, "without_snapshot": 4.0},
         "cold_recall_peak_rss_mb": {"with_snapshot": cold_peak_mb / 2, "without_snapshot": cold_peak_mb},
         "mcp_recall": {"p50_ms": mcp_p50, "p95_ms": mcp_p50 * 2},
+        "mcp_in_process": {"p50_ms": 1.0, "p95_ms": 2.0},
+        "handshake_ms": 250.0, "handshake_vs_floor": 2.0,
+        "scoped_over_repos": {"repos": 1_000, "rows_per_repo": 1_000, "first_p50_ms": 3.0, "warm_p50_ms": 1.0},
         "peak_rss_mb": 5000.0,  # the bench process (it holds the generated data): not what the target reads
     }
 
@@ -90,8 +98,11 @@ def test_targets_are_checked_at_the_sizes_they_name():
         "MCP recall round trip p50 at 100k (ms)",
         "cold `mneme recall` (snapshot up to date) at 1M (s)",
         "peak RSS of a cold `mneme recall` at 1M (MB)",
+        "`mneme handshake -n 10` at 1M (× the import floor)",
+        "MCP recall round trip / the same calls in-process, p50 at 1M (×)",
     }
     assert all(check["met"] for check in checks.values())
+    assert checks["`mneme handshake -n 10` at 1M (× the import floor)"]["ms"] == 250.0
     assert checks["cold `mneme recall` (snapshot up to date) at 100k (s)"] == {
         "target": "cold `mneme recall` (snapshot up to date) at 100k (s)", "value": 0.1, "goal": "<= 0.25",
         "met": True, "vs_floor": 2.0,
@@ -106,8 +117,9 @@ def test_targets_are_checked_at_the_sizes_they_name():
 
 def test_targets_report_a_miss():
     slow = figures_of(40.0, 90.0, 400.0, cold_ms=1200.0, mcp_p50=6.0, cold_peak_mb=2000.0)
+    slow["handshake_vs_floor"] = 11.0
     checks = {c["target"]: c for c in check_targets({"100000": slow, "1000000": slow})}
-    assert [c["met"] for c in checks.values()] == [False] * 7
+    assert [c["met"] for c in checks.values()] == [False] * 9
     assert checks["naive per-row / vectorised at 100k (×)"]["value"] == 10.0
     assert checks["spec: -A recall / bare numpy top-k at 1M (×)"]["value"] == 4.5
 
@@ -142,3 +154,12 @@ def test_plain_output_has_a_block_per_size_and_the_targets(capsys):
     assert "400.0/s from 8 writer processes" in out and "db copy SQLite → PostgreSQL: 9.0 s" in out
     assert "[met] cold `mneme recall` (snapshot up to date) at 100k (s): 0.1 (goal <= 0.25; 2.0× the import floor)" in out
     assert "[met] spec: PostgreSQL / SQLite warm recall p50 at 100k (×): 1.0 (goal <= 1.5)" in out
+
+
+def test_bm25_is_compared_with_the_bare_top_k_at_100k_and_1m():
+    figures = figures_of(2.0, 30.0, 200.0, cold_ms=100.0, mcp_p50=1.0, cold_peak_mb=800.0)
+    figures["recall"]["bm25"] = {"scoped": {"p50_ms": 1.0}, "cross_repo": {"p50_ms": 5.0}}
+    checks = {c["target"]: c for c in check_targets({"100000": figures, "1000000": figures})}
+    for label in ("100k", "1M"):
+        check = checks[f"bm25 (postings): -A recall / bare numpy top-k at {label} (×)"]
+        assert check["value"] == 5.0 / 20.0 and check["goal"] == "<= 0.3" and check["met"]

@@ -171,6 +171,66 @@ def cold_recall(db_path: Path, workdir: str) -> tuple[dict[str, float], dict[str
     return timings, peaks
 
 
+def handshake_cold(db_path: Path, workdir: str) -> float:
+    """Median wall time (ms) of ``mneme handshake -n 10 --json`` (the SessionStart hook) in a new process."""
+    command = [sys.executable, "-m", "mneme_tui", "handshake", "-n", "10", "-p", REPOS[0], "--db", str(db_path),
+               "--json"]
+    env = dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache"))
+    runs = [run_process("`mneme handshake`", command, env)[0] for _ in range(COLD_RUNS)]
+    return ms(float(np.median(runs)))
+
+
+def mcp_calls() -> list[dict[str, Any]]:
+    """The ``recall`` tool's arguments the MCP round trip sends, after its warm-up call: varied queries and
+    repos, one in four across repos."""
+    return [
+        {"query": query, "repo": REPOS[(number + round_number) % len(REPOS)], "all_repos": number % 4 == 3}
+        for round_number in range(MCP_ROUNDS) for number, query in enumerate(QUERIES)
+    ]
+
+
+def in_process_mcp_calls(store, now) -> dict[str, float]:
+    """p50/p95 (ms) of the MCP round trip's calls made in-process (``Store.recall``, the server's profile), after
+    the same warm-up call: what the round trip is compared with."""
+    from mneme_tui.memory.ranking import DEFAULT_PROFILE
+
+    store.recall(QUERIES[0], repo=REPOS[0], profile=DEFAULT_PROFILE, now=now)
+    samples = [
+        timed(store.recall, call["query"], repo=call["repo"], cross_repo=call["all_repos"], profile=DEFAULT_PROFILE,
+              now=now)[0]
+        for call in mcp_calls()
+    ]
+    return percentiles(samples)
+
+
+def scoped_over_repos(store, now, repos: int) -> dict[str, float]:
+    """Warm scoped ``bm25`` recall p50 (ms) when the same rows are spread over ``repos`` repositories instead of
+    the generated few (the rows' repo labels are redrawn in a copy of the index; ``global`` rows stay global),
+    and the first query of each repository, which builds its candidate set."""
+    import copy
+
+    from mneme_tui.config import GLOBAL_REPO
+    from mneme_tui.memory import ranking
+    from mneme_tui.memory.index import days_since_epoch
+
+    index = copy.copy(store.index)
+    global_code = index.repos.get(GLOBAL_REPO, -1)
+    redrawn = np.random.default_rng(7).integers(1, repos + 1, index.size).astype(np.int32)
+    index.repo_codes = np.where(store.index.repo_codes == global_code, 0, redrawn).astype(np.int32)
+    index.repos = {GLOBAL_REPO: 0, **{f"repo-{number}": number for number in range(1, repos + 1)}}
+    index._candidates = {}
+    now_days = float(days_since_epoch([now.isoformat(sep=" ")])[0])
+    first: list[float] = []
+    warm: list[float] = []
+    for round_number in range(WARM_ROUNDS):
+        for number, query in enumerate(QUERIES):
+            repo = f"repo-{1 + (number * 37) % repos}"
+            recall = ranking.RecallQuery(query, repo, now_days, profile="bm25")
+            (first if round_number == 0 else warm).append(timed(ranking.rank, index, recall)[0])
+    return {"repos": repos, "rows_per_repo": round(index.size / repos), "first_p50_ms": percentiles(first)["p50_ms"],
+            "warm_p50_ms": percentiles(warm)["p50_ms"]}
+
+
 def mcp_round_trip(db_path: Path, workdir: str) -> dict[str, Any]:
     """p50/p95 (ms) of the ``recall`` tool of a live ``mneme mcp`` on ``db_path``, measured end to end by the
     SDK's stdio client over varied queries and repos (after one warm-up call that loads the index)."""
@@ -189,10 +249,7 @@ async def _mcp_calls(db_path: Path, workdir: str) -> dict[str, Any]:
     with (Path(workdir) / "mcp-server.err").open("a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            calls = [{"query": QUERIES[0]}] + [
-                {"query": query, "repo": REPOS[(number + round_number) % len(REPOS)], "all_repos": number % 4 == 3}
-                for round_number in range(MCP_ROUNDS) for number, query in enumerate(QUERIES)
-            ]
+            calls = [{"query": QUERIES[0]}, *mcp_calls()]
             for number, arguments in enumerate(calls):
                 start = time.perf_counter()
                 result = await session.call_tool("recall", arguments)

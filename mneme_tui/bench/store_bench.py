@@ -25,23 +25,29 @@ from mneme_tui.bench import postgresql_bench
 from mneme_tui.bench.measures import (
     WARM_ROUNDS,
     cold_recall,
+    handshake_cold,
     import_floor_ms,
     in_child,
+    in_process_mcp_calls,
     mcp_round_trip,
     measure_recall,
     measure_saves,
     ms,
     peak_rss_mb,
     percentiles,
+    scoped_over_repos,
     target_check,
     timed,
     write_to_visible,
 )
 from mneme_tui.bench.review_bench import measure_review, review_checks
 from mneme_tui.bench.synthetic import QUERIES, REPOS, generate
+from mneme_tui.memory.vectors import embed
 
 NAIVE_QUERIES = 3
 NAIVE_MAX_SIZE = 200_000
+SPREAD_REPOS = 1_000
+"""The scoped recall is also measured with the store's rows spread over this many repositories."""
 
 TARGETS = {
     "recall_p50_ms_at_100k": 10.0,
@@ -52,16 +58,15 @@ TARGETS = {
     "mcp_recall_p50_ms_at_100k": 5.0,
     "peak_rss_mb_at_1m": 1536.0,
     "postgresql_recall_ratio_at_100k": 1.5,
+    "bm25_ratio_to_bare": 0.3,
+    "handshake_vs_floor_at_1m": 2.5,
+    "mcp_vs_in_process_at_1m": 1.5,
 }
 
 
 def bench_size(size: int, workdir: str) -> dict[str, Any]:
     """Build a store of ``size`` synthetic memories in ``workdir`` and measure it (run in a child)."""
-    from mneme_tui.bench.naive_rank import NaiveRow, naive_rank
-    from mneme_tui.memory.index import days_since_epoch
-    from mneme_tui.memory.persistence.memories import naive_rows
     from mneme_tui.memory.store import Store
-    from mneme_tui.memory.vectors import embed, from_blob, tokenize
 
     os.environ["MNEME_CACHE_DIR"] = str(Path(workdir) / "cache")
     now = config.now()
@@ -69,7 +74,6 @@ def bench_size(size: int, workdir: str) -> dict[str, Any]:
     store = Store(db_path)
     build_s, _ = timed(store.mint_ids, generate(size, now=now))  # ids only: a million Memory objects are 0.5 GB
     result: dict[str, Any] = {"size": size, "build_s": round(build_s, 3)}
-
     fresh = Store(db_path)
     load_s, _ = timed(fresh.refresh_index)  # from SQLite; writes the snapshot for bigger stores
     result["index_load_sqlite_ms"] = ms(load_s)
@@ -77,8 +81,22 @@ def bench_size(size: int, workdir: str) -> dict[str, Any]:
     snap_s, _ = timed(snapshot_store.refresh_index)
     result["index_load_snapshot_ms"] = ms(snap_s)
     result["recall"] = measure_recall(fresh, now)
+    result["bare_numpy_topk"] = _bare_topk(fresh.index.vectors)
+    result["naive_per_row"] = _naive_per_row(fresh, now) if size <= NAIVE_MAX_SIZE else None
+    result["mcp_in_process"] = in_process_mcp_calls(fresh, now)
+    result["scoped_over_repos"] = scoped_over_repos(fresh, now, SPREAD_REPOS)
+    result["save_per_s"] = measure_saves(store)
+    result["peak_rss_mb"] = peak_rss_mb()
+    result["write_to_visible_ms"] = write_to_visible(db_path, fresh)
+    for opened in (store, fresh, snapshot_store):
+        opened.close()
+    result.update(_new_processes(db_path, workdir))
+    result["review"] = measure_review(db_path)  # last: it saves one memory
+    return result
 
-    matrix = fresh.index.vectors
+
+def _bare_topk(matrix: np.ndarray) -> dict[str, float]:
+    """p50/p95 of a bare numpy ``matrix @ query`` + ``argpartition`` top-5 over every row."""
     bare = []
     for _ in range(WARM_ROUNDS):
         for query in QUERIES:
@@ -88,37 +106,40 @@ def bench_size(size: int, workdir: str) -> dict[str, Any]:
             top = np.argpartition(-scores, 5)[:5]
             top[np.argsort(-scores[top])]
             bare.append(time.perf_counter() - start)
-    result["bare_numpy_topk"] = percentiles(bare)
+    return percentiles(bare)
 
+
+def _naive_per_row(store, now) -> dict[str, float]:
+    """p50 of the naive per-row Python ranking over a few queries (the baseline the vectorised path beats)."""
+    from mneme_tui.bench.naive_rank import NaiveRow, naive_rank
+    from mneme_tui.memory.index import days_since_epoch
+    from mneme_tui.memory.persistence.memories import naive_rows
+    from mneme_tui.memory.vectors import from_blob, tokenize
+
+    rows = [
+        NaiveRow(r[0], r[1], r[2], r[3], from_blob(r[4]).tolist(), frozenset(tokenize(r[7])),
+                 float(days_since_epoch([r[5]])[0]), r[6])
+        for r in naive_rows(store.db)
+    ]
+    now_days = float(days_since_epoch([now.isoformat(sep=" ")])[0])
     repos = list(REPOS)
-    if size <= NAIVE_MAX_SIZE:
-        rows = [
-            NaiveRow(r[0], r[1], r[2], r[3], from_blob(r[4]).tolist(), frozenset(tokenize(r[7])),
-                     float(days_since_epoch([r[5]])[0]), r[6])
-            for r in naive_rows(fresh.db)
-        ]
-        now_days = float(days_since_epoch([now.isoformat(sep=" ")])[0])
-        naive = [
-            timed(naive_rank, rows, query, repo=repos[number % len(repos)], now_days=now_days)[0]
-            for number, query in enumerate(QUERIES[:NAIVE_QUERIES])
-        ]
-        result["naive_per_row"] = {"p50_ms": ms(float(np.median(naive)))}
-        del rows
-    else:
-        result["naive_per_row"] = None
+    naive = [
+        timed(naive_rank, rows, query, repo=repos[number % len(repos)], now_days=now_days)[0]
+        for number, query in enumerate(QUERIES[:NAIVE_QUERIES])
+    ]
+    return {"p50_ms": ms(float(np.median(naive)))}
 
-    result["save_per_s"] = measure_saves(store)
-    result["peak_rss_mb"] = peak_rss_mb()
-    result["write_to_visible_ms"] = write_to_visible(db_path, fresh)
-    for opened in (store, fresh, snapshot_store):
-        opened.close()
-    result["mcp_recall"] = mcp_round_trip(db_path, workdir)
-    result["import_floor_ms"] = import_floor_ms()
+
+def _new_processes(db_path: Path, workdir: str) -> dict[str, Any]:
+    """The figures of other processes on the store: the MCP round trip, the import floor, cold ``mneme recall``
+    and ``mneme handshake``, each also as a multiple of the floor."""
+    result: dict[str, Any] = {"mcp_recall": mcp_round_trip(db_path, workdir), "import_floor_ms": import_floor_ms()}
     result["cold_recall_ms"], result["cold_recall_peak_rss_mb"] = cold_recall(db_path, workdir)
     result["cold_recall_vs_floor"] = {
         label: round(value / result["import_floor_ms"], 2) for label, value in result["cold_recall_ms"].items()
     }
-    result["review"] = measure_review(db_path)  # last: it saves one memory
+    result["handshake_ms"] = handshake_cold(db_path, workdir)
+    result["handshake_vs_floor"] = round(result["handshake_ms"] / result["import_floor_ms"], 2)
     return result
 
 
@@ -165,6 +186,12 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
                         pg["recall"][profile]["scoped"]["p50_ms"] / p50,
                         "<=", TARGETS["postgresql_recall_ratio_at_100k"],
                     ))
+            if profile == "bm25" and size in (100_000, 1_000_000):  # issue 24: at 1M, and reported at 100k
+                checks.append(target_check(
+                    f"bm25 (postings): -A recall / bare numpy top-k at {_label(size)} (×)",
+                    recall["cross_repo"]["p50_ms"] / figures["bare_numpy_topk"]["p50_ms"],
+                    "<=", TARGETS["bm25_ratio_to_bare"],
+                ))
             if size >= 1_000_000:
                 cross = recall["cross_repo"]["p50_ms"]
                 ratio = cross / figures["bare_numpy_topk"]["p50_ms"]
@@ -196,4 +223,15 @@ def _agent_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
         peak = max(figures["cold_recall_peak_rss_mb"].values())  # a process serving the store (the bench holds two)
         checks.append(target_check("peak RSS of a cold `mneme recall` at 1M (MB)", peak, "<=",
                                    TARGETS["peak_rss_mb_at_1m"]))
+        handshake = target_check("`mneme handshake -n 10` at 1M (× the import floor)", figures["handshake_vs_floor"],
+                                 "<=", TARGETS["handshake_vs_floor_at_1m"])
+        checks.append({**handshake, "ms": figures["handshake_ms"]})
+        checks.append(target_check("MCP recall round trip / the same calls in-process, p50 at 1M (×)",
+                             figures["mcp_recall"]["p50_ms"] / figures["mcp_in_process"]["p50_ms"],
+                             "<=", TARGETS["mcp_vs_in_process_at_1m"]))
     return checks
+
+
+def _label(size: int) -> str:
+    return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k"
+

@@ -84,8 +84,14 @@ def _print_sqlite(size: int, figures: dict[str, Any]) -> None:
         f" {cold['without_snapshot']} ms without ({ratio['without_snapshot']}×, {peak['without_snapshot']} MB);"
         f" floor `python -c \"import numpy, peewee\"` {figures['import_floor_ms']} ms"
     )
-    mcp = figures["mcp_recall"]
-    print(f"  MCP recall round trip (SDK stdio client): p50 {mcp['p50_ms']} ms / p95 {mcp['p95_ms']} ms")
+    mcp, local = figures["mcp_recall"], figures["mcp_in_process"]
+    print(f"  MCP recall round trip (SDK stdio client): p50 {mcp['p50_ms']} ms / p95 {mcp['p95_ms']} ms;"
+          f" the same calls in-process p50 {local['p50_ms']} ms / p95 {local['p95_ms']} ms")
+    print(f"  `mneme handshake -n 10` (subprocess): {figures['handshake_ms']} ms"
+          f" ({figures['handshake_vs_floor']}× the floor)")
+    spread = figures["scoped_over_repos"]
+    print(f"  bm25 scoped recall with the rows spread over {spread['repos']:,} repos (~{spread['rows_per_repo']:,}"
+          f" each): p50 {spread['warm_p50_ms']} ms warm, {spread['first_p50_ms']} ms for a repo's first query")
     print(f"  save: {figures['save_per_s']} memories/s")
     _print_visible(figures["write_to_visible_ms"])
     review = figures.get("review")

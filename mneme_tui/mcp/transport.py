@@ -36,6 +36,8 @@ from mneme_tui.validation import check_document
 MAX_MESSAGE_BYTES = 24 * 1024 * 1024
 """The longest JSON-RPC message read: room for a task report at its 10 MB limit, JSON-escaped in a call."""
 _CHUNK = 1 << 16
+DIRECT_WRITE_CHARS = 16 * 1024
+"""Messages up to this length are written from the event loop (a pipe's buffer holds 64 KiB)."""
 _ID_PATTERN = re.compile(rb'"id"\s*:\s*(-?\d{1,20}|"(?:[^"\\]|\\.){0,200}")')
 """A request id near a message's start (clients write ``jsonrpc`` and ``id`` first), read from a message
 too large to parse, so its refusal reaches the caller waiting for it."""
@@ -59,8 +61,13 @@ class ProtocolOutput:
                 view = view[os.write(self._descriptor, view) :]
 
     async def write(self, text: str) -> None:
-        """The SDK's writer interface (it writes each message with its newline in one call)."""
-        await anyio.to_thread.run_sync(self.write_line, text)
+        """The SDK's writer interface (it writes each message with its newline in one call). A short message
+        is written at once (a pipe takes it whole); a long one from a worker thread, so a slow reader does not
+        hold up the event loop."""
+        if len(text) <= DIRECT_WRITE_CHARS:
+            self.write_line(text)
+        else:
+            await anyio.to_thread.run_sync(self.write_line, text)
 
     async def flush(self) -> None:
         """Nothing to flush: every write goes straight to the descriptor."""
@@ -156,13 +163,18 @@ class CheckedInput:
         return self
 
     async def __anext__(self) -> str:
-        while True:
-            line = await anyio.to_thread.run_sync(next, self._lines, None)
-            if line is None:
-                raise StopAsyncIteration
-            text = await anyio.to_thread.run_sync(checked_message, line, self._output)
+        text = await anyio.to_thread.run_sync(self._next_message)  # one thread hop per message
+        if text is None:
+            raise StopAsyncIteration
+        return text
+
+    def _next_message(self) -> str | None:
+        """The next message the SDK can take (the others answered on the way), or None at the end of input."""
+        for line in self._lines:
+            text = checked_message(line, self._output)
             if text is not None:
                 return text
+        return None
 
 
 @contextmanager

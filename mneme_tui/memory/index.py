@@ -71,6 +71,7 @@ class Candidates:
     _maps: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _avg_length: float | None = field(default=None, repr=False)
     factors: object | None = field(default=None, repr=False)  # ranking's cached per-row factors
+    term_scores: dict = field(default_factory=dict, repr=False)  # bm25's cached per-term scores (bm25_scores)
     _matrix: np.ndarray | None = field(default=None, repr=False)
 
     def matrix(self, vectors: np.ndarray) -> np.ndarray:

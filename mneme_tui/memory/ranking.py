@@ -21,12 +21,14 @@ and the README's "Recall quality" section for the measurements behind each choic
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
 import numpy as np
 
 from mneme_tui.config import GLOBAL_REPO
+from mneme_tui.memory.bm25_scores import bm25_sums
 from mneme_tui.memory.index import Candidates, MemoryIndex
 from mneme_tui.memory.vectors import embed_tokens, tokenize
 
@@ -80,6 +82,8 @@ class Relevance:
     values: np.ndarray
     parts: dict[str, np.ndarray]
     positions: np.ndarray | None = None
+    more_parts: Callable[[np.ndarray], dict[str, np.ndarray]] | None = None
+    """Components after ``parts``, computed only for the few indexes into ``values`` that can make the result."""
 
 
 class RelevanceProfile(Protocol):
@@ -193,24 +197,12 @@ class Bm25Profile:
             raise ValueError(f"bad Bm25Profile options: {self.transform!r}, {self.statistics!r}")
 
     def score(self, index: MemoryIndex, text: str, candidates: Candidates) -> Relevance:
-        terms = index.terms
-        term_ids, distinct = terms.query_terms(text)
-        rows, which, tf = terms.matches(term_ids)  # every (row, query term, tf) in the whole index
-        member, local_of = candidates.maps(index.size)
+        term_ids, distinct = index.terms.query_terms(text)
         stats = candidates
         if self.statistics == "index":
             stats = index.candidates(None, True, None, GLOBAL_REPO)  # every active row
-        df = np.bincount(which[stats.maps(index.size)[0][rows]], minlength=term_ids.size)
-        idf = np.log1p((stats.rows.size - df + 0.5) / (df + 0.5))
-        average = stats.average_length(terms.doc_len)
-        keep = member[rows]
-        rows, which, tf = rows[keep], which[keep], tf[keep].astype(np.float64)
-        norm = self.k1 * (1.0 - self.b + self.b * terms.doc_len[rows].astype(np.float64) / max(average, 1e-9))
-        contribution = idf[which] * tf * (self.k1 + 1.0) / (tf + norm)
-        per_row = np.bincount(rows, weights=contribution, minlength=index.size)
-        matched_terms = np.bincount(rows, minlength=index.size)
-        hits = np.flatnonzero(matched_terms)
-        bm25 = per_row[hits]
+        sums = bm25_sums(index, candidates, stats, term_ids, self.k1, self.b)  # only rows a query term reaches
+        hits, bm25 = sums.rows, sums.bm25
         best = bm25.max() if hits.size else 0.0
         if self.transform == "linear":
             relevance = bm25 / best if best > 0 else bm25
@@ -218,10 +210,15 @@ class Bm25Profile:
             relevance = np.exp(np.maximum(bm25 - best, _MIN_LOG_RELEVANCE))
         kept = bm25 >= self.floor * best  # negligible next to the best match: not a result
         hits, bm25, relevance = hits[kept], bm25[kept], relevance[kept]
-        parts = {"relevance": relevance, "bm25": bm25, "matched": matched_terms[hits] / float(max(distinct, 1))}
-        positions = local_of[hits]
+        positions = hits if candidates.is_all else candidates.maps(index.size)[1][hits]
+
+        def matched(chosen: np.ndarray) -> dict[str, np.ndarray]:
+            return {"matched": sums.matched(hits[chosen]) / float(max(distinct, 1))}
+
+        parts = {"relevance": relevance, "bm25": bm25}
         if self.cosine_weight <= 0:
-            return Relevance(relevance, parts, positions)
+            return Relevance(relevance, parts, positions, more_parts=matched)
+        parts.update(matched(np.arange(hits.size)))
         dense = {name: np.zeros(candidates.rows.size) for name in parts}
         for name, values in parts.items():
             dense[name][positions] = values
@@ -295,8 +292,7 @@ def rank(index: MemoryIndex, query: RecallQuery, profile: RelevanceProfile | Non
             return []
         found = profile.score(index, query.text, candidates)
         positions = found.positions  # None: every candidate was scored
-        factor = _factors(index, candidates, query).approximate(query.now_days)
-        approximate = found.values * (factor if positions is None else factor[positions])
+        approximate = found.values * _factors(index, candidates, query).approximate(query.now_days, positions)
         capped = candidates.capped if positions is None else candidates.capped[positions]
         pool = _pool(approximate, capped, query.limit)
         at = pool if positions is None else positions[pool]  # positions in candidates.rows
@@ -307,6 +303,8 @@ def rank(index: MemoryIndex, query: RecallQuery, profile: RelevanceProfile | Non
         else:
             relevance = np.asarray(found.values[pool], dtype=np.float64)
             parts = {name: np.asarray(values[pool], dtype=np.float64) for name, values in found.parts.items()}
+            if found.more_parts is not None:
+                parts.update(found.more_parts(pool))
         decay = decay_factor(index.kind_lambda[index.kind_codes[rows]], query.now_days - index.created_days[rows])
         reinforcement = reinforcement_factor(index.access[rows].astype(np.float64))
         local = candidates.local[at]
@@ -346,11 +344,14 @@ class _Factors:
     kind_lambda: np.ndarray  # λ per kind code
     newest_days: float  # latest creation day among the candidates
 
-    def approximate(self, now_days: float) -> np.ndarray:
+    def approximate(self, now_days: float, positions: np.ndarray | None = None) -> np.ndarray:
+        """The factor at ``now_days`` of the candidates at ``positions`` (None: of every candidate)."""
+        static = self.static if positions is None else self.static[positions]
         if now_days == self.ref_days:
-            return self.static
+            return static
+        kinds = self.kind_codes if positions is None else self.kind_codes[positions]
         scale = np.exp(-self.kind_lambda * (now_days - self.ref_days)).astype(np.float32)
-        return self.static * scale[self.kind_codes]
+        return static * scale[kinds]
 
 
 def _factors(index: MemoryIndex, candidates: Candidates, query: RecallQuery) -> _Factors:
@@ -388,13 +389,25 @@ def _pool(score: np.ndarray, capped: np.ndarray, limit: int) -> np.ndarray:
     for group in ((~capped, capped) if capped.any() else (None,)):
         values = score if group is None else np.where(group, score, -np.inf)
         if values.size > limit:
-            threshold = -np.partition(-values, limit - 1)[limit - 1]
+            threshold = _kth_largest(values, limit)
         else:
             threshold = values.min() if values.size else 0.0
         threshold = max(float(threshold), 0.0)
         cut = threshold - _TOLERANCE * abs(threshold)
         chosen.append(np.flatnonzero((values >= cut) & (values > 0) if threshold == 0.0 else values >= cut))
     return _sorted_unique(np.concatenate(chosen))
+
+
+def _kth_largest(values: np.ndarray, k: int) -> float:
+    """The k-th largest of ``values`` (more than k of them): partitioned among the values near the top when at
+    least k of them are there (the same number, at a fraction of the cost of partitioning all of them)."""
+    high = float(values.max())
+    if high > 0 and values.size > 64 * k:
+        for share in (0.5, 0.1):
+            top = values[values >= high * share]
+            if top.size >= k:
+                return float(-np.partition(-top, k - 1)[k - 1])
+    return float(-np.partition(-values, k - 1)[k - 1])
 
 
 def _sorted_unique(positions: np.ndarray) -> np.ndarray:

@@ -72,6 +72,12 @@ class Store(StoreWrites):
         found = self.get_many(ids)
         return [found[memory_id] for memory_id in ids if memory_id in found]
 
+    def active_of_kinds(self, repo_id: str, kinds: Sequence[str]) -> builtins.list[Memory]:
+        """Every active memory of ``repo_id`` and ``global`` whose kind is one of ``kinds``, by id (one
+        indexed query: what a handshake reads)."""
+        with self.sqlite_errors():
+            return self.memories.active_of_kinds(sorted({repo_id, config.GLOBAL_REPO}), list(kinds))
+
     def count(
         self, *, status: str = "all", repo_id: str | None = None, kind: str | None = None, include_global: bool = False
     ) -> int:

@@ -206,29 +206,30 @@ class TermFeatures:
         known = sorted({self.vocab[t] for t in distinct if t in self.vocab})
         return np.asarray(known, dtype=np.int64), len(distinct)
 
-    def matches(self, term_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every (row, query term, tf) with tf > 0 for the sorted ``term_ids``: rows, term positions, tfs."""
+    def postings_of(self, term_ids: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per query term (sorted ``term_ids``): the rows it occurs in (the built postings in no particular
+        order, a view of them when no row was appended since; then the rows appended since) and its tf in each."""
         if term_ids.size == 0 or self.size == 0:
-            empty = np.zeros(0, dtype=np.int64)
-            return empty, empty, np.zeros(0, dtype=np.float32)
+            return []
         self._ensure_postings()
         built_terms = self._post_start.size - 1
-        indexed = np.flatnonzero(term_ids < built_terms)
-        starts = self._post_start[term_ids[indexed]]
-        counts = self._post_start[term_ids[indexed] + 1] - starts
-        total = int(counts.sum())
-        offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
-        entries = offsets + np.arange(total, dtype=np.int64)
-        rows = self._post_rows[entries].astype(np.int64)
-        which = np.repeat(indexed, counts)
-        tfs = self._post_tf[entries]
+        lists = []
+        for term in term_ids.tolist():
+            if term < built_terms:
+                span = slice(self._post_start[term], self._post_start[term + 1])
+                lists.append((self._post_rows[span], self._post_tf[span]))
+            else:
+                lists.append((np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)))
         if self._built_for < self.size:
             tail_terms, tail_rows, tail_tf = self._tail()
-            hit = np.isin(tail_terms, term_ids)
-            rows = np.concatenate([rows, tail_rows[hit]])
-            which = np.concatenate([which, np.searchsorted(term_ids, tail_terms[hit])])
-            tfs = np.concatenate([tfs, tail_tf[hit]])
-        return rows, which, tfs
+            hit = np.flatnonzero(np.isin(tail_terms, term_ids))
+            which = np.searchsorted(term_ids, tail_terms[hit])
+            for number, (rows, tfs) in enumerate(lists):
+                mine = hit[which == number]
+                if mine.size:
+                    rows = np.concatenate([rows.astype(np.int64), tail_rows[mine]])
+                    lists[number] = (rows, np.concatenate([tfs, tail_tf[mine]]))
+        return lists
 
     def _tail(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         span = (self._built_for, self.size)

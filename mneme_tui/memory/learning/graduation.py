@@ -113,7 +113,15 @@ def graduation_candidates(store: Store, repo: str | None = None) -> list[Graduat
     """Graduation candidates of ``repo`` (with ``global``), or of every repository when ``repo`` is None;
     most recurrent first. Read-only. Only pitfalls a verified task sync minted count (spec 3.1): imported
     Legion errors and pitfalls of unknown origin never feed the gates."""
-    listed = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=repo is not None)
+    if repo is None:
+        listed = store.list(status=K.ACTIVE, kind="pitfall", limit=None)
+    else:
+        listed = store.active_of_kinds(repo, ("pitfall",))
+    return candidates_among(store, listed)
+
+
+def candidates_among(store: Store, listed: Iterable[Memory]) -> list[GraduationCandidate]:
+    """The graduation candidates among the active pitfalls ``listed`` (one repository's, with ``global``)."""
     pitfalls = [memory for memory in listed if memory.verified]
     accessors = store.task_ids_by_memory([m.id for m in pitfalls])
     return candidates_from(pitfalls, {memory_id: tuple(tasks) for memory_id, tasks in accessors.items()})

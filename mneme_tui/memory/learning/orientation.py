@@ -15,6 +15,7 @@ graduation candidates and imported Legion knowledge of one repository (spec §4.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -23,9 +24,8 @@ from typing import Any
 from mneme_tui import config
 from mneme_tui.display import printable
 from mneme_tui.memory import budget
-from mneme_tui.memory import kinds as K
 from mneme_tui.memory.budget import Omission
-from mneme_tui.memory.learning.graduation import GraduationCandidate, Occurrences, graduation_candidates, group_pitfalls
+from mneme_tui.memory.learning.graduation import GraduationCandidate, Occurrences, candidates_among, group_pitfalls
 from mneme_tui.memory.learning.scope import in_scope, repo_path, split_topic
 from mneme_tui.memory.records import Memory, iso
 from mneme_tui.memory.store import Store
@@ -151,33 +151,24 @@ def orientation(
     ``limit`` caps each of the pitfall and pattern lists (what it cuts is counted in ``omitted``)."""
     moment = now or config.now()
     files = tuple(dict.fromkeys(repo_path(path) for path in modified))
-    pitfalls = store.list(status=K.ACTIVE, repo_id=repo, kind="pitfall", limit=None, include_global=True)
-    groups = group_pitfalls(pitfalls)
+    listed = store.active_of_kinds(repo, ("pitfall", "pattern", *IMPORTED_SHOWN))  # one indexed query
+    pitfalls = [memory for memory in listed if memory.kind == "pitfall"]
     pinned = store.pinned_ids()
-    shown, cooled = [], []
-    for memory in pitfalls:
-        item = _oriented(memory, groups[memory.id], files, moment, memory.id in pinned)
-        if item.recurrence < 2 and item.age_days > COOLING_DAYS and not item.in_scope and not item.pinned:
-            cooled.append(memory.id)
-        else:
-            shown.append(item)
-    shown.sort(key=lambda p: (not p.pinned, not p.in_scope, -p.recurrence, -p.memory.created_at.timestamp(),
-                              -p.memory.id))
-    omitted = {"learned_pitfalls": max(0, len(shown) - limit) if limit is not None else 0}
-    shown = shown[:limit] if limit is not None else shown
+    shown, cooled, omitted_pitfalls = _learned_pitfalls(pitfalls, files, moment, pinned, limit)
+    omitted = {"learned_pitfalls": omitted_pitfalls}
     reinforced: list[int] = []
     if task_id is not None:
         reinforced = store.reinforce(task_id, [item.memory.id for item in shown])
         fresh = store.get_many([item.memory.id for item in shown])
         shown = [replace(item, memory=fresh.get(item.memory.id, item.memory)) for item in shown]
-    patterns = _patterns(store, repo, files, pinned)
+    patterns = _patterns(listed, files, pinned)
     omitted["verified_patterns"] = max(0, len(patterns) - limit) if limit is not None else 0
     patterns = patterns[:limit] if limit is not None else patterns
-    imported = _imported(store, repo)
+    imported = _imported(listed)
     cap = IMPORTED_LIMIT if limit is None else min(limit, IMPORTED_LIMIT)
     omitted["imported"] = max(0, len(imported) - cap)
     return Orientation(
-        repo, task_id, files, moment, tuple(shown), patterns, tuple(graduation_candidates(store, repo)),
+        repo, task_id, files, moment, tuple(shown), patterns, tuple(candidates_among(store, pitfalls)),
         imported[:cap], tuple(sorted(cooled)), tuple(reinforced), omitted,
     )
 
@@ -200,19 +191,41 @@ def within_budget(view: Orientation, tokens: int, render: Callable[[Orientation]
     return cut(fitted.kept, fitted.omission)
 
 
-def _oriented(memory: Memory, group: Occurrences, files: tuple[str, ...], moment: datetime,
-              pinned: bool) -> OrientedPitfall:
-    matched = group.scope is not None and any(in_scope(path, group.scope) for path in files)
-    age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
-    return OrientedPitfall(
-        memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched, group.structural, pinned
-    )
+def _learned_pitfalls(pitfalls: Sequence[Memory], files: tuple[str, ...], moment: datetime, pinned: set[int],
+                      limit: int | None) -> tuple[list[OrientedPitfall], list[int], int]:
+    """(the pitfalls to show, best first, at most ``limit``; the ids cooled out; how many ``limit`` cut). Scope
+    and gate are judged once per group, and only the pitfalls shown become ``OrientedPitfall``."""
+    groups = group_pitfalls(pitfalls)
+    in_scope_of: dict[int, bool] = {}
+    kept, cooled = [], []
+    for memory in pitfalls:
+        group = groups[memory.id]
+        matched = in_scope_of.get(id(group))
+        if matched is None:
+            matched = in_scope_of[id(group)] = group.scope is not None and any(
+                in_scope(path, group.scope) for path in files)
+        is_pinned = memory.id in pinned
+        age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
+        if group.recurrence < 2 and age > COOLING_DAYS and not matched and not is_pinned:
+            cooled.append(memory.id)
+        else:  # the sort key is unique (the id), so the memory itself is never compared
+            kept.append((not is_pinned, not matched, -group.recurrence, -memory.created_at.timestamp(), -memory.id,
+                         memory, age))
+    best = sorted(kept) if limit is None else heapq.nsmallest(limit, kept)
+    shown = [_oriented(memory, groups[memory.id], age, not out_of_scope, not unpinned)
+             for unpinned, out_of_scope, _, _, _, memory, age in best]
+    return shown, cooled, len(kept) - len(shown)
 
 
-def _patterns(store: Store, repo: str, files: tuple[str, ...], pinned: set[int]) -> tuple[OrientedPattern, ...]:
+def _oriented(memory: Memory, group: Occurrences, age: float, matched: bool, pinned: bool) -> OrientedPitfall:
+    return OrientedPitfall(memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched,
+                           group.structural, pinned)
+
+
+def _patterns(listed: Sequence[Memory], files: tuple[str, ...], pinned: set[int]) -> tuple[OrientedPattern, ...]:
     found = []
-    for memory in store.list(status=K.ACTIVE, repo_id=repo, kind="pattern", limit=None, include_global=True):
-        if not memory.verified:  # a pattern of unknown origin is shown nowhere as verified
+    for memory in listed:
+        if memory.kind != "pattern" or not memory.verified:  # a pattern of unknown origin is shown nowhere as verified
             continue
         scope = split_topic(memory.topic)[1] if memory.topic.startswith("pattern:") else None
         matched = scope is not None and any(in_scope(path, scope) for path in files)
@@ -221,12 +234,8 @@ def _patterns(store: Store, repo: str, files: tuple[str, ...], pinned: set[int])
     return tuple(found)
 
 
-def _imported(store: Store, repo: str) -> tuple[ImportedKnowledge, ...]:
-    found = [
-        memory
-        for kind in IMPORTED_SHOWN
-        for memory in store.list(status=K.ACTIVE, repo_id=repo, kind=kind, limit=None, include_global=True)
-    ]
+def _imported(listed: Sequence[Memory]) -> tuple[ImportedKnowledge, ...]:
+    found = [memory for memory in listed if memory.kind in IMPORTED_SHOWN]
     found.sort(key=lambda m: (-m.created_at.timestamp(), -m.id))
     return tuple(ImportedKnowledge(memory) for memory in found)
 

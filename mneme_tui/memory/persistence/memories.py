@@ -109,6 +109,14 @@ class MemoryTable:
                 found[memory.id] = memory
         return found
 
+    def active_of_kinds(self, repos: Sequence[str], kinds: Sequence[str]) -> list[Memory]:
+        """Every active memory of ``repos`` and ``kinds``, by id: one query on the (repo, kind, status) index,
+        with no ordering or paging pass."""
+        where = (f" WHERE m.status = ? AND m.repo_id IN ({placeholders(len(repos))})"
+                 f" AND m.kind IN ({placeholders(len(kinds))}) ORDER BY m.id")
+        cursor = self.db.execute_sql(_SELECT_MEMORY + where, [ACTIVE, *repos, *kinds])
+        return [memory_from_row(values) for values in cursor.fetchall()]
+
     def statuses(self, ids: Sequence[int]) -> dict[int, str]:
         """Id → status of the given ids that exist."""
         model = self.model

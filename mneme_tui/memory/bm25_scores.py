@@ -1,0 +1,108 @@
+"""BM25 scores from the query terms' postings: the work grows with the rows the terms reach, not the store.
+
+For one candidate set (``index.Candidates``) a term's contribution to every candidate row it occurs in,
+idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / avgdl)), depends on nothing but the term: it is
+computed once from the term's posting list (the candidates kept, the others dropped) and cached on the
+candidate set, which the index drops on every change. A query then adds up its terms' cached
+contributions per row (one ``np.bincount``, in term order, so the sums are the same float64 numbers as a
+full scan's); how many query terms a row has is counted only for the few rows that make the result
+(from their own term lists). The cache holds at most
+``CACHE_ENTRIES`` (row, contribution) pairs per candidate set; the terms cached first are dropped first.
+A term seen for the first time in a candidate set costs one pass over its posting list (the candidates
+kept, their lengths gathered, a few float operations): no sort and nothing the size of the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mneme_tui.memory.index import Candidates, MemoryIndex
+from mneme_tui.memory.term_features import TermFeatures
+
+CACHE_ENTRIES = 4_000_000
+"""(row, contribution) pairs cached per candidate set: 48 MB at most (int32 row, float64 contribution)."""
+
+
+@dataclass(frozen=True)
+class TermScores:
+    """The candidate rows one term occurs in (index positions) and its BM25 contribution to each."""
+
+    rows: np.ndarray  # int32 or int64
+    contribution: np.ndarray  # float64
+
+
+@dataclass(frozen=True)
+class Bm25Sums:
+    """Every candidate row sharing a term with the query (index positions, ascending) and its bm25."""
+
+    rows: np.ndarray
+    bm25: np.ndarray  # float64
+    terms: TermFeatures
+    term_ids: np.ndarray
+
+    def matched(self, rows: np.ndarray) -> np.ndarray:
+        """How many of the query's terms each of ``rows`` has (read from each row's own terms)."""
+        terms, start = self.terms, self.terms.doc_start
+        return np.array([np.isin(terms.doc_terms[start[row] : start[row + 1]], self.term_ids).sum()
+                         for row in rows.tolist()], dtype=np.int64)
+
+
+def bm25_sums(index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray,
+              k1: float, b: float) -> Bm25Sums:
+    """BM25 of the candidates that share a term with the sorted ``term_ids``, with N, df and avgdl of
+    ``stats`` (the candidates themselves, or every active row)."""
+    scores = _term_scores(index, candidates, stats, term_ids, k1, b)
+    if not scores:
+        return Bm25Sums(np.zeros(0, dtype=np.int64), np.zeros(0), index.terms, term_ids)
+    rows = np.concatenate([score.rows for score in scores])
+    contribution = np.concatenate([score.contribution for score in scores])
+    per_row = np.bincount(rows, weights=contribution, minlength=index.size)
+    hits = np.flatnonzero(per_row > 0)  # every contribution is > 0 (idf > 0, tf > 0); a bool mask is 20× faster
+    return Bm25Sums(hits, per_row[hits], index.terms, term_ids)
+
+
+def _term_scores(index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray,
+                 k1: float, b: float) -> list[TermScores]:
+    """Each query term's cached scores, the missing ones computed (in one batch, so idf is one array op)."""
+    cache = candidates.term_scores
+    keys = [(k1, b, stats is candidates, term) for term in term_ids.tolist()]
+    missing = [number for number, key in enumerate(keys) if key not in cache]
+    if missing:
+        computed = _compute(index, candidates, stats, term_ids[missing], k1, b)
+        for number, score in zip(missing, computed):
+            cache[keys[number]] = score
+    found = [cache[key] for key in keys]
+    _trim(cache, keep=set(keys))
+    return [score for score in found if score.rows.size]
+
+
+def _compute(index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray,
+             k1: float, b: float) -> list[TermScores]:
+    terms = index.terms
+    postings = terms.postings_of(term_ids)
+    in_stats = stats.maps(index.size)[0]
+    df = np.array([rows.size if stats.is_all else np.count_nonzero(in_stats[rows]) for rows, _ in postings])
+    idf = np.log1p((stats.rows.size - df + 0.5) / (df + 0.5))
+    average = max(stats.average_length(terms.doc_len), 1e-9)
+    member = candidates.maps(index.size)[0]
+    computed = []
+    for weight, (rows, tf) in zip(idf.tolist(), postings):
+        if not candidates.is_all:
+            keep = member[rows]
+            rows, tf = rows[keep], tf[keep]
+        tf64 = tf.astype(np.float64)
+        norm = k1 * (1.0 - b + b * terms.doc_len[rows].astype(np.float64) / average)
+        computed.append(TermScores(rows, weight * tf64 * (k1 + 1.0) / (tf64 + norm)))
+    return computed
+
+
+def _trim(cache: dict, keep: set) -> None:
+    """Drop the oldest cached terms (not the ones in ``keep``) while the cache holds too many entries."""
+    total = sum(score.rows.size for score in cache.values())
+    for key in list(cache):
+        if total <= CACHE_ENTRIES:
+            return
+        if key not in keep:
+            total -= cache.pop(key).rows.size
