@@ -10,7 +10,8 @@ FIXED_NOW = "2026-11-29T12:00:00"
 
 #: Tests that take seconds by nature (they start processes or servers, drive the app, or build large data):
 #: marked ``slow`` so ``pytest -m "not slow"`` is the quick inner loop. A path prefix covers a folder, a file,
-#: or one test function (every parametrization of it). Every ``tui`` and ``postgres`` test is slow as well.
+#: or one test function (every parametrization of it). Every ``tui`` and ``postgres`` test is slow as well,
+#: except those in ``QUICK``. docs/quality.md ("The test suite") says how the split was measured.
 SLOW: tuple[str, ...] = (
     "tests/reliability/",  # real processes beside each other, kills at write points, fuzzing real processes
     "tests/mcp/",  # a real `mneme mcp` per test
@@ -26,11 +27,24 @@ SLOW: tuple[str, ...] = (
     "tests/legion/test_legion_cells.py::test_any_record_survives_render_and_parse",
     "tests/legion/test_skill_importance_branch.py",  # git repositories
     "tests/learning/test_learning_process.py",
-    "tests/core/test_core_cli.py",
+    "tests/core/test_core_cli.py::test_subprocess_round_trip_and_errors",
     "tests/core/test_audit_actor.py",
     "tests/core/test_core_index_refresh.py::test_cli_reports_a_damaged_snapshot_in_one_line",
     "tests/core/test_core_concurrency.py",
     "tests/core/test_persistence_open.py::test_many_processes",
+    "tests/core/test_core_index_refresh.py::test_something_other_than_a_file_at_the_snapshot_path_is_replaced",
+    "tests/secrets_and_purge/test_mcp.py",  # a real `mneme mcp`
+    "tests/test_budget.py::test_a_budgeted_handshake_never_exceeds_its_budget",
+    "tests/curation/test_fast_path.py",  # generated stores of a few thousand memories
+)
+#: Quick tests from the slow folders, kept in the fast subset so that it still drives the app with Pilot (a
+#: snapshot and keys) and a real ``mneme mcp`` once each.
+QUICK: tuple[str, ...] = (
+    "tests/tui/test_compat.py",
+    "tests/tui/test_snapshots.py::test_recall_empty_store",
+    "tests/tui/test_focus.py::test_escape_only_leaves_the_query",
+    "tests/mcp/test_protocol_surface.py::test_every_tool_has_a_title_annotations_and_plain_descriptions",
+    "tests/mcp/test_mcp_review.py::test_the_tools_enums_and_annotations_are_curations",
 )
 FIXED_ACTOR = "tester@ci"
 
@@ -54,7 +68,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.tui)
         if postgres:
             item.add_marker(pytest.mark.postgres)
-        if postgres or nodeid.startswith(("tests/tui/", *SLOW)):
+        if (postgres or nodeid.startswith(("tests/tui/", *SLOW))) and not nodeid.startswith(QUICK):
             item.add_marker(pytest.mark.slow)
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from terminal import on_terminal
 
+from mneme_tui.cli import main as cli_main
+
 DATASET = Path(__file__).parent / "data" / "recall_eval.json"
 NOW = "2026-11-30T12:00:00Z"
 AGENT = "engineering-infrastructure-devops-specialist-with-a-long-name"
@@ -23,16 +25,43 @@ SOURCE = "src/a_rather_long_package_name/and_a_rather_long_module_name.py"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-def mneme(work: Path, *argv: str, now: str = NOW) -> str:
-    """``mneme ARGV`` in a fresh process with stdout piped and a narrow ``COLUMNS``: its stdout, checked clean."""
-    env = {**os.environ, "MNEME_NOW": now, "MNEME_REPO": "acme", "COLUMNS": "40", "TERM": "xterm-256color"}
-    env.pop("NO_COLOR", None)
-    done = subprocess.run([sys.executable, "-m", "mneme_tui", *argv, "--db", str(work / "mneme.db")],
-                          capture_output=True, text=True, check=True, cwd=work, env=env)
-    out = done.stdout
+def piped_env(now: str = NOW) -> dict[str, str]:
+    """The environment of a piped command: a fixed clock and repo, a narrow ``COLUMNS``, a colour terminal type."""
+    return {"MNEME_NOW": now, "MNEME_REPO": "acme", "COLUMNS": "40", "TERM": "xterm-256color"}
+
+
+def checked_clean(out: str, argv: tuple[str, ...]) -> str:
+    """``out``, after checking it is not empty and has no ANSI code and no trailing space."""
     assert out and not ANSI.search(out) and "\x1b" not in out, argv
     assert all(line == line.rstrip() for line in out.splitlines()), argv
     return out
+
+
+def mneme(work: Path, *argv: str, now: str = NOW) -> str:
+    """``mneme ARGV`` in a fresh process with stdout piped and a narrow ``COLUMNS``: its stdout, checked clean."""
+    env = {**os.environ, **piped_env(now)}
+    env.pop("NO_COLOR", None)
+    done = subprocess.run([sys.executable, "-m", "mneme_tui", *argv, "--db", str(work / "mneme.db")],
+                          capture_output=True, text=True, check=True, cwd=work, env=env)
+    return checked_clean(done.stdout, argv)
+
+
+@pytest.fixture
+def mneme_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """``mneme ARGV`` in this process (stdout captured, so not a terminal), in the same environment as
+    :func:`mneme`: what builds a project, where starting a process is not what is tested."""
+
+    def run(*argv: str, now: str = NOW) -> str:
+        with monkeypatch.context() as env:
+            for name, value in piped_env(now).items():
+                env.setenv(name, value)
+            env.delenv("NO_COLOR", raising=False)
+            env.chdir(tmp_path)
+            capsys.readouterr()
+            assert cli_main([*argv, "--db", str(tmp_path / "mneme.db")]) == 0, argv
+        return checked_clean(capsys.readouterr().out, argv)
+
+    return run
 
 
 def on_one_line(out: str, *parts: str) -> bool:
@@ -48,25 +77,25 @@ def report(task_id: str) -> str:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, mneme_here) -> Path:
     """A store with a long memory and two verified tasks, and a Legion folder with long agent names and texts."""
     (tmp_path / SOURCE).parent.mkdir(parents=True)
     (tmp_path / SOURCE).write_text("def save():\n    return 1\n")
-    mneme(tmp_path, "save", LONG)
+    mneme_here("save", LONG)
     for n in (1, 2):
         (tmp_path / f"report{n}.json").write_text(report(f"INT-{n}"))
-        mneme(tmp_path, "task", "sync", f"report{n}.json")
+        mneme_here("task", "sync", f"report{n}.json")
     legion = ["--dir", "memory", "--branch", "main"]
     for month in (1, 2):  # old, low-importance outcomes: prune candidates
-        mneme(tmp_path, "legion", "record", "outcome", *legion, "--agent", f"{AGENT}-old", "--outcome", "success",
-              "--summary", f"{month} {LONG}", "--importance", "1", now=f"2026-0{month}-01T12:00:00Z")
+        mneme_here("legion", "record", "outcome", *legion, "--agent", f"{AGENT}-old", "--outcome", "success",
+               "--summary", f"{month} {LONG}", "--importance", "1", now=f"2026-0{month}-01T12:00:00Z")
     for outcome in ("success", "failed"):  # two recent outcomes: an agent score
-        mneme(tmp_path, "legion", "record", "outcome", *legion, "--agent", AGENT, "--outcome", outcome,
-              "--summary", f"{outcome} {LONG}")
-    mneme(tmp_path, "legion", "record", "pattern", *legion, "--pattern", f"pattern {LONG}", "--context", "ctx")
-    mneme(tmp_path, "legion", "record", "error", *legion, "--error-signature", f"KeyError {LONG}", "--fix", "fix",
+        mneme_here("legion", "record", "outcome", *legion, "--agent", AGENT, "--outcome", outcome,
+               "--summary", f"{outcome} {LONG}")
+    mneme_here("legion", "record", "pattern", *legion, "--pattern", f"pattern {LONG}", "--context", "ctx")
+    mneme_here("legion", "record", "error", *legion, "--error-signature", f"KeyError {LONG}", "--fix", "fix",
           "--agent", AGENT)
-    mneme(tmp_path, "legion", "record", "preference", *legion, "--decision-point", "manual-edit", "--context", "ctx",
+    mneme_here("legion", "record", "preference", *legion, "--decision-point", "manual-edit", "--context", "ctx",
           "--signal", "corrective", "--agent", AGENT, "--user-choice", f"choice {LONG}")
     (tmp_path / "03-api").mkdir()
     (tmp_path / "03-api" / "03-01-SUMMARY.md").write_text(f"---\nrequirements: [REQ-01]\n---\n# Summary\n{LONG}\n")

@@ -57,7 +57,8 @@ async def test_results_are_compact_and_lean(workspace: Path) -> None:
         assert '"components"' in detailed and '"reasons"' in detailed
 
 
-@pytest.mark.parametrize("tool, arguments, expected", [
+#: Bad calls and the one line each is refused with: (tool, arguments, the error after "Error executing tool T: ").
+SCHEMA_FAILURES: list[tuple[str, dict, str]] = [
     ("recall", {"limit": 0}, "ERR_VALIDATION_FAILED: query is required"),
     ("recall", {"query": "x", "limit": 0}, "ERR_VALIDATION_FAILED: limit must be at least 1: '0'"),
     ("recall", {"query": "x", "limit": "five"}, "ERR_VALIDATION_FAILED: limit must be a whole number, not text (five)"),
@@ -72,12 +73,17 @@ async def test_results_are_compact_and_lean(workspace: Path) -> None:
     ("legion_recall", {"kind": "patterns", "signal": "loud"},
      "ERR_VALIDATION_FAILED: signal must be one of all, positive, negative, corrective: 'loud'"),
     ("no_such_tool", {}, "ERR_NOT_FOUND: no tool named 'no_such_tool'"),
-])
-async def test_schema_failures_are_one_cli_style_line(workspace: Path, tool: str, arguments: dict, expected: str) -> None:
+]
+
+
+async def test_schema_failures_are_one_cli_style_line(workspace: Path) -> None:
+    """Every bad call in SCHEMA_FAILURES, one after another on one server (each is a tool error that leaves the
+    server answering the next)."""
     async with server(workspace) as session:
-        text = await error(session, tool, **arguments)
-    assert text.startswith(f"Error executing tool {tool}: {expected}"), text
-    assert "pydantic" not in text and "http" not in text
+        for tool, arguments, expected in SCHEMA_FAILURES:
+            text = await error(session, tool, **arguments)
+            assert text.startswith(f"Error executing tool {tool}: {expected}"), text
+            assert "pydantic" not in text and "http" not in text, text
 
 
 async def test_a_bad_memory_id_says_what_the_cli_says(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
