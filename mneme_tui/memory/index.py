@@ -22,9 +22,11 @@ import peewee
 
 from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, searchable_text, words_of
+from mneme_tui.memory.growing import GrowingArrays
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
 from mneme_tui.memory.persistence.memories import index_load_batches, index_rows
 from mneme_tui.memory.persistence.repositories import database_revision
+from mneme_tui.memory.snapshot_vocab import SnapshotVocab
 from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
 
@@ -187,6 +189,7 @@ class MemoryIndex:
         self.status_codes = np.zeros(0, dtype=np.int8)
         self.created_days = np.zeros(0, dtype=np.float64)
         self.access = np.zeros(0, dtype=np.int32)
+        self.growing = GrowingArrays()  # the room after the row columns above
         self.repos: dict[str, int] = {}
         self.kinds: dict[str, int] = {kind: code for code, kind in enumerate(ALL_KINDS)}
         self.statuses: dict[str, int] = {status: code for code, status in enumerate(STATUSES)}
@@ -275,22 +278,23 @@ class MemoryIndex:
             return
         ids, repos, kinds, topics, contents, blobs, created, statuses, access = zip(*rows)
         count = len(rows)
-        self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
         matrix = vectors if vectors is not None else np.frombuffer(
             b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
-        self.vectors = np.concatenate([self.vectors, matrix.astype(np.float32)])
-        self.repo_codes = np.concatenate(
-            [self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count)]
-        )
-        self.kind_codes = np.concatenate(
-            [self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count)]
-        )
-        self.status_codes = np.concatenate(
-            [self.status_codes, np.fromiter((self.statuses.get(s, -1) for s in statuses), np.int8, count)]
-        )
-        self.created_days = np.concatenate([self.created_days, days_since_epoch(list(created))])
-        self.access = np.concatenate([self.access, np.asarray(access, dtype=np.int32)])
+        grow = self.growing.append  # into the room after each column (a snapshot's map too): no copy
+        self.ids = grow("ids", self.ids, np.asarray(ids, dtype=np.int64))
+        self.vectors = grow("vectors", self.vectors, matrix)
+        self.repo_codes = grow(
+            "repo_codes", self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count))
+        self.kind_codes = grow(
+            "kind_codes", self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count))
+        status_codes = np.fromiter((self.statuses.get(s, -1) for s in statuses), np.int8, count)
+        self.status_codes = grow("status_codes", self.status_codes, status_codes)
+        self.created_days = grow("created_days", self.created_days, days_since_epoch(list(created)))
+        self.access = grow("access", self.access, np.asarray(access, dtype=np.int32))
         words = list(map(words_of, contents))  # one pass over each text, shared by both analyses
+        if isinstance(self.vocab, SnapshotVocab):  # catching up on a snapshot: its words looked up in one batch
+            memo = self._spec_word_ids
+            self.vocab.prefetch({word.lower() for row in words for word in row if word not in memo})
         self._row_tokens.extend(map(self._spec_token_ids, contents, words))
         texts = list(map(searchable_text, contents))  # bm25 leaves out field labels; the spec reads everything
         words = [row if text is content else words_of(text) for row, text, content in zip(words, texts, contents)]
