@@ -190,6 +190,7 @@ class MemoryIndex:
         self.created_days = np.zeros(0, dtype=np.float64)
         self.access = np.zeros(0, dtype=np.int32)
         self.growing = GrowingArrays()  # the room after the row columns above
+        self.rewritten: list[int] = []  # rows whose text changed since the index was loaded
         self.repos: dict[str, int] = {}
         self.kinds: dict[str, int] = {kind: code for code, kind in enumerate(ALL_KINDS)}
         self.statuses: dict[str, int] = {status: code for code, status in enumerate(STATUSES)}
@@ -270,6 +271,7 @@ class MemoryIndex:
         if not np.array_equal(np.sort(tokens), np.sort(self._row_tokens[position])):
             self._row_tokens[position] = tokens
             self._postings_stale = True
+            self.rewritten.append(position)
         return position
 
     def _append(self, rows: list[tuple], vectors: np.ndarray | None = None) -> None:
@@ -327,6 +329,13 @@ class MemoryIndex:
             return self._token_ids(text)
         distinct = set(map(self._spec_word_ids.__getitem__, words))
         return np.fromiter(distinct, dtype=np.int32, count=len(distinct))
+
+    def purged_since_load(self) -> bool:
+        """True when a row loaded earlier had its text rewritten and is now tombstoned: a purge, seen while
+        catching up. Its old words are still in the vocabularies (and in a snapshot this index was loaded
+        from or saved as) until a full reload."""
+        tombstoned = self.statuses["tombstoned"]
+        return any(self.status_codes[position] == tombstoned for position in self.rewritten)
 
     # ---------------------------------------------------------------- queries
     def query_token_ids(self, tokens: list[str]) -> np.ndarray:

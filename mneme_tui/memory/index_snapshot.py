@@ -82,6 +82,19 @@ def snapshot_path(db_path: Path) -> Path:
     return config.cache_dir() / f"index-{digest}{SUFFIX}"
 
 
+def server_snapshot_path(key: str) -> Path:
+    """The snapshot file of a server's database (PostgreSQL), named by a digest of its identity (``db_uuid``,
+    database, schema: a new database at the same URL is another file); the URL, with its password, is in no
+    file name and nowhere in the file."""
+    return config.cache_dir() / f"index-server-{key[:16]}{SUFFIX}"
+
+
+def discard_files(path: Path) -> None:
+    """Delete the snapshot at ``path`` and the files beside it (its stamp, a temporary file)."""
+    for stale in path.parent.glob(f"{path.stem}*") if path.parent.is_dir() else ():
+        stale.unlink(missing_ok=True)
+
+
 def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
     """Write the snapshot atomically; False (and nothing written) when the folder is not writable."""
     with index.lock:  # held while writing: rows updated in place must not change under the write
