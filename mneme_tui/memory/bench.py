@@ -51,6 +51,11 @@ TARGETS = {
     "mcp_recall_p50_ms_at_100k": 5.0,
     "peak_rss_mb_at_1m": 1536.0,
     "postgresql_recall_ratio_at_100k": 1.5,
+    "cold_recall_behind_ratio_at_1m": 1.2,
+    "cold_recall_behind_peak_rss_mb_at_1m": 200.0,
+    "first_cold_recall_s_at_1m": 10.0,
+    "postgresql_cold_recall_ratio_at_100k": 1.5,
+    "postgresql_cold_recall_s_at_1m": 1.0,
 }
 
 
@@ -158,6 +163,12 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
                         ">=", TARGETS["naive_slowdown_at_100k"],
                     ))
                 pg = (postgresql or {}).get(key)
+                if pg and profile == "spec":
+                    checks.append(_check(
+                        "PostgreSQL / SQLite cold `mneme recall` (snapshot up to date) at 100k (×)",
+                        pg["cold_recall_ms"]["with_snapshot"] / figures["cold_recall_ms"]["with_snapshot"],
+                        "<=", TARGETS["postgresql_cold_recall_ratio_at_100k"],
+                    ))
                 if pg:
                     checks.append(_check(
                         f"{profile}: PostgreSQL / SQLite warm recall p50 at 100k (×)",
@@ -172,6 +183,7 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
                     "<=", TARGETS["ratio_to_bare_at_1m"],
                 ))
         checks.extend(_agent_checks(size, figures))
+        checks.extend(_snapshot_checks(size, figures, (postgresql or {}).get(key)))
         checks.extend(review_checks(size, figures))
     return checks
 
@@ -194,6 +206,26 @@ def _agent_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
     else:
         peak = max(figures["cold_recall_peak_rss_mb"].values())  # a process serving the store (the bench holds two)
         checks.append(_check("peak RSS of a cold `mneme recall` at 1M (MB)", peak, "<=", TARGETS["peak_rss_mb_at_1m"]))
+    return checks
+
+
+def _snapshot_checks(size: int, figures: dict[str, Any], postgresql: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Issue 24's snapshot targets at 1M: a lagging snapshot, the first run, a PostgreSQL client's cold recall."""
+    if size != 1_000_000:
+        return []
+    cold, peaks = figures["cold_recall_ms"], figures["cold_recall_peak_rss_mb"]
+    checks = [
+        _check("cold `mneme recall` 1,000 rows behind the snapshot / up to date at 1M (×)",
+               cold["behind_snapshot"] / cold["with_snapshot"], "<=", TARGETS["cold_recall_behind_ratio_at_1m"]),
+        _check("peak RSS of that cold `mneme recall` 1,000 rows behind at 1M (MB)", peaks["behind_snapshot"],
+               "<=", TARGETS["cold_recall_behind_peak_rss_mb_at_1m"]),
+        _check("first cold `mneme recall` ever (builds the snapshot) at 1M (s)", cold["without_snapshot"] / 1000,
+               "<=", TARGETS["first_cold_recall_s_at_1m"]),
+    ]
+    if postgresql:
+        checks.append(_check("PostgreSQL cold `mneme recall` (snapshot up to date) at 1M (s)",
+                             postgresql["cold_recall_ms"]["with_snapshot"] / 1000,
+                             "<=", TARGETS["postgresql_cold_recall_s_at_1m"]))
     return checks
 
 

@@ -203,10 +203,22 @@ class Store(StoreWrites):
                 self.index.seq, self._snapshot_seq = -1, -1
                 self.index.refresh(self.db)
             behind = self.index.seq - self._snapshot_seq
-            due = self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10)
-            if due and snapshot and index_snapshot.save(self.index, snapshot, self._snapshot_key()):
-                self._snapshot_seq = self.index.seq
+            if self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10):
+                self._save_snapshot(snapshot)
             return changed
+
+    def save_snapshot(self) -> bool:
+        """Bring the index up to date and write its snapshot now (as the bench does to measure a current one);
+        False when none was written."""
+        with self.sqlite_errors(), self.index.lock:
+            self.refresh_index()
+            return self._save_snapshot(self.snapshot_file())
+
+    def _save_snapshot(self, snapshot: Path | None) -> bool:
+        if snapshot is None or not index_snapshot.save(self.index, snapshot, self._snapshot_key()):
+            return False
+        self._snapshot_seq = self.index.seq
+        return True
 
     def _db_uuid(self) -> str:
         return database_uuid(self.db)
