@@ -133,6 +133,7 @@ class RowTokens:
         self._base = self._starts.size - 1
         self._added: list[np.ndarray] = []
         self._replaced: dict[int, np.ndarray] = {}
+        self._growing = GrowingArrays()
 
     def __len__(self) -> int:
         return self._base + len(self._added)
@@ -168,10 +169,16 @@ class RowTokens:
 
     def compact(self) -> None:
         """Fold the rows added or replaced since into the flat array (a small array per row costs ~100 bytes
-        more than its tokens: 100 MB at a million rows)."""
-        flat, lengths = self.flat()
-        self._flat, self._starts = flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        self._base, self._added, self._replaced = lengths.size, [], {}
+        more than its tokens: 100 MB at a million rows). Added rows only are appended into the room after
+        the flat array (``growing``): a load in batches copies it a few times, not once per batch."""
+        if self._replaced:
+            flat, lengths = self.flat()
+            self._flat, self._starts = flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        elif self._added:
+            lengths = np.fromiter((t.size for t in self._added), dtype=np.int64, count=len(self._added))
+            self._flat = self._growing.append("flat", self._flat, np.concatenate(self._added))
+            self._starts = self._growing.append("starts", self._starts, self._starts[-1] + np.cumsum(lengths))
+        self._base, self._added, self._replaced = self._starts.size - 1, [], {}
 
 
 class MemoryIndex:
