@@ -197,14 +197,15 @@ class Store(StoreWrites):
             if self.index.seq < 0:
                 self._load_snapshot()
             changed = self.index.refresh(self.db)
-            snapshot = self.snapshot_file()
-            if self.index.purged_since_load() and snapshot is not None:
-                index_snapshot.discard_files(snapshot)
+            if self.index.purged_since_load():
+                snapshot = self.snapshot_file()
+                if snapshot is not None:
+                    index_snapshot.discard_files(snapshot)
                 self.index.seq, self._snapshot_seq = -1, -1
                 self.index.refresh(self.db)
             behind = self.index.seq - self._snapshot_seq
             if self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10):
-                self._save_snapshot(snapshot)
+                self._save_snapshot(self.snapshot_file())
             return changed
 
     def save_snapshot(self) -> bool:
