@@ -37,7 +37,7 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
             assert 0 <= timing["p50_ms"] <= timing["p95_ms"]
     assert 0 <= figures["bare_numpy_topk"]["p50_ms"] <= figures["bare_numpy_topk"]["p95_ms"]
     assert set(figures["naive_per_row"]) == {"p50_ms"}  # measured: 300 rows is below NAIVE_MAX_SIZE
-    assert set(figures["cold_recall_ms"]) == {"with_snapshot", "without_snapshot"}
+    assert set(figures["cold_recall_ms"]) == {"with_snapshot", "without_snapshot", "behind_snapshot"}
     assert figures["import_floor_ms"] > 0
     for snapshot, cold_ms in figures["cold_recall_ms"].items():
         assert figures["cold_recall_vs_floor"][snapshot] == round(cold_ms / figures["import_floor_ms"], 2)
@@ -69,15 +69,19 @@ def test_bench_rejects_bad_sizes(capsys):
 
 
 def figures_of(recall_p50: float, cross_p50: float, naive_p50: float, cold_ms: float, mcp_p50: float,
-               cold_peak_mb: float) -> dict:
+               cold_peak_mb: float, first_ms: float | None = None, behind_ms: float | None = None,
+               behind_peak_mb: float = 150.0) -> dict:
     """A size's figures as ``bench_size`` reports them (only what the targets read)."""
+    first_ms = cold_ms * 2 if first_ms is None else first_ms
+    behind_ms = cold_ms * 1.1 if behind_ms is None else behind_ms
     return {
         "recall": {"spec": {"scoped": {"p50_ms": recall_p50}, "cross_repo": {"p50_ms": cross_p50}}},
         "naive_per_row": {"p50_ms": naive_p50},
         "bare_numpy_topk": {"p50_ms": 20.0},
-        "cold_recall_ms": {"with_snapshot": cold_ms, "without_snapshot": cold_ms * 2},
-        "cold_recall_vs_floor": {"with_snapshot": 2.0, "without_snapshot": 4.0},
-        "cold_recall_peak_rss_mb": {"with_snapshot": cold_peak_mb / 2, "without_snapshot": cold_peak_mb},
+        "cold_recall_ms": {"with_snapshot": cold_ms, "without_snapshot": first_ms, "behind_snapshot": behind_ms},
+        "cold_recall_vs_floor": {"with_snapshot": 2.0, "without_snapshot": 4.0, "behind_snapshot": 2.2},
+        "cold_recall_peak_rss_mb": {"with_snapshot": cold_peak_mb / 2, "without_snapshot": cold_peak_mb,
+                                    "behind_snapshot": behind_peak_mb},
         "mcp_recall": {"p50_ms": mcp_p50, "p95_ms": mcp_p50 * 2},
         "mcp_in_process": {"p50_ms": 1.0, "p95_ms": 2.0},
         "handshake_ms": 250.0, "handshake_vs_floor": 2.0,
@@ -100,6 +104,9 @@ def test_targets_are_checked_at_the_sizes_they_name():
         "peak RSS of a cold `mneme recall` at 1M (MB)",
         "`mneme handshake -n 10` at 1M (× the import floor)",
         "MCP recall round trip / the same calls in-process, p50 at 1M (×)",
+        "cold `mneme recall` 1,000 rows behind the snapshot / up to date at 1M (×)",
+        "peak RSS of that cold `mneme recall` 1,000 rows behind at 1M (MB)",
+        "first cold `mneme recall` ever (builds the snapshot) at 1M (s)",
     }
     assert all(check["met"] for check in checks.values())
     assert checks["`mneme handshake -n 10` at 1M (× the import floor)"]["ms"] == 250.0
@@ -113,21 +120,29 @@ def test_targets_are_checked_at_the_sizes_they_name():
                                                        "goal": "<= 10", "met": True}
     assert checks["naive per-row / vectorised at 100k (×)"]["value"] == 200.0 / 2.0
     assert checks["spec: -A recall / bare numpy top-k at 1M (×)"]["value"] == 30.0 / 20.0
+    assert checks["cold `mneme recall` 1,000 rows behind the snapshot / up to date at 1M (×)"]["value"] == 1.1
+    assert checks["first cold `mneme recall` ever (builds the snapshot) at 1M (s)"]["value"] == 0.2
 
 
 def test_targets_report_a_miss():
-    slow = figures_of(40.0, 90.0, 400.0, cold_ms=1200.0, mcp_p50=6.0, cold_peak_mb=2000.0)
+    slow = figures_of(40.0, 90.0, 400.0, cold_ms=1200.0, mcp_p50=6.0, cold_peak_mb=2000.0, first_ms=28_500.0,
+                      behind_ms=3600.0, behind_peak_mb=900.0)
     slow["handshake_vs_floor"] = 11.0
     checks = {c["target"]: c for c in check_targets({"100000": slow, "1000000": slow})}
-    assert [c["met"] for c in checks.values()] == [False] * 9
+    assert [c["met"] for c in checks.values()] == [False] * 12
     assert checks["naive per-row / vectorised at 100k (×)"]["value"] == 10.0
     assert checks["spec: -A recall / bare numpy top-k at 1M (×)"]["value"] == 4.5
 
 
 def test_postgresql_recall_is_compared_with_sqlite_at_100k():
     sqlite = figures_of(2.0, 30.0, 200.0, cold_ms=100.0, mcp_p50=1.0, cold_peak_mb=800.0)
-    postgresql = {"recall": {"spec": {"scoped": {"p50_ms": 3.5}}}}
+    postgresql = {"recall": {"spec": {"scoped": {"p50_ms": 3.5}}}, "cold_recall_ms": {"with_snapshot": 120.0}}
     checks = {c["target"]: c for c in check_targets({"100000": sqlite}, {"100000": postgresql})}
+    cold = checks["PostgreSQL / SQLite cold `mneme recall` (snapshot up to date) at 100k (×)"]
+    assert cold["value"] == 1.2 and cold["met"]
+    at_1m = {c["target"]: c for c in check_targets({"1000000": sqlite}, {"1000000": {
+        "recall": {}, "cold_recall_ms": {"with_snapshot": 1400.0}}})}
+    assert at_1m["PostgreSQL cold `mneme recall` (snapshot up to date) at 1M (s)"]["met"] is False
     ratio = checks["spec: PostgreSQL / SQLite warm recall p50 at 100k (×)"]
     assert ratio == {"target": "spec: PostgreSQL / SQLite warm recall p50 at 100k (×)", "value": 1.75,
                      "goal": "<= 1.5", "met": False}
@@ -146,6 +161,8 @@ def test_plain_output_has_a_block_per_size_and_the_targets(capsys):
         "size": 100_000, "memories": 100_205, "db_copy_s": 9.0, "index_load_ms": 2000.0, "recall": figures["recall"],
         "save_per_s": 500.0, "concurrent_save_per_s": 400.0, "writers": 8,
         "write_to_visible_ms": {"p50_ms": 7.0, "max_ms": 11.0, "rounds": 5}, "peak_rss_mb": 300.0,
+        "cold_recall_ms": {"with_snapshot": 150.0, "without_snapshot": 2500.0},
+        "cold_recall_peak_rss_mb": {"with_snapshot": 90.0, "without_snapshot": 400.0},
     }
     print_report({"100000": figures, "postgresql": {"100000": postgresql},
                    "targets": check_targets({"100000": figures}, {"100000": postgresql})})
@@ -154,6 +171,8 @@ def test_plain_output_has_a_block_per_size_and_the_targets(capsys):
     assert "400.0/s from 8 writer processes" in out and "db copy SQLite → PostgreSQL: 9.0 s" in out
     assert "[met] cold `mneme recall` (snapshot up to date) at 100k (s): 0.1 (goal <= 0.25; 2.0× the import floor)" in out
     assert "[met] spec: PostgreSQL / SQLite warm recall p50 at 100k (×): 1.0 (goal <= 1.5)" in out
+    assert "150.0 ms with the snapshot (peak RSS 90.0 MB), 2500.0 ms the first run" in out
+    assert "ms with 1,000 rows not yet in the snapshot (2.2×, 150.0 MB)" in out
 
 
 def test_bm25_is_compared_with_the_bare_top_k_at_100k_and_1m():

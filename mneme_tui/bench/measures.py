@@ -29,6 +29,8 @@ from mneme_tui.errors import MnemeError
 WARM_ROUNDS = 4
 SAVES = 200
 COLD_RUNS = 3
+ROWS_BEHIND = 1_000
+"""Memories saved after the snapshot for the cold recall of a lagging snapshot."""
 FLOOR_COMMAND = (sys.executable, "-c", "import numpy, peewee")
 """The floor a cold ``mneme recall`` is compared with: a new Python that imports numpy and peewee."""
 MCP_ROUNDS = 3
@@ -153,21 +155,23 @@ def import_floor_ms() -> float:
 
 
 def cold_recall(db_path: Path, workdir: str) -> tuple[dict[str, float], dict[str, float]]:
-    """Median wall time (ms) of ``mneme recall`` in a new process, with and without the index snapshot, and
-    the largest peak RSS (MB) of those processes, under the same two keys."""
-    command = [sys.executable, "-c", PEAK_PROBE, "recall", QUERIES[0], "-p", REPOS[0], "--db", str(db_path), "--json"]
-    env = dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache"))
+    """Median wall time (ms) of ``mneme recall`` in a new process and the largest peak RSS (MB) of those
+    processes: with the index snapshot up to date (``with_snapshot``), without one (``without_snapshot``:
+    the first run, which builds it) and with ``ROWS_BEHIND`` memories saved since the snapshot
+    (``behind_snapshot``: they are written to the store here)."""
+    from mneme_tui import config
+    from mneme_tui.memory.store import Store
+    from mneme_tui.bench.synthetic import generate
+
+    cache = Path(workdir) / "cache"
+    store = Store(db_path)
+    store.save_snapshot()  # the bench's own saves since the snapshot: caught up on first
     timings, peaks = {}, {}
-    caches = (("with_snapshot", env["MNEME_CACHE_DIR"]), ("without_snapshot", str(Path(workdir) / "no-cache")))
-    for label, cache in caches:
-        runs = []
-        for _ in range(COLD_RUNS):
-            if label == "without_snapshot":
-                for stale in Path(cache).glob("index-*"):
-                    stale.unlink()
-            runs.append(run_process("cold `mneme recall`", command, dict(env, MNEME_CACHE_DIR=cache)))
-        timings[label] = ms(float(np.median([seconds for seconds, _ in runs])))
-        peaks[label] = max(round(int(lines[-1].split()[1]) / 1024.0, 1) for _, lines in runs)  # "VmHWM: 1234 kB"
+    timings["with_snapshot"], peaks["with_snapshot"] = cold_runs(db_path, cache)
+    timings["without_snapshot"], peaks["without_snapshot"] = cold_runs(db_path, Path(workdir) / "no-cache", fresh=True)
+    store.mint_ids(generate(ROWS_BEHIND, now=config.now()))
+    store.close()
+    timings["behind_snapshot"], peaks["behind_snapshot"] = cold_runs(db_path, cache)
     return timings, peaks
 
 
@@ -229,6 +233,21 @@ def scoped_over_repos(store, now, repos: int) -> dict[str, float]:
             (first if round_number == 0 else warm).append(timed(ranking.rank, index, recall)[0])
     return {"repos": repos, "rows_per_repo": round(index.size / repos), "first_p50_ms": percentiles(first)["p50_ms"],
             "warm_p50_ms": percentiles(warm)["p50_ms"]}
+
+
+def cold_runs(target: DbTarget, cache: Path, runs: int = COLD_RUNS, *, fresh: bool = False) -> tuple[float, float]:
+    """Median wall time (ms) of ``runs`` cold ``mneme recall`` processes on ``target`` with the cache folder
+    ``cache``, and their largest peak RSS (MB); with ``fresh``, every run starts without a snapshot."""
+    command = [sys.executable, "-c", PEAK_PROBE, "recall", QUERIES[0], "-p", REPOS[0], "--db", str(target), "--json"]
+    env = dict(os.environ, MNEME_CACHE_DIR=str(cache))
+    samples = []
+    for _ in range(runs):
+        if fresh:
+            for stale in cache.glob("index-*"):
+                stale.unlink()
+        samples.append(run_process("cold `mneme recall`", command, env))
+    peak = max(round(int(lines[-1].split()[1]) / 1024.0, 1) for _, lines in samples)  # "VmHWM: 1234 kB"
+    return ms(float(np.median([seconds for seconds, _ in samples]))), peak
 
 
 def mcp_round_trip(db_path: Path, workdir: str) -> dict[str, Any]:

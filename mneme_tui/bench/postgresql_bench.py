@@ -2,7 +2,8 @@
 
 For each size, the SQLite store the bench just built and measured is copied into a scratch schema of the
 named database (``persistence/pg_scratch``: created for that size, dropped after it), and a child process
-reports: the ``db copy`` time, the index load (binary ``COPY``), warm recall p50/p95 per profile, saves per
+reports: the ``db copy`` time, the index load (binary ``COPY``), cold ``mneme recall`` as a new client with
+an empty cache folder (it builds the snapshot) and then with that snapshot, warm recall p50/p95 per profile, saves per
 second from one writer and from ``WRITERS`` writer processes at once, the time a save by one client takes to
 reach another client's warm recall, and its peak RSS. A database whose own schema already holds memories is
 refused before anything is written; the user's tables are never touched.
@@ -16,6 +17,7 @@ from typing import Any
 
 from mneme_tui import config
 from mneme_tui.bench.measures import (
+    cold_runs,
     concurrent_saves,
     in_child,
     measure_recall,
@@ -63,6 +65,11 @@ def bench_size(size: int, workdir: str, url: str) -> dict[str, Any]:
     fresh = Store(url)
     load_s, _ = timed(fresh.refresh_index)
     result["index_load_ms"] = ms(load_s)
+    cache = Path(workdir) / "pg-cache"  # a client's own cache folder: the first run builds its snapshot
+    first_ms, first_peak = cold_runs(url, cache, runs=1, fresh=True)
+    current_ms, current_peak = cold_runs(url, cache)
+    result["cold_recall_ms"] = {"with_snapshot": current_ms, "without_snapshot": first_ms}
+    result["cold_recall_peak_rss_mb"] = {"with_snapshot": current_peak, "without_snapshot": first_peak}
     result["recall"] = measure_recall(fresh, config.now())
     result["save_per_s"] = measure_saves(store)
     result["concurrent_save_per_s"] = concurrent_saves(url, WRITERS, SAVES_PER_WRITER)

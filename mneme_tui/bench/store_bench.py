@@ -61,6 +61,11 @@ TARGETS = {
     "bm25_ratio_to_bare": 0.3,
     "handshake_vs_floor_at_1m": 2.5,
     "mcp_vs_in_process_at_1m": 1.5,
+    "cold_recall_behind_ratio_at_1m": 1.2,
+    "cold_recall_behind_peak_rss_mb_at_1m": 200.0,
+    "first_cold_recall_s_at_1m": 10.0,
+    "postgresql_cold_recall_ratio_at_100k": 1.5,
+    "postgresql_cold_recall_s_at_1m": 1.0,
 }
 
 
@@ -180,6 +185,12 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
                         ">=", TARGETS["naive_slowdown_at_100k"],
                     ))
                 pg = (postgresql or {}).get(key)
+                if pg and profile == "spec":
+                    checks.append(target_check(
+                        "PostgreSQL / SQLite cold `mneme recall` (snapshot up to date) at 100k (×)",
+                        pg["cold_recall_ms"]["with_snapshot"] / figures["cold_recall_ms"]["with_snapshot"],
+                        "<=", TARGETS["postgresql_cold_recall_ratio_at_100k"],
+                    ))
                 if pg:
                     checks.append(target_check(
                         f"{profile}: PostgreSQL / SQLite warm recall p50 at 100k (×)",
@@ -200,6 +211,7 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
                     "<=", TARGETS["ratio_to_bare_at_1m"],
                 ))
         checks.extend(_agent_checks(size, figures))
+        checks.extend(_snapshot_checks(size, figures, (postgresql or {}).get(key)))
         checks.extend(review_checks(size, figures))
     return checks
 
@@ -234,4 +246,24 @@ def _agent_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _label(size: int) -> str:
     return f"{size // 1_000_000}M" if size >= 1_000_000 else f"{size // 1000}k"
+
+
+def _snapshot_checks(size: int, figures: dict[str, Any], postgresql: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Issue 24's snapshot targets at 1M: a lagging snapshot, the first run, a PostgreSQL client's cold recall."""
+    if size != 1_000_000:
+        return []
+    cold, peaks = figures["cold_recall_ms"], figures["cold_recall_peak_rss_mb"]
+    checks = [
+        target_check("cold `mneme recall` 1,000 rows behind the snapshot / up to date at 1M (×)",
+               cold["behind_snapshot"] / cold["with_snapshot"], "<=", TARGETS["cold_recall_behind_ratio_at_1m"]),
+        target_check("peak RSS of that cold `mneme recall` 1,000 rows behind at 1M (MB)", peaks["behind_snapshot"],
+               "<=", TARGETS["cold_recall_behind_peak_rss_mb_at_1m"]),
+        target_check("first cold `mneme recall` ever (builds the snapshot) at 1M (s)", cold["without_snapshot"] / 1000,
+               "<=", TARGETS["first_cold_recall_s_at_1m"]),
+    ]
+    if postgresql:
+        checks.append(target_check("PostgreSQL cold `mneme recall` (snapshot up to date) at 1M (s)",
+                             postgresql["cold_recall_ms"]["with_snapshot"] / 1000,
+                             "<=", TARGETS["postgresql_cold_recall_s_at_1m"]))
+    return checks
 

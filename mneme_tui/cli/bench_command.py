@@ -81,8 +81,9 @@ def _print_sqlite(size: int, figures: dict[str, Any]) -> None:
     print(
         f"  cold `mneme recall` (subprocess): {cold['with_snapshot']} ms with snapshot"
         f" ({ratio['with_snapshot']}× the floor, peak RSS {peak['with_snapshot']} MB),"
-        f" {cold['without_snapshot']} ms without ({ratio['without_snapshot']}×, {peak['without_snapshot']} MB);"
-        f" floor `python -c \"import numpy, peewee\"` {figures['import_floor_ms']} ms"
+        f" {cold['without_snapshot']} ms without ({ratio['without_snapshot']}×, {peak['without_snapshot']} MB),"
+        f" {cold['behind_snapshot']} ms with 1,000 rows not yet in the snapshot ({ratio['behind_snapshot']}×,"
+        f" {peak['behind_snapshot']} MB); floor `python -c \"import numpy, peewee\"` {figures['import_floor_ms']} ms"
     )
     mcp, local = figures["mcp_recall"], figures["mcp_in_process"]
     print(f"  MCP recall round trip (SDK stdio client): p50 {mcp['p50_ms']} ms / p95 {mcp['p95_ms']} ms;"
@@ -106,6 +107,10 @@ def _print_postgresql(size: int, figures: dict[str, Any]) -> None:
     print(f"== PostgreSQL, {size:,} memories (peak RSS {figures['peak_rss_mb']} MB)")
     print(f"  db copy SQLite → PostgreSQL: {figures['db_copy_s']} s ({figures['memories']:,} memories)")
     print(f"  index load: {figures['index_load_ms']} ms from PostgreSQL (binary COPY)")
+    cold, peak = figures["cold_recall_ms"], figures["cold_recall_peak_rss_mb"]
+    print(f"  cold `mneme recall` (subprocess, a client's cache folder): {cold['with_snapshot']} ms with the snapshot"
+          f" (peak RSS {peak['with_snapshot']} MB), {cold['without_snapshot']} ms the first run, which builds it"
+          f" ({peak['without_snapshot']} MB)")
     _print_recall(figures["recall"])
     print(
         f"  save: {figures['save_per_s']} memories/s from 1 writer,"

@@ -22,10 +22,12 @@ import peewee
 
 from mneme_tui.config import parse_timestamp
 from mneme_tui.memory.analysis import Analyzer, searchable_text, words_of
+from mneme_tui.memory.growing import GrowingArrays
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
 from mneme_tui.memory.persistence.index_queries import index_rows
 from mneme_tui.memory.persistence.memories import index_load_batches
 from mneme_tui.memory.persistence.repositories import database_revision
+from mneme_tui.memory.snapshot_vocab import SnapshotVocab
 from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
 
@@ -133,6 +135,7 @@ class RowTokens:
         self._base = self._starts.size - 1
         self._added: list[np.ndarray] = []
         self._replaced: dict[int, np.ndarray] = {}
+        self._growing = GrowingArrays()
 
     def __len__(self) -> int:
         return self._base + len(self._added)
@@ -168,10 +171,16 @@ class RowTokens:
 
     def compact(self) -> None:
         """Fold the rows added or replaced since into the flat array (a small array per row costs ~100 bytes
-        more than its tokens: 100 MB at a million rows)."""
-        flat, lengths = self.flat()
-        self._flat, self._starts = flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        self._base, self._added, self._replaced = lengths.size, [], {}
+        more than its tokens: 100 MB at a million rows). Added rows only are appended into the room after
+        the flat array (``growing``): a load in batches copies it a few times, not once per batch."""
+        if self._replaced:
+            flat, lengths = self.flat()
+            self._flat, self._starts = flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        elif self._added:
+            lengths = np.fromiter((t.size for t in self._added), dtype=np.int64, count=len(self._added))
+            self._flat = self._growing.append("flat", self._flat, np.concatenate(self._added))
+            self._starts = self._growing.append("starts", self._starts, self._starts[-1] + np.cumsum(lengths))
+        self._base, self._added, self._replaced = self._starts.size - 1, [], {}
 
 
 class MemoryIndex:
@@ -189,6 +198,8 @@ class MemoryIndex:
         self.status_codes = np.zeros(0, dtype=np.int8)
         self.created_days = np.zeros(0, dtype=np.float64)
         self.access = np.zeros(0, dtype=np.int32)
+        self.growing = GrowingArrays()  # the room after the row columns above
+        self.rewritten: list[int] = []  # rows whose text changed since the index was loaded
         self.repos: dict[str, int] = {}
         self.kinds: dict[str, int] = {kind: code for code, kind in enumerate(ALL_KINDS)}
         self.statuses: dict[str, int] = {status: code for code, status in enumerate(STATUSES)}
@@ -269,6 +280,7 @@ class MemoryIndex:
         if not np.array_equal(np.sort(tokens), np.sort(self._row_tokens[position])):
             self._row_tokens[position] = tokens
             self._postings_stale = True
+            self.rewritten.append(position)
         return position
 
     def _append(self, rows: list[tuple], vectors: np.ndarray | None = None) -> None:
@@ -277,22 +289,23 @@ class MemoryIndex:
             return
         ids, repos, kinds, topics, contents, blobs, created, statuses, access = zip(*rows)
         count = len(rows)
-        self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
         matrix = vectors if vectors is not None else np.frombuffer(
             b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
-        self.vectors = np.concatenate([self.vectors, matrix.astype(np.float32)])
-        self.repo_codes = np.concatenate(
-            [self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count)]
-        )
-        self.kind_codes = np.concatenate(
-            [self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count)]
-        )
-        self.status_codes = np.concatenate(
-            [self.status_codes, np.fromiter((self.statuses.get(s, -1) for s in statuses), np.int8, count)]
-        )
-        self.created_days = np.concatenate([self.created_days, days_since_epoch(list(created))])
-        self.access = np.concatenate([self.access, np.asarray(access, dtype=np.int32)])
+        grow = self.growing.append  # into the room after each column (a snapshot's map too): no copy
+        self.ids = grow("ids", self.ids, np.asarray(ids, dtype=np.int64))
+        self.vectors = grow("vectors", self.vectors, matrix)
+        self.repo_codes = grow(
+            "repo_codes", self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count))
+        self.kind_codes = grow(
+            "kind_codes", self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count))
+        status_codes = np.fromiter((self.statuses.get(s, -1) for s in statuses), np.int8, count)
+        self.status_codes = grow("status_codes", self.status_codes, status_codes)
+        self.created_days = grow("created_days", self.created_days, days_since_epoch(list(created)))
+        self.access = grow("access", self.access, np.asarray(access, dtype=np.int32))
         words = list(map(words_of, contents))  # one pass over each text, shared by both analyses
+        if isinstance(self.vocab, SnapshotVocab):  # catching up on a snapshot: its words looked up in one batch
+            memo = self._spec_word_ids
+            self.vocab.prefetch({word.lower() for row in words for word in row if word not in memo})
         self._row_tokens.extend(map(self._spec_token_ids, contents, words))
         texts = list(map(searchable_text, contents))  # bm25 leaves out field labels; the spec reads everything
         words = [row if text is content else words_of(text) for row, text, content in zip(words, texts, contents)]
@@ -325,6 +338,13 @@ class MemoryIndex:
             return self._token_ids(text)
         distinct = set(map(self._spec_word_ids.__getitem__, words))
         return np.fromiter(distinct, dtype=np.int32, count=len(distinct))
+
+    def purged_since_load(self) -> bool:
+        """True when a row loaded earlier had its text rewritten and is now tombstoned: a purge, seen while
+        catching up. Its old words are still in the vocabularies (and in a snapshot this index was loaded
+        from or saved as) until a full reload."""
+        tombstoned = self.statuses["tombstoned"]
+        return any(self.status_codes[position] == tombstoned for position in self.rewritten)
 
     # ---------------------------------------------------------------- queries
     def query_token_ids(self, tokens: list[str]) -> np.ndarray:

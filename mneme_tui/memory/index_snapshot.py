@@ -21,8 +21,9 @@ renamed over the old one. A snapshot in an older format (written before an upgra
 replaced without a warning.
 
 Layout: ``MAGIC``, then little-endian u32 format version, header length, header CRC, data CRC; the
-header (JSON: revision, repos, kinds, the analysis key and each array's dtype, shape and offset);
-padding to 64; the data.
+header (JSON: revision, repos, kinds, the analysis key and each array's dtype, shape, offset and room);
+padding to 64; the data: each array, the room after it (zeros, for rows written after the snapshot: see
+``growing``), padding to 64.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ import os
 import struct
 import time
 import zlib
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from stat import S_ISREG
@@ -46,9 +46,11 @@ from typing import Any
 import numpy as np
 
 from mneme_tui import config
+from mneme_tui.memory.growing import MIN_ROOM
 from mneme_tui.memory.index import MemoryIndex, RowTokens
+from mneme_tui.memory.snapshot_vocab import SnapshotVocab, word_table
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 MAGIC = b"MNEMEIDX"
 _PREFIX = struct.Struct("<8sIIII")  # magic, format version, header length, header crc, data crc
 _ALIGN = 64
@@ -57,6 +59,10 @@ MIN_ROWS = 5_000
 SUFFIX = ".idx"
 CHECKED_SUFFIX = ".checked"
 _CRC_CHUNK = 4 << 20
+GROWING_ROWS = ("ids", "vectors", "repo_codes", "kind_codes", "status_codes", "created_days", "access")
+"""The index's row columns: written with room after them (``growing``)."""
+GROWING_ENTRIES = ("term_start", "term_ids", "term_tf", "term_len")
+"""The analysed terms' arrays (``doc_start``, ``doc_terms``, ``doc_tf``, ``doc_len``): with room too."""
 _STAMP_TRIES = 20
 
 log = logging.getLogger("mneme_tui.index_snapshot")
@@ -76,6 +82,19 @@ def snapshot_path(db_path: Path) -> Path:
     return config.cache_dir() / f"index-{digest}{SUFFIX}"
 
 
+def server_snapshot_path(key: str) -> Path:
+    """The snapshot file of a server's database (PostgreSQL), named by a digest of its identity (``db_uuid``,
+    database, schema: a new database at the same URL is another file); the URL, with its password, is in no
+    file name and nowhere in the file."""
+    return config.cache_dir() / f"index-server-{key[:16]}{SUFFIX}"
+
+
+def discard_files(path: Path) -> None:
+    """Delete the snapshot at ``path`` and the files beside it (its stamp, a temporary file)."""
+    for stale in path.parent.glob(f"{path.stem}*") if path.parent.is_dir() else ():
+        stale.unlink(missing_ok=True)
+
+
 def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
     """Write the snapshot atomically; False (and nothing written) when the folder is not writable."""
     with index.lock:  # held while writing: rows updated in place must not change under the write
@@ -88,11 +107,11 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "ids": index.ids, "vectors": index.vectors, "repo_codes": index.repo_codes,
             "kind_codes": index.kind_codes, "status_codes": index.status_codes,
             "created_days": index.created_days, "access": index.access,
-            **_word_table("vocab", index.vocab),
+            **word_table("vocab", index.vocab),
             "tokens": tokens, "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             "postings_rows": index._postings_rows,
             "postings_start": index._postings_start,
-            **_word_table("term_vocab", terms.vocab),
+            **word_table("term_vocab", terms.vocab),
             "term_start": terms.doc_start, "term_ids": terms.doc_terms, "term_tf": terms.doc_tf,
             "term_len": terms.doc_len,
             # the analysed terms' postings too (rebuilt first if rows were added): a cold bm25 recall sorts nothing
@@ -103,22 +122,37 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "repos": sorted(index.repos, key=index.repos.__getitem__),
             "kinds": sorted(index.kinds, key=index.kinds.__getitem__), "term_key": terms.key, "arrays": {},
         }
+        rooms = _rooms(index.size, terms.doc_terms.size)
         offset = 0
         for name, array in arrays.items():
             arrays[name] = data = np.ascontiguousarray(array).reshape(-1)
-            header["arrays"][name] = [data.dtype.str, list(np.shape(array)), offset]
-            offset += data.nbytes + (-data.nbytes % _ALIGN)
+            room = rooms.get(name, 0)
+            header["arrays"][name] = [data.dtype.str, list(np.shape(array)), offset, room]
+            nbytes = data.nbytes + room * data.itemsize * math.prod(np.shape(array)[1:])
+            offset += nbytes + (-nbytes % _ALIGN)
         head = json.dumps(header).encode("utf-8")
         head += b" " * (-(len(head) + _PREFIX.size) % _ALIGN)
         try:
-            return _write(path, head, arrays.values())
+            return _write(path, head, [(array, header["arrays"][name]) for name, array in arrays.items()])
         except OSError:
             return False
 
 
-def _write(path: Path, head: bytes, arrays: Iterable[np.ndarray]) -> bool:
-    """Write the file from the arrays themselves (no copy of the data in memory), then rename it into place
-    and stamp it as checked; the data CRC goes into the prefix once the data is written."""
+def _rooms(size: int, entries: int) -> dict[str, int]:
+    """The rows of room (zeros) written after each growing array, so that a process catching up on rows
+    written since the snapshot appends them into its copy-on-write map (``growing``) instead of copying it:
+    an eighth of the rows (the snapshot is rewritten after a tenth), and for the per-term arrays twice the
+    average number of entries per row."""
+    rows = max(MIN_ROOM, size // 8)
+    per_row = max(1, -(-2 * entries // max(size, 1)))
+    return {**dict.fromkeys((*GROWING_ROWS, "term_start", "term_len"), rows), "term_ids": rows * per_row,
+            "term_tf": rows * per_row}
+
+
+def _write(path: Path, head: bytes, arrays: Iterable[tuple[np.ndarray, list]]) -> bool:
+    """Write the file from the arrays themselves (no copy of the data in memory), each followed by its room
+    of zeros, then rename it into place and stamp it as checked; the data CRC goes into the prefix once the
+    data is written."""
     import tempfile  # only writers pay for it
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,8 +161,8 @@ def _write(path: Path, head: bytes, arrays: Iterable[np.ndarray]) -> bool:
         with os.fdopen(handle, "wb") as stream:
             stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), 0) + head)
             data_crc = 0
-            for data in arrays:
-                for part in (data.data.cast("B"), memoryview(b"\0" * (-data.nbytes % _ALIGN))):
+            for data, (_dtype, shape, _offset, room) in arrays:
+                for part in (data.data.cast("B"), *_zeros(room * data.itemsize * math.prod(shape[1:]), data.nbytes)):
                     data_crc = zlib.crc32(part, data_crc)
                     stream.write(part)
             stream.seek(0)
@@ -143,6 +177,16 @@ def _write(path: Path, head: bytes, arrays: Iterable[np.ndarray]) -> bool:
         _stamp(path, final, data_crc)
     path.with_suffix(".npz").unlink(missing_ok=True)  # the previous format's file, if any
     return True
+
+
+def _zeros(room: int, used: int) -> Iterator[memoryview]:
+    """``room`` zero bytes and the padding after them to the next alignment (``used`` bytes precede them),
+    in chunks."""
+    total = room + (-(used + room) % _ALIGN)
+    chunk = memoryview(bytes(min(total, _CRC_CHUNK)))
+    while total > 0:
+        yield chunk[: min(total, len(chunk))]
+        total -= len(chunk)
 
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)
@@ -180,7 +224,7 @@ def _load_open(path: Path, descriptor: int, db_uuid: str) -> MemoryIndex | None:
         _discard(path, f"cannot be read ({exc})")
         return None
     try:
-        header, arrays, data_start, data_crc = _read(mapped)
+        header, arrays, buffers, data_start, data_crc = _read(mapped)
         if not _is_checked(path, identity, data_crc):
             if _file_crc(descriptor, data_start) != data_crc:
                 raise DamagedSnapshot("has damaged data")
@@ -190,6 +234,7 @@ def _load_open(path: Path, descriptor: int, db_uuid: str) -> MemoryIndex | None:
         index = MemoryIndex()
         if header["term_key"] != index.terms.key:
             return None  # made with another text analysis: rebuilt from the database
+        _adopt_rooms(index, arrays, buffers)
         return _index(index, header, arrays)
     except OutdatedSnapshot:
         return None
@@ -200,9 +245,10 @@ def _load_open(path: Path, descriptor: int, db_uuid: str) -> MemoryIndex | None:
     return None
 
 
-def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray], int, int]:
-    """The header, the arrays (views of the copy-on-write map), where the data starts and its CRC, after
-    checking the header's checksum and that every array lies inside the file (not the data's checksum)."""
+def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray], dict[str, np.ndarray], int, int]:
+    """The header, the arrays and the same with the room after them (views of the copy-on-write map), where
+    the data starts and its CRC, after checking the header's checksum and that every array lies inside the
+    file (not the data's checksum)."""
     if len(mapped) < _PREFIX.size:
         raise DamagedSnapshot("is truncated")
     magic, version, head_length, head_crc, data_crc = _PREFIX.unpack_from(mapped)
@@ -221,16 +267,18 @@ def _read(mapped: mmap.mmap) -> tuple[dict[str, Any], dict[str, np.ndarray], int
     header = json.loads(head)
     if not isinstance(header, dict) or not isinstance(header.get("arrays"), dict):
         raise DamagedSnapshot("has a malformed header (no table of arrays)")
-    arrays = {}
-    for name, (dtype, shape, offset) in header["arrays"].items():
+    arrays, buffers = {}, {}
+    for name, (dtype, shape, offset, room) in header["arrays"].items():
         kind = np.dtype(dtype)
-        if not all(isinstance(n, int) and n >= 0 for n in [*shape, offset]) or kind.hasobject:
+        if not all(isinstance(n, int) and n >= 0 for n in [*shape, offset, room]) or kind.hasobject or not shape:
             raise DamagedSnapshot(f"has a malformed header (array {str(name)[:40]!r})")
-        count = math.prod(shape)
+        count = math.prod([shape[0] + room, *shape[1:]])
         if data_start + offset + count * kind.itemsize > len(mapped):
             raise DamagedSnapshot("is truncated")
-        arrays[name] = np.frombuffer(mapped, dtype=kind, count=count, offset=data_start + offset).reshape(shape)
-    return header, arrays, data_start, data_crc
+        buffer = np.frombuffer(mapped, dtype=kind, count=count, offset=data_start + offset)
+        buffers[name] = buffer.reshape([shape[0] + room, *shape[1:]])  # the rows in use, then the room
+        arrays[name] = buffers[name][: shape[0]]
+    return header, arrays, buffers, data_start, data_crc
 
 
 def _file_crc(descriptor: int, start: int) -> int:
@@ -285,7 +333,7 @@ def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndar
     """Fill ``index`` from a snapshot's header and arrays (DamagedSnapshot when they do not fit)."""
     size = int(header["size"])
     index.seq, index.size, index.update_seq = int(header["seq"]), size, int(header["update_seq"])
-    for name in ("ids", "vectors", "repo_codes", "kind_codes", "status_codes", "created_days", "access"):
+    for name in GROWING_ROWS:
         if arrays[name].shape[0] != size or arrays[name].dtype != getattr(index, name).dtype:
             raise DamagedSnapshot(f"has a wrong {name} array")
         setattr(index, name, arrays[name])
@@ -316,6 +364,14 @@ def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndar
     return index
 
 
+def _adopt_rooms(index: MemoryIndex, arrays: dict[str, np.ndarray], buffers: dict[str, np.ndarray]) -> None:
+    """Give the growing arrays their room in the map (``growing``): rows caught up on are written into it."""
+    for name in GROWING_ROWS:
+        arrays[name] = index.growing.adopt(name, buffers[name], arrays[name].shape[0])
+    for name, term_name in zip(GROWING_ENTRIES, ("doc_start", "doc_terms", "doc_tf", "doc_len"), strict=True):
+        arrays[name] = index.terms.growing.adopt(term_name, buffers[name], arrays[name].shape[0])
+
+
 def _discard(path: Path, reason: str) -> None:
     """Delete a damaged snapshot and say so once; the next refresh writes a good one."""
     log.warning("mneme: warning: the index cache %s %s; rebuilding it from the database", path, reason)
@@ -324,141 +380,8 @@ def _discard(path: Path, reason: str) -> None:
         _checked_path(path).unlink(missing_ok=True)
 
 
-class SnapshotVocab(defaultdict):
-    """A word → id table as a snapshot stores it, usable without building the dict first.
-
-    Loading a million-word vocabulary into a dict costs more than the rest of a cold recall, which
-    looks up a handful of words. So a word is found by binary search in the snapshot's sorted word
-    list (and remembered); the whole dict is built only when it is needed: a listing, or many look-ups
-    (catching up on rows written since). A new word gets the next id without it (``setdefault`` with
-    ``len(vocab)``, or with ``new_ids`` a plain look-up, as the index's ``defaultdict`` vocabulary
-    does); without ``new_ids`` a look-up of a new word is a KeyError.
-    """
-
-    LOOKUPS_BEFORE_FILLING = 4_096
-
-    def __init__(self, blob: np.ndarray, starts: np.ndarray, order: np.ndarray, *, new_ids: bool) -> None:
-        super().__init__(None)
-        self._blob, self._starts, self._order = blob, starts, order
-        self._count = int(order.size)
-        self._new_ids = new_ids
-        self._lookups = 0
-        self._filled = False
-        self._added = 0  # new words given ids before the dict was filled
-
-    def _word(self, word_id: int) -> bytes:
-        return self._blob[self._starts[word_id] : self._starts[word_id + 1] - 1].tobytes()
-
-    def _find(self, word: str) -> int | None:
-        """The id of ``word`` in the snapshot (binary search over the words in byte order), or None."""
-        key = word.encode("utf-8", "surrogatepass")
-        low, high = 0, self._count
-        while low < high:
-            middle = (low + high) // 2
-            if self._word(int(self._order[middle])) < key:
-                low = middle + 1
-            else:
-                high = middle
-        if low < self._count and self._word(int(self._order[low])) == key:
-            return int(self._order[low])
-        return None
-
-    def _known(self, word: str) -> int | None:
-        """The id of a word the snapshot has (remembered), or None; fills the dict after many look-ups."""
-        self._lookups += 1
-        if self._lookups > self.LOOKUPS_BEFORE_FILLING:
-            self._fill()
-            return dict.get(self, word)
-        found = self._find(word)
-        if found is not None:
-            dict.__setitem__(self, word, found)
-        return found
-
-    def _fill(self) -> None:
-        if not self._filled:
-            self._filled = True
-            dict.update(self, zip(_words(self._blob[:-1]), range(self._count)))
-
-    def __missing__(self, word: str) -> int:
-        found = None if self._filled else self._known(word)
-        if found is not None:
-            return found
-        if not self._new_ids:
-            raise KeyError(word)
-        return self._add(word)
-
-    def _add(self, word: str) -> int:
-        """Give a word the snapshot does not have the next id (filling the dict is not needed for that)."""
-        word_id = len(self)
-        dict.__setitem__(self, word, word_id)
-        if not self._filled:
-            self._added += 1
-        return word_id
-
-    def __contains__(self, word: object) -> bool:
-        if dict.__contains__(self, word):
-            return True
-        return not self._filled and isinstance(word, str) and self._known(word) is not None
-
-    def __len__(self) -> int:
-        return dict.__len__(self) if self._filled else self._count + self._added
-
-    def setdefault(self, word: str, default: int) -> int:  # type: ignore[override]
-        """The word's id; a new word gets ``default``, which must be the next id (``len(vocab)``)."""
-        if word in self:
-            return self[word]
-        if default != len(self):
-            raise ValueError(f"a new word's id must be the next one ({len(self)}), not {default}")
-        return self._add(word)
-
-    def get(self, word: str, default: Any = None) -> Any:
-        return self[word] if word in self else default  # noqa: SIM401 (dict.get would skip the snapshot)
-
-    def __iter__(self) -> Iterator[str]:
-        self._fill()
-        return dict.__iter__(self)
-
-    def keys(self) -> Any:
-        self._fill()
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self._fill()
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self._fill()
-        return dict.items(self)
-
-    def __eq__(self, other: object) -> bool:
-        self._fill()
-        return dict.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _word_table(name: str, vocab: dict[str, int]) -> dict[str, np.ndarray]:
-    """A vocabulary as arrays: its words in id order (UTF-8, each ended by a newline), where each starts,
-    and the ids in the words' sorted order (Python's str order is UTF-8's byte order)."""
-    words = sorted(vocab, key=vocab.__getitem__)
-    encoded = [word.encode("utf-8", "surrogatepass") for word in words]
-    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1
-    return {
-        name: np.frombuffer(b"".join(word + b"\n" for word in encoded), dtype=np.uint8),
-        f"{name}_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-        f"{name}_order": np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64),
-    }
-
-
 def _word_arrays(arrays: dict[str, np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     blob, starts, order = arrays[name], arrays[f"{name}_start"], arrays[f"{name}_order"]
     if starts.size != order.size + 1 or starts[0] != 0 or starts[-1] != blob.size:
         raise DamagedSnapshot(f"has a wrong {name} table")
     return blob, starts, order
-
-
-def _words(data: np.ndarray) -> list[str]:
-    return data.tobytes().decode("utf-8", "surrogatepass").split("\n") if data.size else []

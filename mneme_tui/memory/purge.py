@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mneme_tui import config
@@ -128,10 +127,9 @@ def scrub_files(store: Store) -> bool:
     the WAL stayed busy."""
     with store.sqlite_errors():
         clean = bool(store.dialect.scrub(store.db))
-    if isinstance(store.path, Path):
-        snapshot = index_snapshot.snapshot_path(store.path)
-        for stale in snapshot.parent.glob(f"{snapshot.stem}*") if snapshot.parent.is_dir() else ():
-            stale.unlink(missing_ok=True)
+    snapshot = store.snapshot_file()
+    if snapshot is not None:
+        index_snapshot.discard_files(snapshot)
     with store.index.lock:
         store.index.seq = -1  # the next refresh reloads it whole from the database
     return clean

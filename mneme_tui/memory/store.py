@@ -8,6 +8,7 @@ module adds listing, counting, history and recall. All SQL lives in ``persistenc
 from __future__ import annotations
 
 import builtins
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -194,33 +195,64 @@ class Store(StoreWrites):
         """Load what changed in the database into the in-memory index; True when anything did.
 
         A cold index starts from the on-disk snapshot when there is one (``index_snapshot``), and a new
-        snapshot is written once enough has changed since the last one.
+        snapshot is written once enough has changed since the last one. A purge seen while catching up
+        (by another process or client) deletes the snapshot and reloads the index whole, so the purged
+        text's words leave both (the new snapshot is written from the reload).
         """
         with self.sqlite_errors(), self.index.lock:
             if self.index.seq < 0:
                 self._load_snapshot()
             changed = self.index.refresh(self.db)
+            if self.index.purged_since_load():
+                snapshot = self.snapshot_file()
+                if snapshot is not None:
+                    index_snapshot.discard_files(snapshot)
+                self.index.seq, self._snapshot_seq = -1, -1
+                self.index.refresh(self.db)
             behind = self.index.seq - self._snapshot_seq
-            due = self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10)
-            snapshot = self._snapshot_file()
-            if due and snapshot and index_snapshot.save(self.index, snapshot, self._db_uuid()):
-                self._snapshot_seq = self.index.seq
+            if self.index.size >= index_snapshot.MIN_ROWS and behind > max(1_000, self.index.size // 10):
+                self._save_snapshot(self.snapshot_file())
             return changed
+
+    def save_snapshot(self) -> bool:
+        """Bring the index up to date and write its snapshot now (as the bench does to measure a current one);
+        False when none was written."""
+        with self.sqlite_errors(), self.index.lock:
+            self.refresh_index()
+            return self._save_snapshot(self.snapshot_file())
+
+    def _save_snapshot(self, snapshot: Path | None) -> bool:
+        if snapshot is None or not index_snapshot.save(self.index, snapshot, self._snapshot_key()):
+            return False
+        self._snapshot_seq = self.index.seq
+        return True
 
     def _db_uuid(self) -> str:
         return database_uuid(self.db)
 
-    def _snapshot_file(self) -> Path | None:
-        """The on-disk index snapshot of a SQLite store (a server's store loads fast enough without one)."""
-        return index_snapshot.snapshot_path(self.path) if isinstance(self.path, Path) else None
+    def snapshot_file(self) -> Path | None:
+        """The on-disk index snapshot of this store: named after a SQLite file's path, or after a server
+        database's identity (never its URL); None for a server database without a ``db_uuid``."""
+        if isinstance(self.path, Path):
+            return index_snapshot.snapshot_path(self.path)
+        key = self._snapshot_key()
+        return index_snapshot.server_snapshot_path(key) if key else None
+
+    def _snapshot_key(self) -> str:
+        """What a usable snapshot records as its database: a SQLite file's ``db_uuid``; for a server's, a
+        digest of its ``db_uuid``, database name and oid and schema ('' without a ``db_uuid``)."""
+        if isinstance(self.path, Path):
+            return self._db_uuid()
+        identity = self.dialect.database_identity(self.db)
+        return hashlib.sha256(repr(identity).encode()).hexdigest() if identity[1] else ""
 
     def _load_snapshot(self) -> None:
-        snapshot = self._snapshot_file()
-        loaded = index_snapshot.load(snapshot, self._db_uuid()) if snapshot else None
+        snapshot = self.snapshot_file()
+        loaded = index_snapshot.load(snapshot, self._snapshot_key()) if snapshot else None
         if loaded is not None:
             max_id, update_seq = database_revision(self.db)
             last_id = int(loaded.ids[-1]) if loaded.size else 0
-            if loaded.update_seq <= update_seq and last_id <= max_id:
+            if loaded.update_seq <= update_seq and last_id <= max_id:  # never past the database's revision
                 loaded.lock = self.index.lock  # threads already waiting on it must guard the new index
                 self.index = loaded
                 self._snapshot_seq = loaded.seq

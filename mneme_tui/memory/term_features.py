@@ -7,10 +7,13 @@ as an integer code (:class:`_WordCodes`), so a batch becomes term ids in a few n
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 
 import numpy as np
 
 from mneme_tui.memory.analysis import DEFAULT_ANALYZER, MEMO_LIMIT, Analyzer, compound_terms, words_of
+from mneme_tui.memory.growing import GrowingArrays
+from mneme_tui.memory.snapshot_vocab import SnapshotVocab
 
 
 class _WordCodes(dict):
@@ -27,10 +30,26 @@ class _WordCodes(dict):
         self.multi: list[tuple[int, ...]] = []
 
     def __missing__(self, word: str) -> int:
+        return self._learn(word, self.features.analyzer.analyse_word(word))
+
+    def learn(self, words: Iterable[str]) -> None:
+        """Memoise the new ones of ``words`` with one batched look-up of their terms in a snapshot's
+        vocabulary (``SnapshotVocab.prefetch``)."""
+        vocab = self.features.vocab
+        assert isinstance(vocab, SnapshotVocab)
+        distinct = set(words)
+        numbers = [word for word in distinct if word.isdigit()]  # never memoised: looked up in the vocabulary
+        analyse = self.features.analyzer.analyse_word
+        new = [(word, analyse(word)) for word in distinct if not word.isdigit() and word not in self]
+        vocab.prefetch(itertools.chain(numbers, *(terms for _, terms in new)))
+        for word, terms in new:
+            self._learn(word, terms)
+
+    def _learn(self, word: str, terms: tuple[str, ...]) -> int:
         vocab = self.features.vocab
         if word.isdigit():  # a number is its own term; not memoised, as most (ids, counts) are one-offs
             return vocab.setdefault(word, len(vocab))
-        ids = tuple(vocab.setdefault(term, len(vocab)) for term in self.features.analyzer.analyse_word(word))
+        ids = tuple(vocab.setdefault(term, len(vocab)) for term in terms)
         if len(ids) == 1:
             code = ids[0]
         elif not ids:
@@ -81,6 +100,7 @@ class TermFeatures:
         self.doc_terms = np.zeros(0, dtype=np.int32)
         self.doc_tf = np.zeros(0, dtype=np.float32)
         self.doc_len = np.zeros(0, dtype=np.float32)
+        self.growing = GrowingArrays()  # the room after the four arrays above
         self._post_rows = np.zeros(0, dtype=np.int32)
         self._post_tf = np.zeros(0, dtype=np.float32)
         self._post_start = np.zeros(1, dtype=np.int64)
@@ -116,6 +136,10 @@ class TermFeatures:
         count = len(words)
         memo = self.word_codes
         memo.trim()
+        if isinstance(self.vocab, SnapshotVocab):  # catching up on a snapshot: its words looked up in batches
+            memo.learn(itertools.chain.from_iterable(words))
+            if self.analyzer.compounds:
+                self.vocab.prefetch(itertools.chain.from_iterable(map(compound_terms, contents)))
         word_counts = np.fromiter(map(len, words), np.int64, count)
         codes = np.fromiter(  # one C-level pass over every word; a new word is analysed once
             map(memo.__getitem__, itertools.chain.from_iterable(words)), np.int64, int(word_counts.sum())
@@ -164,10 +188,11 @@ class TermFeatures:
     def append(self, words: list[list[str]], contents, topics) -> None:
         """Analyse and add rows at the end."""
         per_row, terms, tf, doc_len = self._analyse(words, contents, topics)
-        self.doc_start = np.concatenate([self.doc_start, self.doc_start[-1] + np.cumsum(per_row)])
-        self.doc_terms = np.concatenate([self.doc_terms, terms])
-        self.doc_tf = np.concatenate([self.doc_tf, tf])
-        self.doc_len = np.concatenate([self.doc_len, doc_len])
+        grow = self.growing.append  # into the room after each array (a snapshot's map too): no copy
+        self.doc_start = grow("doc_start", self.doc_start, self.doc_start[-1] + np.cumsum(per_row))
+        self.doc_terms = grow("doc_terms", self.doc_terms, terms)
+        self.doc_tf = grow("doc_tf", self.doc_tf, tf)
+        self.doc_len = grow("doc_len", self.doc_len, doc_len)
         if self.size - self._built_for > max(2_000, self._built_for // 5):
             self._stale = True
 

@@ -14,7 +14,7 @@ import pytest
 from provenances import SYNCED
 
 from mneme_reference import NOW, ref_load, ref_recall
-from mneme_tui.memory import index_snapshot
+from mneme_tui.memory import index_snapshot, snapshot_vocab
 from mneme_tui.memory.kinds import DECAY_LAMBDA
 from mneme_tui.memory.store import Store
 from mneme_tui.memory.vectors import embed, to_blob
@@ -412,9 +412,9 @@ def test_cli_reports_a_damaged_snapshot_in_one_line(tmp_path):
     assert good.stderr == again.stderr == ""
 
 
-def _vocab(words: list[str], *, new_ids: bool) -> index_snapshot.SnapshotVocab:
-    arrays = index_snapshot._word_table("v", dict(zip(words, range(len(words)))))
-    return index_snapshot.SnapshotVocab(arrays["v"], arrays["v_start"], arrays["v_order"], new_ids=new_ids)
+def _vocab(words: list[str], *, new_ids: bool) -> snapshot_vocab.SnapshotVocab:
+    arrays = snapshot_vocab.word_table("v", dict(zip(words, range(len(words)))))
+    return snapshot_vocab.SnapshotVocab(arrays["v"], arrays["v_start"], arrays["v_order"], new_ids=new_ids)
 
 
 WORDS = ["zeta", "alpha", "ölbad", "42", "日本", "alphabet", "a", "mu", "straße", "Σίσυφος"]
@@ -447,7 +447,7 @@ def test_snapshot_vocabulary_answers_like_the_dict_it_stands_for():
 
 
 def test_snapshot_vocabulary_fills_itself_after_many_lookups(monkeypatch):
-    monkeypatch.setattr(index_snapshot.SnapshotVocab, "LOOKUPS_BEFORE_FILLING", 3)
+    monkeypatch.setattr(snapshot_vocab.SnapshotVocab, "LOOKUPS_BEFORE_FILLING", 3)
     vocab = _vocab(WORDS, new_ids=False)
     assert [vocab[w] for w in WORDS[:3]] == [0, 1, 2] and not vocab._filled
     assert vocab[WORDS[5]] == 5 and vocab._filled and len(vocab) == len(WORDS)

@@ -42,8 +42,10 @@ def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_data
     figures = postgresql_bench.run_size(pg_database.url, 200, str(tmp_path))
     assert set(figures) == {  # docs/json.md's table lists these
         "size", "memories", "db_copy_s", "index_load_ms", "recall", "save_per_s", "concurrent_save_per_s", "writers",
-        "write_to_visible_ms", "peak_rss_mb",
+        "write_to_visible_ms", "peak_rss_mb", "cold_recall_ms", "cold_recall_peak_rss_mb",
     }
+    assert set(figures["cold_recall_ms"]) == set(figures["cold_recall_peak_rss_mb"]) == {"with_snapshot",
+                                                                                      "without_snapshot"}
     assert figures["size"] == figures["memories"] == 200
     assert set(figures["recall"]) == set(PROFILES)
     for profile in figures["recall"].values():

@@ -265,8 +265,10 @@ def table_shape(db: peewee.Database, table: str) -> TableShape:
 
 def database_identity(db: peewee.Database) -> tuple[object, ...]:
     """What tells this store from any other, whatever URL reaches it (another host name, address or user): its
-    ``db_uuid``, database and schema."""
+    ``db_uuid``, database (name and oid: a database made again at the same name, or copied from a template,
+    is another one) and schema."""
     row = db.execute_sql("SELECT (SELECT value FROM mneme_meta WHERE key = 'db_uuid'), current_database(), "
+                         "(SELECT oid FROM pg_database WHERE datname = current_database()), "
                          "current_schema()").fetchone()
     return NAME, *row
 

@@ -1,0 +1,119 @@
+"""A snapshot that lags behind its database: rows written since are appended into the room the snapshot
+leaves after its arrays (no copy of the mapped arrays), and the answers are exactly a fresh index's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from provenances import SYNCED
+
+from mneme_tui.memory import index_snapshot
+from mneme_tui.memory.growing import GrowingArrays
+from mneme_tui.memory.purge import purge
+from mneme_tui.memory.snapshot_vocab import SnapshotVocab, word_table
+from mneme_tui.memory.store import Store
+
+REPOS = ("nomos", "acme", "global")
+QUERIES = (
+    ("bulk row 17 cache3", "nomos", False), ("topic5 cache3", "acme", True), ("zebra crossing lantern", "nomos", False),
+    ("fresh_lantern quietly", "acme", True), ("secret ledger", "nomos", True), ("bulk row 8", "acme", False),
+    ("unique words", "acme", True),
+)
+
+
+def _answers(store: Store, profile: str) -> list[list[tuple[int, float]]]:
+    return [[(r.memory.id, round(r.score, 6)) for r in store.recall(q, repo=repo, cross_repo=cross, limit=12,
+                                                                      profile=profile)]
+            for q, repo, cross in QUERIES]
+
+
+def _lagging_store(tmp_path, monkeypatch, target) -> tuple[Store, list[int], int]:
+    """A store whose snapshot was written before new, changed, dismissed, superseded, reinforced and purged
+    rows (by another client: a second Store); the snapshot file is put back as it was before the purge deleted
+    it. (store, new ids, purged id)"""
+    monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "cache"))
+    writer = Store(target)
+    writer.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", kind="reflection", provenance=SYNCED,
+                           repo_id=REPOS[i % 3]) for i in range(index_snapshot.MIN_ROWS + 50)])
+    secret = writer.save("the secret ledger of bulk row 40", repo_id="nomos")
+    writer.recall("bulk row", repo="nomos")  # writes the snapshot
+    snapshot = writer.snapshot_file()
+    assert snapshot is not None and snapshot.exists()
+    stale = snapshot.read_bytes()
+
+    new_ids = [writer.save(f"zebra crossing lantern {i} fresh_lantern quietly cache3", repo_id=REPOS[i % 3]).id
+               for i in range(40)]
+    writer.update_content(7, content="zebra crossing unique words topic5")
+    writer.dismiss([8, new_ids[3]])
+    writer.supersede(17, "bulk row 17 cache3 rewritten with a lantern")
+    writer.reinforce("T-1", [10, 11, new_ids[0]])
+    purge(writer, [secret.id], reason="a test purge")
+    assert not snapshot.exists()  # the purge deleted this store's own snapshot
+    snapshot.write_bytes(stale)  # another process's stale copy, say
+    writer.close()
+    return Store(target), new_ids, secret.id
+
+
+@pytest.mark.parametrize("profile", ["spec", "bm25"])
+def test_a_lagging_snapshot_answers_exactly_like_a_fresh_index(tmp_path, monkeypatch, db_target, profile):
+    lagging, new_ids, purged = _lagging_store(tmp_path, monkeypatch, db_target)
+    lagging._load_snapshot()
+    assert lagging.index.size == index_snapshot.MIN_ROWS + 51  # started from the stale snapshot
+    answers = _answers(lagging, profile)
+
+    monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "empty-cache"))
+    fresh = Store(db_target)
+    assert _answers(fresh, profile) == answers
+    returned = {memory_id for answer in answers for memory_id, _ in answer}
+    assert purged not in returned and 8 not in returned and new_ids[3] not in returned
+    assert len(returned & set(new_ids)) >= 3 and 7 in returned  # rows new and changed since the snapshot
+
+
+def test_rows_caught_up_on_are_written_into_the_snapshot_room(tmp_path, monkeypatch, db_target):
+    """The appended rows land in the copy-on-write map after the snapshot's rows: the same memory, no copy."""
+    lagging, new_ids, _ = _lagging_store(tmp_path, monkeypatch, db_target)
+    lagging._load_snapshot()
+    mapped = {name: getattr(lagging.index, name).__array_interface__["data"][0]
+              for name in ("ids", "vectors", "status_codes", "access")}
+    terms = lagging.index.terms.doc_len.__array_interface__["data"][0]
+    lagging.index.refresh(lagging.db)  # the catch-up alone (the purge seen in it is the next test's)
+    assert set(new_ids) <= set(lagging.index.ids[index_snapshot.MIN_ROWS:].tolist())
+    for name, address in mapped.items():
+        assert getattr(lagging.index, name).__array_interface__["data"][0] == address, name
+    assert lagging.index.terms.doc_len.__array_interface__["data"][0] == terms  # (rows whose text changed are
+    # re-analysed into new term arrays: a purge or an edit, not a save)
+
+
+def test_growing_arrays_append_in_place_until_the_room_runs_out():
+    growing = GrowingArrays()
+    buffer = np.zeros(6, dtype=np.int64)
+    array = growing.adopt("a", buffer, 2)
+    array = growing.append("a", array, np.array([7, 8]))
+    assert array.tolist() == [0, 0, 7, 8] and buffer.tolist() == [0, 0, 7, 8, 0, 0]  # written into the room
+    moved = growing.append("a", array, np.arange(5))
+    assert moved.tolist() == [0, 0, 7, 8, 0, 1, 2, 3, 4] and buffer.tolist() == [0, 0, 7, 8, 0, 0]  # copied out
+    again = growing.append("a", array, np.array([9]))  # an older view: never written over the newer rows
+    assert again.tolist() == [0, 0, 7, 8, 9] and moved.tolist() == [0, 0, 7, 8, 0, 1, 2, 3, 4]
+
+
+def test_a_purge_seen_while_catching_up_leaves_no_file_with_its_words(tmp_path, monkeypatch, db_target):
+    lagging, _, purged = _lagging_store(tmp_path, monkeypatch, db_target)
+    snapshot = lagging.snapshot_file()
+    assert b"ledger" in snapshot.read_bytes()  # the stale snapshot still holds the purged text's words
+    assert purged not in {r.memory.id for r in lagging.recall("secret ledger", repo="nomos", cross_repo=True)}
+    assert snapshot.exists() and b"ledger" not in snapshot.read_bytes()  # rewritten from a whole reload
+    assert "ledger" not in lagging.index.vocab and lagging.index.seq == lagging._snapshot_seq
+
+
+WORDS = ["zeta", "alpha", "ölbad", "42", "日本", "alphabet", "a", "mu", "straße", "Σίσυφος", "a\0b", "alph"]
+
+
+def test_a_batch_of_lookups_finds_what_one_by_one_lookups_find():
+    arrays = word_table("v", dict(zip(WORDS, range(len(WORDS)))))
+    batch = SnapshotVocab(arrays["v"], arrays["v_start"], arrays["v_order"], new_ids=False)
+    probes = [*WORDS, "alp", "alphabets", "zz", "", "a\0", "日", "ölbadx", "0", "~"]
+    batch.prefetch(probes)
+    assert batch._lookups == 0 and not batch._filled
+    assert {word: batch.get(word) for word in probes} == {word: WORDS.index(word) if word in WORDS else None
+                                                           for word in probes}
+    assert batch._lookups == 0  # every look-up was answered by the batch
