@@ -10,7 +10,7 @@ writing into the unlinked old inode, and its rows are lost. So a rewrite that ma
    file between the end of those bytes and its end, which no step but the final truncate changes;
 2. write the bytes at the offset; then move the bytes other writers appended meanwhile (``unread`` to
    the end of the file) to just after them, journalling each move the same way, until no new bytes came;
-3. truncate the file after the last moved byte, fsync, drop the journal.
+3. truncate the file after the last moved byte (or pad it: below), fsync, drop the journal.
 
 A kill at any point is repaired by the next holder of the folder lock (:func:`finish_rewrites`): while
 the digest still matches, the truncate has not happened and the step is redone; otherwise it is
