@@ -160,8 +160,8 @@ def cold_recall(db_path: Path, workdir: str) -> tuple[dict[str, float], dict[str
     the first run, which builds it) and with ``ROWS_BEHIND`` memories saved since the snapshot
     (``behind_snapshot``: they are written to the store here)."""
     from mneme_tui import config
-    from mneme_tui.memory.store import Store
     from mneme_tui.bench.synthetic import generate
+    from mneme_tui.memory.store import Store
 
     cache = Path(workdir) / "cache"
     store = Store(db_path)

@@ -6,16 +6,23 @@ in URLs, secret-named assignments, high-entropy strings, and more) line by line,
 and base64 that decodes to readable text (test fixtures). A ``Finding`` says what and where, never the secret.
 
 detect-secrets (~120 ms to import) is imported at the first scan, so recall never pays for it.
+
+A bulk import screens its texts with ``prescreen`` first: the quick check (``_prefilter``) runs once over
+the whole batch instead of once per text, and the texts it rules out are remembered as clean (a bounded memo),
+so the ``find_secrets`` of each write answers for them at once. What is screened does not change.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import functools
+import itertools
 import re
+import re._parser as _regex_parser  # type: ignore[import-not-found]  # (no stub; stdlib since 3.11)
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +44,11 @@ _SKIPPED_PLUGINS = (
     # vendor keyword rules (`cloudant_password = …`): 40% of the scan's time for what KeywordDetector catches too
     "CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector",
 )
+_BATCH_BREAKERS = ("^", "$", "\\A", "\\Z", "(?", "*+", "++", "?+", "}+")
+"""Pattern text that might match a text alone but not the same text among others joined by newlines (anchors,
+lookarounds, atomic and possessive parts): such a pattern without required words is searched text by text."""
+CLEAN_MEMO_CHARS = 8_000_000
+"""Most characters of texts remembered as clean by ``prescreen`` (the oldest are forgotten first)."""
 _SCAN_AS = "memory.ini"  # config-file rules: `password = value` needs no quotes, as in .env and shell snippets
 
 _NAMES: dict[str, tuple[str, str]] = {
@@ -94,7 +106,7 @@ def find_secrets(text: str) -> list[Finding]:
     """The secrets in ``text``, in order, none overlapping. Only lines that pass a quick check (any plugin's
     own patterns, a secret-sounding word, a quoted token) are run through every plugin."""
     found: list[Finding] = []
-    if not _may_hold_secret(text):
+    if text in _clean or not _may_hold_secret(text):
         return found
     offset = 0
     for number, line in enumerate(text.split("\n"), start=1):
@@ -198,7 +210,118 @@ def _prefilter() -> tuple[re.Pattern[str], ...]:
 
 
 def _may_hold_secret(text: str) -> bool:
-    return any(pattern.search(text) for pattern in _prefilter())
+    return may_hold_secrets([text])[0]
+
+
+_clean: dict[str, None] = {}
+_clean_chars = 0
+_clean_lock = threading.Lock()
+
+
+def prescreen(texts: Iterable[str]) -> None:
+    """Rule out, in one pass over all of ``texts``, those that cannot hold a secret (the quick check of
+    ``find_secrets``); ``find_secrets`` then answers for them without a scan. Nothing else changes."""
+    global _clean_chars
+    distinct = list(dict.fromkeys(text for text in texts if text not in _clean))
+    clean = [text for text, flagged in zip(distinct, may_hold_secrets(distinct), strict=True) if not flagged]
+    with _clean_lock:
+        for text in clean:
+            _clean[text] = None
+            _clean_chars += len(text)
+        while _clean_chars > CLEAN_MEMO_CHARS and _clean:
+            oldest = next(iter(_clean))
+            del _clean[oldest]
+            _clean_chars -= len(oldest)
+
+
+def may_hold_secrets(texts: list[str]) -> list[bool]:
+    """For each text, whether the quick check of ``find_secrets`` lets it through (False: it holds no secret).
+
+    Each pattern is searched only in the texts that may hold a match: those holding one of the words every
+    match of it contains (``_required_words``), looked for once in all the texts joined by newlines; for a
+    pattern without such words, those its search of the joined texts touched (``_BATCH_BREAKERS``).
+    """
+    flagged = [False] * len(texts)
+    joined: dict[bool, tuple[str, list[int]]] = {}
+    for pattern, words, folded in _gates():
+        if folded not in joined:
+            parts = [_fold(text) for text in texts] if folded else texts
+            joined[folded] = ("\n".join(parts), list(itertools.accumulate((len(p) + 1 for p in parts), initial=0)))
+        haystack, starts = joined[folded]
+        if words:
+            candidates: Iterable[int] = {i for word in words for i in _holding(haystack, starts, word)}
+        elif not folded and not any(part in pattern.pattern for part in _BATCH_BREAKERS):
+            candidates = {i for match in pattern.finditer(haystack) for i in _touched(starts, match)}
+        else:
+            candidates = range(len(texts))
+        for i in candidates:
+            flagged[i] = flagged[i] or bool(pattern.search(texts[i]))
+    return flagged
+
+
+def _touched(starts: list[int], match: re.Match[str]) -> range:
+    """The indexes of the texts (joined by newlines, starting at ``starts``) that ``match`` overlaps."""
+    first = bisect.bisect_right(starts, match.start()) - 1
+    return range(first, bisect.bisect_right(starts, max(match.end() - 1, match.start())))
+
+
+def _fold(text: str) -> str:
+    """``text`` case-folded, so that it holds an ASCII word wherever an IGNORECASE regex would match that word
+    (the regex engine also lets ``ı`` and ``İ`` match ``i``, which case folding alone keeps apart)."""
+    return text.casefold().replace("\u0131", "i").replace("i\u0307", "i")
+
+
+def _holding(joined: str, starts: list[int], word: str) -> Iterator[int]:
+    """The indexes of the texts (joined by newlines, starting at ``starts``) that hold ``word`` (no newline)."""
+    position = joined.find(word)
+    while position >= 0:
+        index = bisect.bisect_right(starts, position) - 1
+        yield index
+        position = joined.find(word, starts[index + 1])
+
+
+@functools.cache
+def _gates() -> tuple[tuple[re.Pattern[str], tuple[str, ...], bool], ...]:
+    """Each quick-check pattern, the words one of which is in every text it matches (none: no gate), and
+    whether they are compared case-folded (an IGNORECASE pattern)."""
+    gates: list[tuple[re.Pattern[str], tuple[str, ...], bool]] = []
+    for pattern in _prefilter():
+        try:
+            parsed = _regex_parser.parse(pattern.pattern, pattern.flags)
+        except (re.error, RecursionError):  # not expected; the pattern is then searched in every text
+            gates.append((pattern, (), False))
+            continue
+        folded = bool(parsed.state.flags & re.IGNORECASE)
+        needs = _required_words(parsed.data, folded)
+        words = max(needs, key=lambda alternatives: min(map(len, alternatives)), default=())
+        gates.append((pattern, words if min(map(len, words), default=0) >= 2 else (), folded))
+    return tuple(gates)
+
+
+def _required_words(data: Any, folded: bool) -> list[tuple[str, ...]]:
+    """What every match of parsed regex ``data`` contains: a list of requirements, each a tuple of words one
+    of which is in the match. Under IGNORECASE the words are of printable ASCII, compared with :func:`_fold`."""
+    needs: list[tuple[str, ...]] = []
+    word = ""
+    for op, value in data:
+        char = chr(value) if op is _regex_parser.LITERAL else ""
+        if char and char != "\n" and (not folded or (char.isascii() and char.isprintable())):
+            word += _fold(char) if folded else char
+            continue
+        if word:
+            needs.append((word,))
+        word = ""
+        if op is _regex_parser.SUBPATTERN and not value[1] and not value[2]:  # a group without its own flags
+            needs += _required_words(value[3], folded)
+        elif op in (_regex_parser.MAX_REPEAT, _regex_parser.MIN_REPEAT) and value[0] >= 1:
+            needs += _required_words(value[2], folded)
+        elif op is _regex_parser.BRANCH:
+            branches = [_required_words(branch, folded) for branch in value[1]]
+            if all(branches):
+                needs.append(tuple(w for b in branches for w in max(b, key=lambda a: min(map(len, a)))))
+    if word:
+        needs.append((word,))
+    return needs
 
 
 def _line_findings(line: str, number: int, offset: int, text: str) -> Iterator[Finding]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.inplace import unpadded
 from mneme_tui.legion.markdown.legion_records import ErrorRecord, OutcomeRecord, PreferenceRecord
 from mneme_tui.legion.markdown.table_migration import add_branch_column
 from mneme_tui.legion.skill.api import LegionMemory
@@ -58,6 +59,27 @@ def test_counts_match_index(corpus: Path, name: str) -> None:
 def test_render_is_byte_identical(corpus: Path, name: str) -> None:
     data = (corpus / name).read_bytes()
     assert parse(data.decode("utf-8"), name).render().encode("utf-8") == data
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_padding_after_a_rows_closing_pipe_reads_and_renders_exactly(corpus: Path, name: str) -> None:
+    """The padding a prune beside an open writer leaves (spaces after the last row's pipe) changes no record."""
+    text = (corpus / name).read_text(encoding="utf-8")
+    plain = parse(text, name)
+    rows = [s for s in plain.segments if s.kind == "row"]
+    if not rows:
+        pytest.skip("no table rows to pad")
+    last = rows[-1]
+    index = plain.segments.index(last)
+    line = last.lines[-1]
+    body = line.rstrip("\r\n")
+    last.lines[-1] = body + " " * 5000 + line[len(body):]
+    padded_text = plain.render()
+    padded = parse(padded_text, name)
+    assert padded.parseable and padded.warnings == plain.warnings
+    assert padded.render() == padded_text
+    assert [vars(r) for r in padded.records] == [vars(r) for r in parse(text, name).records]
+    assert unpadded(padded.segments[index].lines[-1]) == line
 
 
 def test_fragmented_table_rows_continue_the_last_table(corpus: Path) -> None:

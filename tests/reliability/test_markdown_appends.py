@@ -49,14 +49,6 @@ def _rows(path: Path) -> list[str]:
     return [segment.text.strip() for segment in document.segments if segment.kind == "row"]
 
 
-#: The in-place rewrite of a shrinking file (prune) truncates after its last look at the file's end: a row an
-#: unlocked writer appends in between is cut. Under load that window is hit now and then (1 of 200 rows in about
-#: half the runs for the held-open writer); until the window is closed these two run, and report, as known failures.
-RESIDUAL_TRUNCATE_RACE = pytest.mark.xfail(
-    reason="known race: a row appended between prune's last look at the file end and its truncate is cut", strict=False)
-
-
-@RESIDUAL_TRUNCATE_RACE
 def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project: LegionMemory,
                                                                   tmp_path: Path) -> None:
     memory = legion_project
@@ -138,7 +130,6 @@ with open(path, "a", encoding="utf-8", buffering=1) as handle:  # opened once, k
 """
 
 
-@RESIDUAL_TRUNCATE_RACE
 def test_a_writer_holding_outcomes_open_keeps_every_row_through_prune(legion_project: LegionMemory) -> None:
     """An appender that opened OUTCOMES.md once writes 200 rows while prune --apply runs again and again."""
     memory = legion_project

@@ -10,28 +10,53 @@ writing into the unlinked old inode, and its rows are lost. So a rewrite that ma
    file between the end of those bytes and its end, which no step but the final truncate changes;
 2. write the bytes at the offset; then move the bytes other writers appended meanwhile (``unread`` to
    the end of the file) to just after them, journalling each move the same way, until no new bytes came;
-3. truncate the file after the last moved byte, fsync, drop the journal.
+3. truncate the file after the last moved byte (or pad it: below), fsync, drop the journal.
 
 A kill at any point is repaired by the next holder of the folder lock (:func:`finish_rewrites`): while
 the digest still matches, the truncate has not happened and the step is redone; otherwise it is
 finished. Readers see the file as it will be (:func:`journalled_view`), never a torn middle state.
-Only the few microseconds between the last look at the file's end and the truncate are open: a byte
-another process appends exactly then is cut.
+
+The cut in step 3 is the one place where bytes could be lost: a row appended between the last look at
+the file's end and the truncate would be cut. An ``O_APPEND`` writer always writes at the current end,
+beyond every byte this rewrite has seen, and every other step only overwrites bytes it has seen. So:
+
+- the file is cut only under a Linux write lease (``F_SETLEASE``), granted only while no other
+  descriptor is open on the file; while it is held, another process's ``open()`` waits until it is
+  released. Under the lease the size is checked again and the file cut: nobody can write in between;
+- when the lease cannot be had (another process holds the file open, or leases are not available:
+  another OS, a network file system, a file owned by another user), the file keeps its length: the
+  bytes after the new content become spaces at the end of its last line, before its newline, where a
+  markdown table ignores them (:func:`unpadded` takes them off again on the next prune). A shrink that
+  would leave more than ``MAX_PADDING`` bytes of padding is refused before anything is written.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import signal
+import sys
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+if sys.platform != "win32":
+    import fcntl
 
 FAULT_ENV = "MNEME_FAULT"
 FAULT_TRACE_ENV = "MNEME_FAULT_TRACE"
 JOURNAL_SUFFIX = ".rewrite-journal"
 CHUNK = 1 << 20
+MAX_PADDING = 1 << 20
+"""Most bytes of spaces a shrink leaves in a file another process holds open (1 MiB); more is refused."""
+LEASE_TRIES = 3
+"""How often the final cut tries for the lease before it pads instead (a short-lived opener may be done)."""
+LEASE_RETRY_SECONDS = 0.002
+_F_SETLEASE = getattr(fcntl, "F_SETLEASE", 1024) if sys.platform == "linux" else 0
+_F_SETSIG = getattr(fcntl, "F_SETSIG", 10) if sys.platform == "linux" else 0
 
 
 def write_point(name: str) -> None:
@@ -156,7 +181,7 @@ def _read_from(fd: int, start: int) -> bytes:
 
 
 def _run(path: Path, fd: int, offset: int, data: bytes, unread: int, mode: int) -> None:
-    """Journal and write each step (module doc) until no appended bytes are left to move; truncate."""
+    """Journal and write each step (module doc) until no appended bytes are left to move; cut or pad."""
     journal = journal_path(path)
     while True:
         size = os.fstat(fd).st_size
@@ -167,8 +192,8 @@ def _run(path: Path, fd: int, offset: int, data: bytes, unread: int, mode: int) 
         os.pwrite(fd, data, offset)
         os.fsync(fd)
         write_point(f"inplace:{path.name}")
-        moved = _read_from(fd, unread)
-        if not moved and (end == unread or _truncated_at_end(fd, unread, end)):
+        moved = _end_at(fd, end, unread)
+        if not moved:
             break
         offset, data, unread = end, moved, unread + len(moved)
     write_point(f"replaced:{path.name}")
@@ -176,28 +201,135 @@ def _run(path: Path, fd: int, offset: int, data: bytes, unread: int, mode: int) 
     fsync_dir(path.parent)
 
 
-def _truncated_at_end(fd: int, size: int, end: int) -> bool:
-    """Cut the file to ``end`` if it is still ``size`` bytes long (True); False when it grew meanwhile.
+def _end_at(fd: int, end: int, size: int) -> bytes:
+    """Make the file end after byte ``end`` of its first ``size``; b"" when done, else the bytes to move first.
 
-    The yield starts a fresh time slice, so the check and the cut follow each other within microseconds:
-    an append in between is the one thing this cannot keep.
+    Cut under a lease when one can be had, else pad (module doc): bytes past ``size`` are never touched.
     """
-    if hasattr(os, "sched_yield"):
-        os.sched_yield()
-    if os.fstat(fd).st_size != size:
-        return False
-    os.ftruncate(fd, end)
+    for _ in range(LEASE_TRIES):
+        moved = _read_from(fd, size)
+        if moved or end == size:
+            return moved
+        lease = _take_lease(fd)
+        if lease is None:
+            break
+        if lease:
+            try:
+                cut = os.fstat(fd).st_size == size  # nobody can write now: an append before the lease shows here
+                if cut:
+                    os.ftruncate(fd, end)
+            finally:
+                _release_lease(fd)
+            if cut:
+                os.fsync(fd)
+                return b""
+        else:
+            time.sleep(LEASE_RETRY_SECONDS)
+    _pad(fd, end, size)
+    return b""
+
+
+def _pad(fd: int, end: int, size: int) -> None:
+    """Turn bytes ``end`` to ``size`` into spaces before the line ending of the content's last line."""
+    tail = os.pread(fd, min(end, 2), end - min(end, 2))
+    ending = b"\r\n" if tail.endswith(b"\r\n") else b"\n" if tail.endswith(b"\n") else b""
+    os.pwrite(fd, b" " * (size - end) + ending, end - len(ending))
     os.fsync(fd)
+
+
+def unpadded(line: str) -> str:
+    """``line`` without the padding :func:`_pad` may have put at its end, keeping what markdown reads.
+
+    Spaces after a row's closing pipe and on a blank line go; a prose line keeps at most two (a hard break).
+    """
+    body = line.rstrip("\r\n")
+    trimmed = body.rstrip(" ")
+    kept = "" if not trimmed or trimmed.endswith("|") else body[len(trimmed):][:2]
+    return trimmed + kept + line[len(body):]
+
+
+def _take_lease(fd: int) -> bool | None:
+    """Take a write lease on ``fd``: True when held, False when another descriptor is open on the file,
+    None when leases are not available (not Linux, the file system or the owner refuses them).
+
+    A lease break is signalled to the holder (SIGIO by default, which would end the process); it is
+    sent as SIGURG instead, which is ignored unless a handler was installed (then no lease is taken).
+    """
+    if sys.platform != "linux" or signal.getsignal(signal.SIGURG) not in (signal.SIG_DFL, signal.SIG_IGN):
+        return None
+    try:
+        fcntl.fcntl(fd, _F_SETSIG, signal.SIGURG)
+        fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_WRLCK)
+    except OSError as exc:
+        return False if exc.errno == errno.EAGAIN else None
     return True
+
+
+def _release_lease(fd: int) -> None:
+    fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
+
+
+def open_holders(path: Path) -> list[str]:
+    """Other processes that have ``path`` open, as ``pid 42 (python3, appending)``; read from /proc (Linux)."""
+    try:
+        target = os.stat(path)
+        pids = [name for name in os.listdir("/proc") if name.isdigit() and int(name) != os.getpid()]
+    except OSError:
+        return []
+    holders = []
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue  # gone, or not ours to look at
+        for number in fds:
+            try:
+                found = os.stat(f"/proc/{pid}/fd/{number}")
+            except OSError:
+                continue
+            if (found.st_dev, found.st_ino) == (target.st_dev, target.st_ino):
+                holders.append(_describe_holder(pid, number))
+                break
+    return holders
+
+
+def _describe_holder(pid: str, number: str) -> str:
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8").strip()
+        info = Path(f"/proc/{pid}/fdinfo/{number}").read_text(encoding="utf-8")
+        flags = int(next(line.split()[1] for line in info.splitlines() if line.startswith("flags:")), 8)
+    except (OSError, StopIteration, ValueError, IndexError):
+        return f"pid {pid}"
+    how = "appending" if flags & os.O_APPEND else ("reading", "writing", "reading and writing")[flags & 3]
+    return f"pid {pid} ({name}, {how})"
+
+
+def _refuse_large_padding(path: Path, fd: int, padding: int) -> None:
+    """Raise (before anything is written) when the shrink could not cut ``path`` and would pad it too much."""
+    lease = _take_lease(fd)
+    if lease:
+        _release_lease(fd)
+        return
+    if lease is None:
+        why = "file leases are not available for it here, so mneme cannot tell that no other process writes it"
+    else:
+        holders = open_holders(path)
+        why = f"{', '.join(holders) if holders else 'another process'} has it open"
+    raise OSError(errno.EBUSY, f"{why}; shrinking it without cutting would leave {padding:,} bytes of padding "
+                  f"(the limit is {MAX_PADDING:,}). Nothing was changed: close it and run again", str(path))
 
 
 def shrink_in_place(path: Path, data: bytes, old_size: int) -> None:
     """Make ``path`` hold ``data`` followed by whatever was appended after its first ``old_size`` bytes.
 
     ``len(data) <= old_size``; the caller holds the folder lock and has checked the file (module doc).
+    The only descriptor this process holds on ``path`` meanwhile is its own (a lease needs that). A shrink
+    that may have to pad more than ``MAX_PADDING`` bytes raises :class:`OSError` (EBUSY) first.
     """
     fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
     try:
+        if old_size - len(data) > MAX_PADDING:
+            _refuse_large_padding(path, fd, old_size - len(data))
         _run(path, fd, 0, data, old_size, os.fstat(fd).st_mode & 0o7777)
     finally:
         os.close(fd)

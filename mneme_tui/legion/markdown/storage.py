@@ -24,7 +24,7 @@ Fault injection (tests only): ``MNEME_FAULT=<point>`` makes the process ``os._ex
 that write point, as a ``kill -9`` there would; ``MNEME_FAULT_TRACE=<file>`` appends the name of every
 point reached to that file. Points: ``tmp:NAME`` (temp file or in-place journal written, file not yet
 changed), ``inplace:NAME`` (an in-place rewrite's bytes written, not yet truncated), ``replaced:NAME``
-(swapped in or truncated, not verified), ``append:NAME`` (about to append), plus ``prune:written`` (both prune
+(swapped in, truncated or padded, not verified), ``append:NAME`` (about to append), plus ``prune:written`` (both prune
 files written, journal not yet dropped) and ``sync:exported`` (files written, store not yet linked).
 
 Reads never lock and never create anything: a missing folder or file reads as an empty document.

@@ -11,13 +11,24 @@ from mneme_tui.memory import secrets
 
 _PLACE_FIELDS = ("source_file", "line", "occurrence", "layout")
 """Where the record sits: not text of the record."""
+_TEXT_FIELDS: dict[type[Record], tuple[str, ...]] = {}
+
+
+def redacted_records(records: list[Record]) -> list[tuple[Record, list[secrets.Finding]]]:
+    """:func:`redacted_record` of each record, their texts screened as one batch first (``secrets.prescreen``)."""
+    joined = ["\n".join(_texts(record)) for record in records]
+    secrets.prescreen(joined)
+    return [_redacted(record, text) for record, text in zip(records, joined, strict=True)]
 
 
 def redacted_record(record: Record) -> tuple[Record, list[secrets.Finding]]:
     """``record`` with ``<private>`` spans removed and each secret in its text fields replaced by
     ``[REDACTED:<type>]`` (the same record when nothing changed), and what was replaced."""
-    texts = _texts(record)
-    joined = "\n".join(texts)
+    return _redacted(record, "\n".join(_texts(record)))
+
+
+def _redacted(record: Record, joined: str) -> tuple[Record, list[secrets.Finding]]:
+    """:func:`redacted_record`, given the record's texts joined by newlines."""
     if joined == secrets.strip_private(joined) and not secrets.find_secrets(joined):  # the common case: one scan
         return record, []
     changes: dict[str, Any] = {}
@@ -28,10 +39,8 @@ def redacted_record(record: Record) -> tuple[Record, list[secrets.Finding]]:
         found.extend(findings)
         return cleaned
 
-    for field in dataclasses.fields(record):
-        if field.name in _PLACE_FIELDS:
-            continue
-        value = getattr(record, field.name)
+    for name in _text_fields(type(record)):
+        value = getattr(record, name)
         if isinstance(value, str):
             cleaned: Any = clean(value)
         elif isinstance(value, list):
@@ -41,22 +50,28 @@ def redacted_record(record: Record) -> tuple[Record, list[secrets.Finding]]:
         else:
             continue
         if cleaned != value:
-            changes[field.name] = cleaned
+            changes[name] = cleaned
     return (dataclasses.replace(record, **changes) if changes else record), found
 
 
 def _texts(record: Record) -> list[str]:
     """Every text of the record's fields (list items and dict values included)."""
     texts: list[str] = []
-    for field in dataclasses.fields(record):
-        value = getattr(record, field.name)
-        if field.name in _PLACE_FIELDS:
-            continue
+    for name in _text_fields(type(record)):
+        value = getattr(record, name)
         if isinstance(value, str):
             texts.append(value)
         elif isinstance(value, list | dict):
             texts += [item for item in (value.values() if isinstance(value, dict) else value) if isinstance(item, str)]
     return texts
+
+
+def _text_fields(kind: type[Record]) -> tuple[str, ...]:
+    """The fields of a record class that may hold its text (not where it sits)."""
+    names = _TEXT_FIELDS.get(kind)
+    if names is None:
+        names = _TEXT_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if f.name not in _PLACE_FIELDS)
+    return names
 
 
 def redaction_warning(record: Record, findings: list[secrets.Finding]) -> str:

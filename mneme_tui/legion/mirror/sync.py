@@ -67,6 +67,7 @@ from typing import Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.legion.markdown.legion_records import Record
 from mneme_tui.legion.markdown.storage import SYNC_LOCK_NAME, memory_lock, write_point
 from mneme_tui.legion.mirror import record_mapping as mt
 from mneme_tui.legion.mirror.record_mapping import (
@@ -77,7 +78,7 @@ from mneme_tui.legion.mirror.record_mapping import (
     memory_topic,
     record_json,
 )
-from mneme_tui.legion.mirror.secret_rows import redacted_record, redaction_warning
+from mneme_tui.legion.mirror.secret_rows import redacted_record, redacted_records, redaction_warning
 from mneme_tui.legion.mirror.sync_export import (
     Export,
     ExportedMemory,
@@ -212,6 +213,7 @@ def sync(
             known = {row.memory_id for row in rows}
             exports = [spec for spec in exports if spec.memory.id not in known]  # linked by another sync
             plan = pair_records(files, rows)
+            _redact_fresh(plan, report)  # screened before the first write transaction: it holds no lock
             with WriteSlices(store) as slices:  # the database work only
                 _write(slices, project, plan, exports, report)
         report.longest_write_seconds = slices.longest
@@ -297,18 +299,18 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
     counts: dict[str, defaultdict[str, int]] = {
         name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")
     }
-    fresh = [i for i in plan.incoming if i.match is None and i.link is None]
+    fresh = _unpaired(plan)
     for start in range(0, len(fresh), BATCH_ROWS):  # memory text, vectors and rows of one batch at a time
         batch = fresh[start : start + BATCH_ROWS]
-        for item in batch:
-            _redact_secrets(item, report)
-        minted = store.mint_ids([
+        memories = [
             dict(content=memory_content(i.record, report.warnings), kind=memory_kind(i.record),
                  topic=memory_topic(i.record), repo_id=project, task_id=memory_task_id(i.record),
                  created_at=created_at(i.record), provenance=mt.provenance(i.file, i.identity),
                  secrets_policy=secrets.REDACT)
             for i in batch
-        ])
+        ]
+        secrets.prescreen(str(memory[name]) for memory in memories for name in ("content", "topic"))
+        minted = store.mint_ids(memories)
         new_rows: list[tuple] = []
         for item, memory_id in zip(batch, minted):
             item.memory_id = memory_id
@@ -348,10 +350,29 @@ def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: 
     )
 
 
+def _unpaired(plan: PairingPlan) -> list[Incoming]:
+    """The records with no memory yet: each becomes a new memory (unless an export links it first)."""
+    return [i for i in plan.incoming if i.match is None and i.link is None]
+
+
+def _redact_fresh(plan: PairingPlan, report: SyncReport) -> None:
+    """Redact the secrets in the records that become new memories (as ``_redact_secrets``), screened as one batch.
+
+    A record an export of this sync then links came from a memory, screened when it was saved: it is unchanged.
+    """
+    fresh = _unpaired(plan)
+    for item, (record, findings) in zip(fresh, redacted_records([i.record for i in fresh]), strict=True):
+        _take_redacted(item, record, findings, report)
+
+
 def _redact_secrets(item: Incoming, report: SyncReport) -> None:
     """Redact a secret in a record on its way into the store, saying where (the file is left as it is; the
     content hash stays the file row's, so the next sync sees it unchanged)."""
-    record, findings = redacted_record(item.record)
+    _take_redacted(item, *redacted_record(item.record), report)
+
+
+def _take_redacted(item: Incoming, record: Record, findings: list[secrets.Finding], report: SyncReport) -> None:
+    """Put ``record`` (``item``'s record, redacted: :mod:`mneme_tui.legion.mirror.secret_rows`) in ``item``'s place."""
     if record is not item.record:
         item.columns_and_hash()
         item.record = record

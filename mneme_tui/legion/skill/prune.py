@@ -25,6 +25,7 @@ from typing import Any
 from mneme_tui.errors import ERR_IO, MnemeError
 from mneme_tui.legion.markdown.cells import join_row
 from mneme_tui.legion.markdown.document import Document, Segment, parse, renumber
+from mneme_tui.legion.markdown.inplace import unpadded
 from mneme_tui.legion.markdown.legion_records import OutcomeRecord, record_text, values_for_fields
 from mneme_tui.legion.markdown.planning import MemorySettings
 from mneme_tui.legion.markdown.schemas import ARCHIVE, OUTCOMES
@@ -253,6 +254,8 @@ def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
         archive_fields = archive.segments[anchor].table.fields if anchor is not None else list(ARCHIVE.fields)  # type: ignore[union-attr]
         moved = [s for s in outcomes.segments if s.kind == "row" and s.text.rstrip("\r\n") in wanted]
         outcomes.segments = [s for s in outcomes.segments if not (s.kind == "row" and s.text.rstrip("\r\n") in wanted)]
+        for segment in moved + outcomes.segments:  # a shrink beside an open writer padded its last line
+            segment.lines = [unpadded(line) for line in segment.lines]
         _add_to_archive(archive, moved, archive_fields)
         renumber(outcomes)
         renumber(archive)
