@@ -468,38 +468,17 @@ def modify_file(
             for _ in range(MAX_REDO):
                 state = read_state(path)
                 before = template if state.data is None else state.data.decode("utf-8")
-                document = parse(before, path.name, default_branch=default_branch)
-                if not document.parseable:
-                    raise LegionWriteError(
-                        ERR_VALIDATION_FAILED,
-                        f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
-                        record_text(),
-                    )
+                document = _parsed_for_change(path, before, default_branch, record_text)
                 headers = _header_texts(document)
                 result = change(document)
                 after = document.render()
                 if state.data is not None and after == before:
                     return result
-                try:
-                    # rows appended meanwhile fit the old header only: a reshaped header redoes the change
-                    fold = _header_texts(document) == headers
-                    if not write_if_unchanged(path, state, before, after, fold_appends=fold):
-                        continue  # another writer changed the file: redo the change on its new content
-                    reread = load_document(path, default_branch=default_branch)
-                    landed = reread.parseable and verify(reread, result)
-                except OSError as exc:
-                    raise LegionWriteError(
-                        ERR_IO, f"could not write {path}: {exc.strerror or exc}; add this record by hand:",
-                        record_text(),
-                    ) from None
-                if not landed:
-                    restored = restore_if_ours(path, state.data, after.encode("utf-8"))
-                    outcome = ("the file was restored" if restored
-                               else "another writer changed it since, so it was left as is")
-                    raise LegionWriteError(
-                        ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text(),
-                    )
-                return result
+                # rows appended meanwhile fit the old header only: a reshaped header redoes the change
+                fold = _header_texts(document) == headers
+                if _write_verified(path, state, before, after, fold=fold, default_branch=default_branch,
+                                   verify=verify, result=result, record_text=record_text):
+                    return result
             raise LegionWriteError(
                 ERR_IO, f"{path.name} kept changing while it was being written; record not stored:", record_text()
             )
@@ -515,3 +494,37 @@ def modify_file(
         raise LegionWriteError(
             ERR_IO, f"could not write {path}: {exc.strerror or exc}; record not stored:", record_text()
         ) from None
+
+
+def _parsed_for_change(path: Path, text: str, default_branch: str, record_text: Callable[[], str]) -> Document:
+    """``text`` parsed for a change; a file that does not parse is never written into (spec §7)."""
+    document = parse(text, path.name, default_branch=default_branch)
+    if not document.parseable:
+        raise LegionWriteError(
+            ERR_VALIDATION_FAILED, f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
+            record_text(),
+        )
+    return document
+
+
+def _write_verified(path: Path, state: FileState, before: str, after: str, *, fold: bool, default_branch: str,
+                    verify: Callable[[Document, T], bool], result: T, record_text: Callable[[], str]) -> bool:
+    """Write ``after`` over ``before`` and confirm with ``verify(reread, result)``: True when it landed, False
+    when another writer changed the file first (the change is to be redone on its new content); a failed write
+    or a verification that fails raises (the file restored when it is still ours)."""
+    try:
+        if not write_if_unchanged(path, state, before, after, fold_appends=fold):
+            return False
+        reread = load_document(path, default_branch=default_branch)
+        ok = reread.parseable and verify(reread, result)
+    except OSError as exc:
+        raise LegionWriteError(
+            ERR_IO, f"could not write {path}: {exc.strerror or exc}; add this record by hand:", record_text(),
+        ) from None
+    if not ok:
+        restored = restore_if_ours(path, state.data, after.encode("utf-8"))
+        outcome = "the file was restored" if restored else "another writer changed it since, so it was left as is"
+        raise LegionWriteError(
+            ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text(),
+        )
+    return True

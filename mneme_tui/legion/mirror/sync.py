@@ -65,6 +65,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import peewee
+
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.markdown.legion_records import Record
@@ -259,12 +261,38 @@ def _gc_paused() -> Iterator[None]:
 def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport
            ) -> None:
     store = slices.store
-    db = store.db
     now = config.now().isoformat(sep=" ")
     if plan.dangling:
-        mt.delete_rows(db, [row.memory_id for row in plan.dangling])
+        mt.delete_rows(store.db, [row.memory_id for row in plan.dangling])
+    _link_exports(store.db, project, plan, exports, report, now)
+    counts: dict[str, defaultdict[str, int]] = {
+        name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")
+    }
+    _mint_unpaired(slices, project, plan, report, now, counts)
+    new_rows = []
+    for item in plan.incoming:
+        if item.link is not None:
+            item.memory_id = item.link.id
+            item.status = (item.link.status, item.link.superseded_by)
+            new_rows.append(_new_row(item, project, item.link.id, mt.STORE_ORIGIN, item.status, now))
+    mt.insert_rows(store.db, new_rows)
 
-    # store-side memories that now have a record: link them (no new memory)
+    slices.boundary()
+    for item in plan.incoming:
+        if item.match is not None:
+            _update_matched(store, project, item, now, counts, report)
+            slices.boundary()
+
+    _reconcile_statuses(slices, plan, now, counts)
+    for name, per_file in counts.items():
+        for file_name, value in per_file.items():
+            setattr(report.file(file_name), name, getattr(report.file(file_name), name) + value)
+
+
+def _link_exports(db: peewee.Database, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport,
+                  now: str) -> None:
+    """Store-side memories that now have a record: link them (no new memory); an error signature the file
+    already knew is recorded as merged."""
     merged_rows: list[tuple] = []
     for spec in exports:
         if spec.outcome is not None:  # failed: offered again next sync
@@ -296,11 +324,13 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
         ))
     mt.insert_rows(db, merged_rows)
 
-    counts: dict[str, defaultdict[str, int]] = {
-        name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")
-    }
+
+def _mint_unpaired(slices: WriteSlices, project: str, plan: PairingPlan, report: SyncReport, now: str,
+                   counts: dict[str, defaultdict[str, int]]) -> None:
+    """A new memory for every record nothing pairs with, a batch per write slice: the memory text, vectors and
+    rows of one batch are alive at a time."""
     fresh = _unpaired(plan)
-    for start in range(0, len(fresh), BATCH_ROWS):  # memory text, vectors and rows of one batch at a time
+    for start in range(0, len(fresh), BATCH_ROWS):
         batch = fresh[start : start + BATCH_ROWS]
         memories = [
             dict(content=memory_content(i.record, report.warnings), kind=memory_kind(i.record),
@@ -310,33 +340,15 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
             for i in batch
         ]
         secrets.prescreen(str(memory[name]) for memory in memories for name in ("content", "topic"))
-        minted = store.mint_ids(memories)
+        minted = slices.store.mint_ids(memories)
         new_rows: list[tuple] = []
         for item, memory_id in zip(batch, minted):
             item.memory_id = memory_id
             item.counted = "added"
             counts["added"][item.file] += 1
             new_rows.append(_new_row(item, project, memory_id, mt.FILE_ORIGIN, (K.ACTIVE, 0), now))
-        mt.insert_rows(db, new_rows)
+        mt.insert_rows(slices.store.db, new_rows)
         slices.boundary()
-    new_rows = []
-    for item in plan.incoming:
-        if item.link is not None:
-            item.memory_id = item.link.id
-            item.status = (item.link.status, item.link.superseded_by)
-            new_rows.append(_new_row(item, project, item.link.id, mt.STORE_ORIGIN, item.status, now))
-    mt.insert_rows(db, new_rows)
-
-    slices.boundary()
-    for item in plan.incoming:
-        if item.match is not None:
-            _update_matched(store, project, item, now, counts, report)
-            slices.boundary()
-
-    _reconcile_statuses(slices, plan, now, counts)
-    for name, per_file in counts.items():
-        for file_name, value in per_file.items():
-            setattr(report.file(file_name), name, getattr(report.file(file_name), name) + value)
 
 
 def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str
