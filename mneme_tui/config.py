@@ -265,8 +265,9 @@ def os_actor() -> str:
     except OSError:
         host = ""
     actor = f"{user.strip() or 'unknown'}@{host.strip() or 'unknown'}"
-    return "".join(char if char.isprintable() and not 0xD800 <= ord(char) <= 0xDFFF else "?"
-                   for char in actor)[:MAX_ACTOR_CHARS]
+    return "".join(char if char.isprintable() and not 0xD800 <= ord(char) <= 0xDFFF else "?" for char in actor)[
+        :MAX_ACTOR_CHARS
+    ]
 
 
 def _checked_actor(value: str, source: str) -> str:
@@ -274,8 +275,9 @@ def _checked_actor(value: str, source: str) -> str:
     if len(value) > MAX_ACTOR_CHARS:
         raise MnemeError(ERR_CONFIG, f"{source} is longer than {MAX_ACTOR_CHARS} characters")
     if not value.isprintable():
-        raise MnemeError(ERR_CONFIG, f"{source} must be one line of printable text (no line breaks or control "
-                                     "characters)")
+        raise MnemeError(
+            ERR_CONFIG, f"{source} must be one line of printable text (no line breaks or control characters)"
+        )
     return value
 
 

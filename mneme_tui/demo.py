@@ -52,14 +52,51 @@ class DemoWorkspace:
 
 
 # --------------------------------------------------------------------------- memory text
-MODULES = ("store.py", "ranking.py", "index.py", "api/routes.py", "billing/invoice.py", "auth/session.py",
-           "workers/queue.py", "db/migrations", "web/search.tsx", "cli.py", "sync/legion.py", "cache.py")
-THINGS = ("the SQLite WAL file", "the search index", "the session cookie", "the invoice PDF renderer",
-          "the retry queue", "the feature flag client", "the rate limiter", "the migration runner",
-          "the webhook signer", "the CSV exporter", "the connection pool", "the token cache")
+MODULES = (
+    "store.py",
+    "ranking.py",
+    "index.py",
+    "api/routes.py",
+    "billing/invoice.py",
+    "auth/session.py",
+    "workers/queue.py",
+    "db/migrations",
+    "web/search.tsx",
+    "cli.py",
+    "sync/legion.py",
+    "cache.py",
+)
+THINGS = (
+    "the SQLite WAL file",
+    "the search index",
+    "the session cookie",
+    "the invoice PDF renderer",
+    "the retry queue",
+    "the feature flag client",
+    "the rate limiter",
+    "the migration runner",
+    "the webhook signer",
+    "the CSV exporter",
+    "the connection pool",
+    "the token cache",
+)
 TOOLS = ("pytest", "ruff", "mypy", "alembic", "textual", "peewee", "numpy", "docker compose", "terraform", "gh")
-TOPICS = ("Caching", "Migrations", "Search", "Auth", "Billing", "Testing", "Deploys", "Performance",
-          "Observability", "TUI", "Sync", "Queues", "API design", "Security")
+TOPICS = (
+    "Caching",
+    "Migrations",
+    "Search",
+    "Auth",
+    "Billing",
+    "Testing",
+    "Deploys",
+    "Performance",
+    "Observability",
+    "TUI",
+    "Sync",
+    "Queues",
+    "API design",
+    "Security",
+)
 
 TEMPLATES: dict[str, tuple[str, ...]] = {
     "reflection": (
@@ -117,28 +154,36 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
         "Fixed the N+1 query in {module} ({n} queries → 2).",
         "Upgraded {tool} and fixed the {n} deprecation warnings.",
     ),
-    "commit": (
-        "fix({module}): handle empty {thing} [skip ci]",
-        "feat: add {thing} export (closes #{n})",
-    ),
+    "commit": ("fix({module}): handle empty {thing} [skip ci]", "feat: add {thing} export (closes #{n})"),
     "review": (
         "Review of {module}: {n} blockers, all about error handling around {thing}.",
         "Approved after one cycle; suggested extracting {thing} into its own module.",
     ),
-    "release": (
-        "v1.{n}.0 shipped {thing}; rollback plan: revert the flag.",
-    ),
+    "release": ("v1.{n}.0 shipped {thing}; rollback plan: revert the flag.",),
 }
 KIND_WEIGHTS = {
-    "reflection": 18, "pitfall": 16, "pattern": 10, "decision": 10, "fact": 9, "axiom": 6, "task": 10,
-    "architecture": 5, "preference": 5, "commit": 5, "review": 4, "release": 2,
+    "reflection": 18,
+    "pitfall": 16,
+    "pattern": 10,
+    "decision": 10,
+    "fact": 9,
+    "axiom": 6,
+    "task": 10,
+    "architecture": 5,
+    "preference": 5,
+    "commit": 5,
+    "review": 4,
+    "release": 2,
 }
 KEYS = ("cache.ttl", "db.busy_timeout", "search.limit", "auth.secure_cookie", "queue.max_retries")
 
 
 def _fill(template: str, rng: random.Random) -> str:
     return template.format(
-        module=rng.choice(MODULES), thing=rng.choice(THINGS), tool=rng.choice(TOOLS), n=rng.randint(2, 90),
+        module=rng.choice(MODULES),
+        thing=rng.choice(THINGS),
+        tool=rng.choice(TOOLS),
+        n=rng.randint(2, 90),
         key=rng.choice(KEYS),
     )
 
@@ -200,8 +245,15 @@ def memory_items(count: int, now: datetime, seed: int = DEFAULT_SEED) -> list[di
         if status == K.SUPERSEDED and len(items) < count:  # its successor: the same note, revised later
             old = items[-1]
             later = min(now, created + timedelta(days=rng.uniform(1, 30)))
-            items.append(dict(old, content="Update: " + content, created_at=later.replace(microsecond=0),
-                              status=K.ACTIVE, access_count=0))
+            items.append(
+                dict(
+                    old,
+                    content="Update: " + content,
+                    created_at=later.replace(microsecond=0),
+                    status=K.ACTIVE,
+                    access_count=0,
+                )
+            )
             old["successor"] = items[-1]
     for item in items:
         if item["kind"] == "pitfall" and item["repo_id"] != GLOBAL:
@@ -233,8 +285,12 @@ def _mint_with_history(store: Store, items: list[dict]) -> None:
 
 # --------------------------------------------------------------------------- legion files
 AGENTS = (
-    "engineering-senior-developer", "engineering-backend-architect", "testing-qa-verification-specialist",
-    "engineering-rapid-prototyper", "design-ui-designer", "autonomous",
+    "engineering-senior-developer",
+    "engineering-backend-architect",
+    "testing-qa-verification-specialist",
+    "engineering-rapid-prototyper",
+    "design-ui-designer",
+    "autonomous",
 )
 TASK_TYPES = ("backend", "frontend", "quality-review", "workflow", "ci-cd", "database")
 OUTCOME_SUMMARIES = {
@@ -272,13 +328,20 @@ def _outcome_rows(today: date, rng: random.Random) -> list[dict]:
             else:
                 importance = {"failed": 5, "partial": 3}[outcome]
             agent = rng.choice(AGENTS)
-            rows.append(dict(
-                date=day.isoformat(), branch=rng.choice(("main", "main", "main", "feature/search")),
-                phase=str(phase), plan=f"{phase:02d}-{rng.randint(1, 4):02d}", agent=agent,
-                task_type=rng.choice(TASK_TYPES), outcome=outcome, importance=importance,
-                tags=[rng.choice(("search", "tui", "billing", "auth", "ci", "db")), agent.split("-")[0]],
-                summary=rng.choice(OUTCOME_SUMMARIES[outcome]),
-            ))
+            rows.append(
+                dict(
+                    date=day.isoformat(),
+                    branch=rng.choice(("main", "main", "main", "feature/search")),
+                    phase=str(phase),
+                    plan=f"{phase:02d}-{rng.randint(1, 4):02d}",
+                    agent=agent,
+                    task_type=rng.choice(TASK_TYPES),
+                    outcome=outcome,
+                    importance=importance,
+                    tags=[rng.choice(("search", "tui", "billing", "auth", "ci", "db")), agent.split("-")[0]],
+                    summary=rng.choice(OUTCOME_SUMMARIES[outcome]),
+                )
+            )
         day += timedelta(days=rng.randint(1, 4))
         if rng.random() < 0.06:
             phase += 1
@@ -321,19 +384,56 @@ def _pattern_records(today: date) -> list[PatternRecord]:
     from mneme_tui.legion.markdown.legion_records import PatternRecord
 
     return [
-        PatternRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", pattern=p, context=c,
-                      reuse_criteria=r, source=s, tags=t)
+        PatternRecord(
+            date=(today - timedelta(days=d)).isoformat(),
+            branch="main",
+            pattern=p,
+            context=c,
+            reuse_criteria=r,
+            source=s,
+            tags=t,
+        )
         for d, p, c, r, s, t in (
-            (3, "Wave-parallel testing with a dedicated QA agent", "Phase 5 review found 3 issues",
-             "3+ plans in a wave with test-adjacent tasks", "O-012", ["testing", "wave-execution"]),
-            (20, "Page long lists; never build a 100k-row table", "Memories screen", "lists over 1,000 rows",
-             "O-020", ["tui", "performance"]),
-            (45, "Temp file + fsync + rename for every markdown write", "Legion sync", "any file rewrite",
-             "review", ["io", "durability"]),
-            (70, "Fixed clock (MNEME_NOW) in every snapshot test", "flaky SVG snapshots", "time-dependent output",
-             "O-031", ["testing"]),
-            (130, "Stream invoice rows instead of building the PDF in memory", "billing export", "exports > 10 MB",
-             "O-007", ["billing", "performance"]),
+            (
+                3,
+                "Wave-parallel testing with a dedicated QA agent",
+                "Phase 5 review found 3 issues",
+                "3+ plans in a wave with test-adjacent tasks",
+                "O-012",
+                ["testing", "wave-execution"],
+            ),
+            (
+                20,
+                "Page long lists; never build a 100k-row table",
+                "Memories screen",
+                "lists over 1,000 rows",
+                "O-020",
+                ["tui", "performance"],
+            ),
+            (
+                45,
+                "Temp file + fsync + rename for every markdown write",
+                "Legion sync",
+                "any file rewrite",
+                "review",
+                ["io", "durability"],
+            ),
+            (
+                70,
+                "Fixed clock (MNEME_NOW) in every snapshot test",
+                "flaky SVG snapshots",
+                "time-dependent output",
+                "O-031",
+                ["testing"],
+            ),
+            (
+                130,
+                "Stream invoice rows instead of building the PDF in memory",
+                "billing export",
+                "exports > 10 MB",
+                "O-007",
+                ["billing", "performance"],
+            ),
         )
     ]
 
@@ -343,17 +443,48 @@ def _error_records(today: date) -> list[ErrorRecord]:
     from mneme_tui.legion.markdown.legion_records import ErrorRecord
 
     return [
-        ErrorRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", error_signature=e, fix=f,
-                    agent=a, resolved=r, tags=t)
+        ErrorRecord(
+            date=(today - timedelta(days=d)).isoformat(),
+            branch="main",
+            error_signature=e,
+            fix=f,
+            agent=a,
+            resolved=r,
+            tags=t,
+        )
         for d, e, f, a, r, t in (
-            (2, "`MarkupError: closing tag '[/bold]' does not match any open tag`", "Pass rich Text, not str",
-             "engineering-senior-developer", True, ["textual", "markup"]),
-            (12, "`sqlite3.OperationalError: database is locked`", "WAL mode + busy_timeout 10s",
-             "engineering-backend-architect", True, ["sqlite"]),
-            (40, "`TypeError: can't compare offset-naive and offset-aware datetimes`",
-             "Normalise to naive UTC at the boundary", "autonomous", True, ["datetime"]),
-            (95, "`alembic.util.exc.CommandError: Can't locate revision`", "Re-stamp head after the squash",
-             "engineering-rapid-prototyper", False, ["migrations"]),
+            (
+                2,
+                "`MarkupError: closing tag '[/bold]' does not match any open tag`",
+                "Pass rich Text, not str",
+                "engineering-senior-developer",
+                True,
+                ["textual", "markup"],
+            ),
+            (
+                12,
+                "`sqlite3.OperationalError: database is locked`",
+                "WAL mode + busy_timeout 10s",
+                "engineering-backend-architect",
+                True,
+                ["sqlite"],
+            ),
+            (
+                40,
+                "`TypeError: can't compare offset-naive and offset-aware datetimes`",
+                "Normalise to naive UTC at the boundary",
+                "autonomous",
+                True,
+                ["datetime"],
+            ),
+            (
+                95,
+                "`alembic.util.exc.CommandError: Can't locate revision`",
+                "Re-stamp head after the squash",
+                "engineering-rapid-prototyper",
+                False,
+                ["migrations"],
+            ),
         )
     ]
 
@@ -363,21 +494,78 @@ def _preference_records(today: date) -> list[PreferenceRecord]:
     from mneme_tui.legion.markdown.legion_records import PreferenceRecord
 
     return [
-        PreferenceRecord(date=(today - timedelta(days=d)).isoformat(), branch="main", decision_point=dp,
-                         context=c, proposed=p, user_choice=u, signal=s, agent=a, tags=t)
+        PreferenceRecord(
+            date=(today - timedelta(days=d)).isoformat(),
+            branch="main",
+            decision_point=dp,
+            context=c,
+            proposed=p,
+            user_choice=u,
+            signal=s,
+            agent=a,
+            tags=t,
+        )
         for d, dp, c, p, u, s, a, t in (
-            (1, "review-verdict", "Phase 7 review cycle 1", "2 blockers in the prune apply", "Accepted — fixed",
-             "positive", "testing-qa-verification-specialist", ["review"]),
-            (6, "agent-selection", "Plan 07-02", "engineering-rapid-prototyper", "Chose senior developer",
-             "corrective", "engineering-rapid-prototyper", ["agent-selection"]),
-            (15, "manual-edit", "Plan 06-03 build", "Generated migration", "Rewrote the down migration",
-             "corrective", "engineering-backend-architect", ["db"]),
-            (33, "review-override", "Phase 5 escalation", "Block the release", "Accepted as-is",
-             "negative", "testing-qa-verification-specialist", ["review"]),
-            (50, "fix-acceptance", "Plan 04-01", "Retry with backoff", "Accepted", "positive",
-             "engineering-senior-developer", ["queues"]),
-            (80, "review-verdict", "Phase 3 review", "1 blocker", "Accepted", "positive",
-             "engineering-senior-developer", ["review"]),
+            (
+                1,
+                "review-verdict",
+                "Phase 7 review cycle 1",
+                "2 blockers in the prune apply",
+                "Accepted — fixed",
+                "positive",
+                "testing-qa-verification-specialist",
+                ["review"],
+            ),
+            (
+                6,
+                "agent-selection",
+                "Plan 07-02",
+                "engineering-rapid-prototyper",
+                "Chose senior developer",
+                "corrective",
+                "engineering-rapid-prototyper",
+                ["agent-selection"],
+            ),
+            (
+                15,
+                "manual-edit",
+                "Plan 06-03 build",
+                "Generated migration",
+                "Rewrote the down migration",
+                "corrective",
+                "engineering-backend-architect",
+                ["db"],
+            ),
+            (
+                33,
+                "review-override",
+                "Phase 5 escalation",
+                "Block the release",
+                "Accepted as-is",
+                "negative",
+                "testing-qa-verification-specialist",
+                ["review"],
+            ),
+            (
+                50,
+                "fix-acceptance",
+                "Plan 04-01",
+                "Retry with backoff",
+                "Accepted",
+                "positive",
+                "engineering-senior-developer",
+                ["queues"],
+            ),
+            (
+                80,
+                "review-verdict",
+                "Phase 3 review",
+                "1 blocker",
+                "Accepted",
+                "positive",
+                "engineering-senior-developer",
+                ["review"],
+            ),
         )
     ]
 
@@ -385,7 +573,7 @@ def _preference_records(today: date) -> list[PreferenceRecord]:
 WORK_TREE_FILES = {
     "src/store/store.py": "class Store:\n    def save(self, item):\n        return item\n",
     "src/api/handlers.py": "def create_invoice(request):\n    return {}\n\n\ndef list_invoices(request):\n"
-                           "    return []\n",
+    "    return []\n",
     "src/sync/legion.py": "class LegionSync:\n    def run(self):\n        return None\n",
     "billing/invoice.py": "class Invoice:\n    def total(self):\n        return 0\n",
 }
@@ -401,18 +589,36 @@ def _write_work_tree(project: Path, now: datetime) -> None:
     for path, text in WORK_TREE_FILES.items():
         (project / path).parent.mkdir(parents=True, exist_ok=True)
         (project / path).write_text(text, encoding="utf-8")
-    steps = [("init", "-q", "-b", "main"), ("add", *WORK_TREE_FILES), ("commit", "-q", "-m", "The demo project"),
-             ("rm", "-q", "src/sync/legion.py"), ("commit", "-q", "-m", "Move Legion sync out of the API")]
+    steps = [
+        ("init", "-q", "-b", "main"),
+        ("add", *WORK_TREE_FILES),
+        ("commit", "-q", "-m", "The demo project"),
+        ("rm", "-q", "src/sync/legion.py"),
+        ("commit", "-q", "-m", "Move Legion sync out of the API"),
+    ]
     dates = [now - timedelta(days=300)] * 3 + [now - timedelta(days=3)] * 2
     try:
         for step, when in zip(steps, dates):
             stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
-            env = {**os.environ, "GIT_AUTHOR_NAME": "Demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid",
-                   "GIT_COMMITTER_NAME": "Demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid",
-                   "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_CONFIG_NOSYSTEM": "1",
-                   "GIT_CONFIG_GLOBAL": os.devnull}
-            subprocess.run(["git", "-c", "commit.gpgsign=false", *step], cwd=project, env=env, check=True,
-                           capture_output=True, timeout=30)
+            env = {
+                **os.environ,
+                "GIT_AUTHOR_NAME": "Demo",
+                "GIT_AUTHOR_EMAIL": "demo@example.invalid",
+                "GIT_COMMITTER_NAME": "Demo",
+                "GIT_COMMITTER_EMAIL": "demo@example.invalid",
+                "GIT_AUTHOR_DATE": stamp,
+                "GIT_COMMITTER_DATE": stamp,
+                "GIT_CONFIG_NOSYSTEM": "1",
+                "GIT_CONFIG_GLOBAL": os.devnull,
+            }
+            subprocess.run(
+                ["git", "-c", "commit.gpgsign=false", *step],
+                cwd=project,
+                env=env,
+                check=True,
+                capture_output=True,
+                timeout=30,
+            )
     except (OSError, subprocess.SubprocessError):
         shutil.rmtree(project / ".git", ignore_errors=True)
 
@@ -437,8 +643,9 @@ def build_demo_workspace(
     _write_legion(project, legion, now.date(), seed)
     claude_home = folder / "home"
     write_claude_memory(project, claude_home)
-    return DemoWorkspace(db_path=db_path, project_dir=project, legion_dir=legion, repo=DEMO_REPO,
-                         claude_home=claude_home)
+    return DemoWorkspace(
+        db_path=db_path, project_dir=project, legion_dir=legion, repo=DEMO_REPO, claude_home=claude_home
+    )
 
 
 def remove_on_hangup(folder: Path) -> None:

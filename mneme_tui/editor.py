@@ -128,5 +128,7 @@ def _remove(folder: str) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise MnemeError(ERR_IO, f"cannot remove the edit's temp folder {printable(folder)} "
-                                 f"({printable(str(exc))}); remove it by hand") from None
+        raise MnemeError(
+            ERR_IO,
+            f"cannot remove the edit's temp folder {printable(folder)} ({printable(str(exc))}); remove it by hand",
+        ) from None

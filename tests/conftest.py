@@ -50,8 +50,9 @@ FIXED_ACTOR = "tester@ci"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: takes seconds (processes, servers, the app, large data); "
-                            "`-m 'not slow'` is the quick subset")
+    config.addinivalue_line(
+        "markers", "slow: takes seconds (processes, servers, the app, large data); `-m 'not slow'` is the quick subset"
+    )
     config.addinivalue_line("markers", "tui: drives the Textual app with Pilot (tests/tui)")
     config.addinivalue_line("markers", "postgres: runs against a real PostgreSQL server (skipped without one)")
 
@@ -62,8 +63,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         nodeid = item.nodeid if item.nodeid.startswith("tests/") else f"tests/{item.nodeid}"
         callspec = getattr(item, "callspec", None)
-        postgres = nodeid.startswith("tests/pg/") or "pg_server" in getattr(item, "fixturenames", ()) or (
-            callspec is not None and callspec.params.get("db_backend") == "postgresql")
+        postgres = (
+            nodeid.startswith("tests/pg/")
+            or "pg_server" in getattr(item, "fixturenames", ())
+            or (callspec is not None and callspec.params.get("db_backend") == "postgresql")
+        )
         if nodeid.startswith("tests/tui/"):
             item.add_marker(pytest.mark.tui)
         if postgres:

@@ -67,7 +67,9 @@ def db_backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def new_db_target(request: pytest.FixtureRequest, db_backend: str, tmp_path: Path) -> Iterator[Callable[[str], DbTarget]]:
+def new_db_target(
+    request: pytest.FixtureRequest, db_backend: str, tmp_path: Path
+) -> Iterator[Callable[[str], DbTarget]]:
     """A factory of fresh store targets on the test's backend: ``make(name)`` → a path or a URL."""
     if db_backend == "sqlite":
         yield lambda name: tmp_path / f"{name}.db"
@@ -100,6 +102,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Skip the PostgreSQL run of tests marked ``sqlite_only``."""
     for item in items:
         callspec = getattr(item, "callspec", None)
-        if callspec is not None and callspec.params.get("db_backend") == "postgresql" \
-                and item.get_closest_marker("sqlite_only"):
+        if (
+            callspec is not None
+            and callspec.params.get("db_backend") == "postgresql"
+            and item.get_closest_marker("sqlite_only")
+        ):
             item.add_marker(pytest.mark.skip(reason="SQLite only: looks at the SQLite database itself"))

@@ -48,8 +48,11 @@ SETTINGS = {
 
 def find_bin_dir(pattern: str = BIN_GLOB) -> Path | None:
     """The newest PostgreSQL version's bin folder that has ``initdb`` and ``pg_ctl``, or None."""
-    found = [Path(p) for p in glob.glob(pattern) if os.access(Path(p) / "initdb", os.X_OK)
-             and os.access(Path(p) / "pg_ctl", os.X_OK)]
+    found = [
+        Path(p)
+        for p in glob.glob(pattern)
+        if os.access(Path(p) / "initdb", os.X_OK) and os.access(Path(p) / "pg_ctl", os.X_OK)
+    ]
     return max(found, key=lambda path: [int(n) for n in re.findall(r"\d+", path.parent.name)], default=None)
 
 
@@ -130,13 +133,30 @@ class PgServer:
 
     def restart(self) -> None:
         """Restart the server (``pg_ctl restart -m fast``): every open connection is closed by the server."""
-        _run(os.geteuid() == 0, self.root, [str(self.bin_dir / "pg_ctl"), "restart", "-D", str(self.data_dir),
-                                            "-l", str(self.log_file), "-m", "fast", "-w", "-t", str(STOP_TIMEOUT_S)])
+        _run(
+            os.geteuid() == 0,
+            self.root,
+            [
+                str(self.bin_dir / "pg_ctl"),
+                "restart",
+                "-D",
+                str(self.data_dir),
+                "-l",
+                str(self.log_file),
+                "-m",
+                "fast",
+                "-w",
+                "-t",
+                str(STOP_TIMEOUT_S),
+            ],
+        )
 
     def terminate_connections(self, database: str) -> None:
         """Close every other connection to ``database`` from the server's side, as a restart does."""
-        self._admin(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}' "
-                    "AND pid <> pg_backend_pid()")
+        self._admin(
+            f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}' "
+            "AND pid <> pg_backend_pid()"
+        )
 
     def stop(self) -> None:
         """Stop the server and delete its folder (through the watchdog); a second call does nothing."""
@@ -158,16 +178,42 @@ def start(bin_dir: Path) -> PgServer:
     server = PgServer(bin_dir, root, _start_watchdog(bin_dir, root, as_root))
     atexit.register(server.stop)
     try:
-        _run(as_root, root, [str(bin_dir / "initdb"), "-D", str(server.data_dir), "-U", SUPERUSER, "--auth=trust",
-                             "--no-locale", "--encoding=UTF8", "--no-sync"])
+        _run(
+            as_root,
+            root,
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(server.data_dir),
+                "-U",
+                SUPERUSER,
+                "--auth=trust",
+                "--no-locale",
+                "--encoding=UTF8",
+                "--no-sync",
+            ],
+        )
         server.socket_dir.mkdir(mode=0o700)
         if as_root:
             shutil.chown(server.socket_dir, OS_USER, OS_USER)
         settings = {**SETTINGS, "unix_socket_directories": f"'{server.socket_dir}'"}
         with open(server.data_dir / "postgresql.conf", "a", encoding="utf-8") as conf:
             conf.write("".join(f"{key} = {value}\n" for key, value in settings.items()))
-        _run(as_root, root, [str(bin_dir / "pg_ctl"), "start", "-D", str(server.data_dir), "-l", str(server.log_file),
-                             "-w", "-t", str(STOP_TIMEOUT_S)])
+        _run(
+            as_root,
+            root,
+            [
+                str(bin_dir / "pg_ctl"),
+                "start",
+                "-D",
+                str(server.data_dir),
+                "-l",
+                str(server.log_file),
+                "-w",
+                "-t",
+                str(STOP_TIMEOUT_S),
+            ],
+        )
     except RuntimeError as exc:
         log = server.log_file.read_text(errors="replace")[-2000:] if server.log_file.exists() else ""
         server.stop()
@@ -182,16 +228,26 @@ def _as_server_user(as_root: bool, command: list[str]) -> list[str]:
 
 def _run(as_root: bool, cwd: Path, command: list[str]) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("PG")}
-    done = subprocess.run(_as_server_user(as_root, command), cwd=cwd, env=env, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        _as_server_user(as_root, command), cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"{Path(command[0]).name} failed ({done.returncode}): {(done.stderr or done.stdout)[-2000:]}")
+        raise RuntimeError(
+            f"{Path(command[0]).name} failed ({done.returncode}): {(done.stderr or done.stdout)[-2000:]}"
+        )
 
 
 def _start_watchdog(bin_dir: Path, root: Path, as_root: bool) -> subprocess.Popen:
     """A shell that waits for its stdin to close, then stops the server (if it runs) and deletes ``root``."""
-    stop = shlex.join(_as_server_user(as_root, [str(bin_dir / "pg_ctl"), "stop", "-D", str(root / "data"),
-                                                "-m", "immediate", "-w"]))
+    stop = shlex.join(
+        _as_server_user(as_root, [str(bin_dir / "pg_ctl"), "stop", "-D", str(root / "data"), "-m", "immediate", "-w"])
+    )
     script = f"cat >/dev/null; {stop} >/dev/null 2>&1; rm -rf {shlex.quote(str(root))}"
-    return subprocess.Popen(["sh", "-c", script], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, cwd="/", start_new_session=True)
+    return subprocess.Popen(
+        ["sh", "-c", script],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd="/",
+        start_new_session=True,
+    )

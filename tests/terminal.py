@@ -13,8 +13,7 @@ def on_terminal(argv: list[str], cwd: Path, env: dict[str, str]) -> str:
     """``python -m mneme_tui ARGV`` with stdout and stderr on a pseudo-terminal: everything it wrote, decoded.
     The process must exit 0."""
     main, child = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "mneme_tui", *argv], stdout=child, stderr=child, cwd=cwd,
-                               env=env)
+    process = subprocess.Popen([sys.executable, "-m", "mneme_tui", *argv], stdout=child, stderr=child, cwd=cwd, env=env)
     os.close(child)
     out = b""
     while True:

@@ -17,10 +17,26 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
     assert set(report) == {"300", "targets", "legion_import"}
     figures = report["300"]
     assert set(figures) == {  # docs/json.md's table lists these
-        "size", "build_s", "index_load_sqlite_ms", "index_load_snapshot_ms", "recall", "bare_numpy_topk",
-        "naive_per_row", "save_per_s", "peak_rss_mb", "write_to_visible_ms", "mcp_recall", "import_floor_ms",
-        "cold_recall_ms", "cold_recall_peak_rss_mb", "cold_recall_vs_floor", "review", "mcp_in_process",
-        "handshake_ms", "handshake_vs_floor", "scoped_over_repos",
+        "size",
+        "build_s",
+        "index_load_sqlite_ms",
+        "index_load_snapshot_ms",
+        "recall",
+        "bare_numpy_topk",
+        "naive_per_row",
+        "save_per_s",
+        "peak_rss_mb",
+        "write_to_visible_ms",
+        "mcp_recall",
+        "import_floor_ms",
+        "cold_recall_ms",
+        "cold_recall_peak_rss_mb",
+        "cold_recall_vs_floor",
+        "review",
+        "mcp_in_process",
+        "handshake_ms",
+        "handshake_vs_floor",
+        "scoped_over_repos",
     }
     assert 0 < figures["mcp_in_process"]["p50_ms"] <= figures["mcp_in_process"]["p95_ms"]
     assert figures["handshake_vs_floor"] == round(figures["handshake_ms"] / figures["import_floor_ms"], 2)
@@ -68,9 +84,17 @@ def test_bench_rejects_bad_sizes(capsys):
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
-def figures_of(recall_p50: float, cross_p50: float, naive_p50: float, cold_ms: float, mcp_p50: float,
-               cold_peak_mb: float, first_ms: float | None = None, behind_ms: float | None = None,
-               behind_peak_mb: float = 150.0) -> dict:
+def figures_of(
+    recall_p50: float,
+    cross_p50: float,
+    naive_p50: float,
+    cold_ms: float,
+    mcp_p50: float,
+    cold_peak_mb: float,
+    first_ms: float | None = None,
+    behind_ms: float | None = None,
+    behind_peak_mb: float = 150.0,
+) -> dict:
     """A size's figures as ``bench_size`` reports them (only what the targets read)."""
     first_ms = cold_ms * 2 if first_ms is None else first_ms
     behind_ms = cold_ms * 1.1 if behind_ms is None else behind_ms
@@ -80,11 +104,15 @@ def figures_of(recall_p50: float, cross_p50: float, naive_p50: float, cold_ms: f
         "bare_numpy_topk": {"p50_ms": 20.0},
         "cold_recall_ms": {"with_snapshot": cold_ms, "without_snapshot": first_ms, "behind_snapshot": behind_ms},
         "cold_recall_vs_floor": {"with_snapshot": 2.0, "without_snapshot": 4.0, "behind_snapshot": 2.2},
-        "cold_recall_peak_rss_mb": {"with_snapshot": cold_peak_mb / 2, "without_snapshot": cold_peak_mb,
-                                    "behind_snapshot": behind_peak_mb},
+        "cold_recall_peak_rss_mb": {
+            "with_snapshot": cold_peak_mb / 2,
+            "without_snapshot": cold_peak_mb,
+            "behind_snapshot": behind_peak_mb,
+        },
         "mcp_recall": {"p50_ms": mcp_p50, "p95_ms": mcp_p50 * 2},
         "mcp_in_process": {"p50_ms": 1.0, "p95_ms": 2.0},
-        "handshake_ms": 250.0, "handshake_vs_floor": 2.0,
+        "handshake_ms": 250.0,
+        "handshake_vs_floor": 2.0,
         "scoped_over_repos": {"repos": 1_000, "rows_per_repo": 1_000, "first_p50_ms": 3.0, "warm_p50_ms": 1.0},
         "peak_rss_mb": 5000.0,  # the bench process (it holds the generated data): not what the target reads
     }
@@ -111,13 +139,20 @@ def test_targets_are_checked_at_the_sizes_they_name():
     assert all(check["met"] for check in checks.values())
     assert checks["`mneme handshake -n 10` at 1M (× the import floor)"]["ms"] == 250.0
     assert checks["cold `mneme recall` (snapshot up to date) at 100k (s)"] == {
-        "target": "cold `mneme recall` (snapshot up to date) at 100k (s)", "value": 0.1, "goal": "<= 0.25",
-        "met": True, "vs_floor": 2.0,
+        "target": "cold `mneme recall` (snapshot up to date) at 100k (s)",
+        "value": 0.1,
+        "goal": "<= 0.25",
+        "met": True,
+        "vs_floor": 2.0,
     }
     assert checks["cold `mneme recall` (snapshot up to date) at 1M (s)"]["goal"] == "<= 1"
     assert checks["peak RSS of a cold `mneme recall` at 1M (MB)"]["value"] == 800.0
-    assert checks["spec: recall p50 at 100k (ms)"] == {"target": "spec: recall p50 at 100k (ms)", "value": 2.0,
-                                                       "goal": "<= 10", "met": True}
+    assert checks["spec: recall p50 at 100k (ms)"] == {
+        "target": "spec: recall p50 at 100k (ms)",
+        "value": 2.0,
+        "goal": "<= 10",
+        "met": True,
+    }
     assert checks["naive per-row / vectorised at 100k (×)"]["value"] == 200.0 / 2.0
     assert checks["spec: -A recall / bare numpy top-k at 1M (×)"]["value"] == 30.0 / 20.0
     assert checks["cold `mneme recall` 1,000 rows behind the snapshot / up to date at 1M (×)"]["value"] == 1.1
@@ -125,8 +160,17 @@ def test_targets_are_checked_at_the_sizes_they_name():
 
 
 def test_targets_report_a_miss():
-    slow = figures_of(40.0, 90.0, 400.0, cold_ms=1200.0, mcp_p50=6.0, cold_peak_mb=2000.0, first_ms=28_500.0,
-                      behind_ms=3600.0, behind_peak_mb=900.0)
+    slow = figures_of(
+        40.0,
+        90.0,
+        400.0,
+        cold_ms=1200.0,
+        mcp_p50=6.0,
+        cold_peak_mb=2000.0,
+        first_ms=28_500.0,
+        behind_ms=3600.0,
+        behind_peak_mb=900.0,
+    )
     slow["handshake_vs_floor"] = 11.0
     checks = {c["target"]: c for c in check_targets({"100000": slow, "1000000": slow})}
     assert [c["met"] for c in checks.values()] == [False] * 12
@@ -140,36 +184,64 @@ def test_postgresql_recall_is_compared_with_sqlite_at_100k():
     checks = {c["target"]: c for c in check_targets({"100000": sqlite}, {"100000": postgresql})}
     cold = checks["PostgreSQL / SQLite cold `mneme recall` (snapshot up to date) at 100k (×)"]
     assert cold["value"] == 1.2 and cold["met"]
-    at_1m = {c["target"]: c for c in check_targets({"1000000": sqlite}, {"1000000": {
-        "recall": {}, "cold_recall_ms": {"with_snapshot": 1400.0}}})}
+    at_1m = {
+        c["target"]: c
+        for c in check_targets(
+            {"1000000": sqlite}, {"1000000": {"recall": {}, "cold_recall_ms": {"with_snapshot": 1400.0}}}
+        )
+    }
     assert at_1m["PostgreSQL cold `mneme recall` (snapshot up to date) at 1M (s)"]["met"] is False
     ratio = checks["spec: PostgreSQL / SQLite warm recall p50 at 100k (×)"]
-    assert ratio == {"target": "spec: PostgreSQL / SQLite warm recall p50 at 100k (×)", "value": 1.75,
-                     "goal": "<= 1.5", "met": False}
+    assert ratio == {
+        "target": "spec: PostgreSQL / SQLite warm recall p50 at 100k (×)",
+        "value": 1.75,
+        "goal": "<= 1.5",
+        "met": False,
+    }
     assert not [c for c in check_targets({"300": sqlite}, {"300": postgresql}) if "PostgreSQL" in c["target"]]
 
 
 def test_plain_output_has_a_block_per_size_and_the_targets(capsys):
     figures = figures_of(2.0, 30.0, 200.0, cold_ms=100.0, mcp_p50=1.0, cold_peak_mb=800.0)
-    figures.update({
-        "build_s": 1.0, "index_load_sqlite_ms": 3.0, "index_load_snapshot_ms": 1.0, "import_floor_ms": 50.0,
-        "save_per_s": 900.0, "write_to_visible_ms": {"p50_ms": 5.0, "max_ms": 9.0, "rounds": 5},
-    })
+    figures.update(
+        {
+            "build_s": 1.0,
+            "index_load_sqlite_ms": 3.0,
+            "index_load_snapshot_ms": 1.0,
+            "import_floor_ms": 50.0,
+            "save_per_s": 900.0,
+            "write_to_visible_ms": {"p50_ms": 5.0, "max_ms": 9.0, "rounds": 5},
+        }
+    )
     figures["recall"]["spec"]["scoped"]["p95_ms"] = figures["recall"]["spec"]["cross_repo"]["p95_ms"] = 40.0
     figures["bare_numpy_topk"]["p95_ms"] = 25.0
     postgresql = {
-        "size": 100_000, "memories": 100_205, "db_copy_s": 9.0, "index_load_ms": 2000.0, "recall": figures["recall"],
-        "save_per_s": 500.0, "concurrent_save_per_s": 400.0, "writers": 8,
-        "write_to_visible_ms": {"p50_ms": 7.0, "max_ms": 11.0, "rounds": 5}, "peak_rss_mb": 300.0,
+        "size": 100_000,
+        "memories": 100_205,
+        "db_copy_s": 9.0,
+        "index_load_ms": 2000.0,
+        "recall": figures["recall"],
+        "save_per_s": 500.0,
+        "concurrent_save_per_s": 400.0,
+        "writers": 8,
+        "write_to_visible_ms": {"p50_ms": 7.0, "max_ms": 11.0, "rounds": 5},
+        "peak_rss_mb": 300.0,
         "cold_recall_ms": {"with_snapshot": 150.0, "without_snapshot": 2500.0},
         "cold_recall_peak_rss_mb": {"with_snapshot": 90.0, "without_snapshot": 400.0},
     }
-    print_report({"100000": figures, "postgresql": {"100000": postgresql},
-                   "targets": check_targets({"100000": figures}, {"100000": postgresql})})
+    print_report(
+        {
+            "100000": figures,
+            "postgresql": {"100000": postgresql},
+            "targets": check_targets({"100000": figures}, {"100000": postgresql}),
+        }
+    )
     out = capsys.readouterr().out
     assert "== SQLite, 100,000 memories" in out and "== PostgreSQL, 100,000 memories" in out
     assert "400.0/s from 8 writer processes" in out and "db copy SQLite → PostgreSQL: 9.0 s" in out
-    assert "[met] cold `mneme recall` (snapshot up to date) at 100k (s): 0.1 (goal <= 0.25; 2.0× the import floor)" in out
+    assert (
+        "[met] cold `mneme recall` (snapshot up to date) at 100k (s): 0.1 (goal <= 0.25; 2.0× the import floor)" in out
+    )
     assert "[met] spec: PostgreSQL / SQLite warm recall p50 at 100k (×): 1.0 (goal <= 1.5)" in out
     assert "150.0 ms with the snapshot (peak RSS 90.0 MB), 2500.0 ms the first run" in out
     assert "ms with 1,000 rows not yet in the snapshot (2.2×, 150.0 MB)" in out

@@ -19,8 +19,16 @@ from mneme_tui.memory.store import Store
 
 NOW = datetime(2026, 11, 29, 12, 0, 0)
 EXTRA_QUERIES = (
-    "zzyzx", "ref", "ref lock", "zzyzx database locked", "connection pool retry webhook token", "the of and",
-    "Function Length gate", "useSession hooks", "quokka lantern", "ref 17",
+    "zzyzx",
+    "ref",
+    "ref lock",
+    "zzyzx database locked",
+    "connection pool retry webhook token",
+    "the of and",
+    "Function Length gate",
+    "useSession hooks",
+    "quokka lantern",
+    "ref 17",
 )
 
 
@@ -42,8 +50,11 @@ class FullScanBm25:
         stats = candidates if profile.statistics == "candidates" else index.candidates(None, True, None, GLOBAL_REPO)
         in_stats = stats.maps(index.size)[0]
         owners = np.repeat(np.arange(index.size), np.diff(terms.doc_start))
-        length_norm = profile.k1 * (1.0 - profile.b + profile.b * terms.doc_len.astype(np.float64)
-                                    / max(stats.average_length(terms.doc_len), 1e-9))
+        length_norm = profile.k1 * (
+            1.0
+            - profile.b
+            + profile.b * terms.doc_len.astype(np.float64) / max(stats.average_length(terms.doc_len), 1e-9)
+        )
         bm25, matched = np.zeros(index.size), np.zeros(index.size)
         for term in term_ids.tolist():  # in term order, as the postings path adds them
             entries = np.flatnonzero(terms.doc_terms == term)
@@ -67,8 +78,12 @@ def _compare(index: MemoryIndex, profile: ranking.Bm25Profile, now_days: float) 
     """Rank every query shape both ways; the number of results compared."""
     compared = 0
     for text in QUERIES + EXTRA_QUERIES:
-        for repo, cross_repo, kind in ((REPOS[0], False, None), (REPOS[3], False, "pitfall"),
-                                       (REPOS[1], True, None), (REPOS[2], True, "axiom")):
+        for repo, cross_repo, kind in (
+            (REPOS[0], False, None),
+            (REPOS[3], False, "pitfall"),
+            (REPOS[1], True, None),
+            (REPOS[2], True, "axiom"),
+        ):
             query = ranking.RecallQuery(text, repo, now_days, cross_repo=cross_repo, kind=kind, limit=8)
             fast = ranking.rank(index, query, profile)
             slow = ranking.rank(index, query, FullScanBm25(profile))  # type: ignore[arg-type]
@@ -92,8 +107,14 @@ def store(tmp_path_factory: pytest.TempPathFactory):
     opened.close()
 
 
-@pytest.mark.parametrize("profile", [ranking.Bm25Profile(), ranking.Bm25Profile(statistics="index"),
-                                     ranking.Bm25Profile(k1=2.0, b=0.3, transform="linear")])
+@pytest.mark.parametrize(
+    "profile",
+    [
+        ranking.Bm25Profile(),
+        ranking.Bm25Profile(statistics="index"),
+        ranking.Bm25Profile(k1=2.0, b=0.3, transform="linear"),
+    ],
+)
 def test_postings_give_the_full_scans_results(store: Store, profile: ranking.Bm25Profile) -> None:
     now_days = float(np.datetime64(NOW, "us").astype(np.int64)) / 86_400_000_000
     assert _compare(store.index, profile, now_days) > 300

@@ -27,10 +27,19 @@ NOW = datetime(2026, 11, 29, 12, 0, 0)  # tests/conftest.py fixes MNEME_NOW to t
 # --------------------------------------------------------------------------- the estimate
 
 
-@pytest.mark.parametrize(("text", "tokens"), [
-    ("", 0), ("hello world", 2), ("connection_context", 5),  # 10 letters → 2, "_" → 1, 7 letters → 2
-    ("2026-11-29", 6), ("| O-001 |", 5), ("  indented\nline", 5), ("─" * 100, 50), ("é中文😀", 4),
-])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("", 0),
+        ("hello world", 2),
+        ("connection_context", 5),  # 10 letters → 2, "_" → 1, 7 letters → 2
+        ("2026-11-29", 6),
+        ("| O-001 |", 5),
+        ("  indented\nline", 5),
+        ("─" * 100, 50),
+        ("é中文😀", 4),
+    ],
+)
 def test_the_estimate_follows_its_documented_rule(text: str, tokens: int) -> None:
     assert estimate_tokens(text) == tokens
 
@@ -65,8 +74,9 @@ IMPORTED = Provenance(LEGION_IMPORT, "ERRORS.md#E-001")
 
 def _mint(store: Store, content: str, kind: str = "fact", topic: str = "General", days: float = 0.0) -> int:
     provenance = IMPORTED if kind in ("practice", "error") else SYNCED
-    return store.mint(content, provenance=provenance, kind=kind, repo_id="app", topic=topic,
-                      created_at=NOW - timedelta(days=days)).id
+    return store.mint(
+        content, provenance=provenance, kind=kind, repo_id="app", topic=topic, created_at=NOW - timedelta(days=days)
+    ).id
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -137,13 +147,18 @@ WORDS = st.sampled_from(["lock", "WAL", "retry", "src/store.py", "Store.save()",
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    memories=st.lists(st.tuples(st.sampled_from(["pitfall", "pattern", "practice", "error"]),
-                                st.lists(WORDS, min_size=1, max_size=60), st.integers(0, 30)), max_size=12),
+    memories=st.lists(
+        st.tuples(
+            st.sampled_from(["pitfall", "pattern", "practice", "error"]),
+            st.lists(WORDS, min_size=1, max_size=60),
+            st.integers(0, 30),
+        ),
+        max_size=12,
+    ),
     tokens=st.integers(1, 3000),
     as_json=st.booleans(),
 )
-def test_a_budgeted_handshake_never_exceeds_its_budget(tmp_path_factory, memories, tokens: int,
-                                                       as_json: bool) -> None:
+def test_a_budgeted_handshake_never_exceeds_its_budget(tmp_path_factory, memories, tokens: int, as_json: bool) -> None:
     store = Store(tmp_path_factory.mktemp("budget") / "mneme.db")
     try:
         for kind, words, days in memories:
@@ -159,10 +174,14 @@ def test_a_budgeted_handshake_never_exceeds_its_budget(tmp_path_factory, memorie
             return
         assert estimate_tokens(render(fitted)) <= tokens
         assert fitted.budget is not None
-        shown = sum(len(fitted.to_json()[name]) for name in
-                    ("learned_pitfalls", "verified_patterns", "graduation_candidates", "imported"))
-        assert shown + fitted.budget.left_out == sum(len(view.to_json()[name]) for name in
-                    ("learned_pitfalls", "verified_patterns", "graduation_candidates", "imported"))
+        shown = sum(
+            len(fitted.to_json()[name])
+            for name in ("learned_pitfalls", "verified_patterns", "graduation_candidates", "imported")
+        )
+        assert shown + fitted.budget.left_out == sum(
+            len(view.to_json()[name])
+            for name in ("learned_pitfalls", "verified_patterns", "graduation_candidates", "imported")
+        )
     finally:
         store.close()
 
@@ -170,8 +189,12 @@ def test_a_budgeted_handshake_never_exceeds_its_budget(tmp_path_factory, memorie
 def test_handshake_budget_on_the_command_line(isolated_environment, capsys) -> None:
     store = Store(isolated_environment / "mneme.db")
     for n in range(6):
-        _mint(store, f"Pitfall {n}: hold the lock briefly. " * 5, kind="pitfall",
-              topic=f"Cognitive Complexity @ src/m{n}.py")
+        _mint(
+            store,
+            f"Pitfall {n}: hold the lock briefly. " * 5,
+            kind="pitfall",
+            topic=f"Cognitive Complexity @ src/m{n}.py",
+        )
     store.close()
     code, out, _ = _cli(capsys, "handshake", "-p", "app", "--budget", "200")
     assert code == 0 and estimate_tokens(out) <= 200
@@ -190,8 +213,11 @@ def legion_dir(tmp_path, monkeypatch) -> str:
 
     folder = tmp_path / "memory"
     folder.mkdir()
-    rows = "".join(f"| O-{n:03d} | 2026-11-{n + 1:02d} | main | 1 | 01-0{n % 9 + 1} | agent-{n % 3} | backend | "
-                   f"success | 3 | api | Shipped change {n}: the retry queue now backs off |\n" for n in range(20))
+    rows = "".join(
+        f"| O-{n:03d} | 2026-11-{n + 1:02d} | main | 1 | 01-0{n % 9 + 1} | agent-{n % 3} | backend | "
+        f"success | 3 | api | Shipped change {n}: the retry queue now backs off |\n"
+        for n in range(20)
+    )
     (folder / "OUTCOMES.md").write_text(OUTCOMES.template + rows, encoding="utf-8")
     monkeypatch.setenv("MNEME_NOW", "2026-11-29T12:00:00")
     return str(folder)
@@ -212,8 +238,9 @@ def test_legion_recall_budget(legion_dir: str, capsys, as_json: bool) -> None:
 @pytest.mark.parametrize("as_json", [False, True])
 def test_legion_briefing_budget(legion_dir: str, capsys, as_json: bool) -> None:
     tokens = "2000" if as_json else "200"
-    code, out, err = _cli(capsys, "legion", "briefing", "--dir", legion_dir, "--budget", tokens,
-                          *(["--json"] if as_json else []))
+    code, out, err = _cli(
+        capsys, "legion", "briefing", "--dir", legion_dir, "--budget", tokens, *(["--json"] if as_json else [])
+    )
     assert code == 0 and err == "" and estimate_tokens(out) <= int(tokens)
     if as_json:
         document = json.loads(out)
@@ -225,8 +252,12 @@ def test_legion_briefing_budget(legion_dir: str, capsys, as_json: bool) -> None:
 def test_a_list_the_budget_emptied_says_so(isolated_environment) -> None:
     store = Store(isolated_environment / "mneme.db")
     for n in range(6):
-        _mint(store, f"Pitfall {n}: hold the lock briefly. " * 5, kind="pitfall",
-              topic=f"Cognitive Complexity @ src/m{n}.py")
+        _mint(
+            store,
+            f"Pitfall {n}: hold the lock briefly. " * 5,
+            kind="pitfall",
+            topic=f"Cognitive Complexity @ src/m{n}.py",
+        )
     view = orientation(store, "app")
     store.close()
     smallest = next(tokens for tokens in range(1, 1000) if _fits(view, tokens))

@@ -30,7 +30,9 @@ def test_subcommand_error_points_at_its_own_help(capsys: pytest.CaptureFixture[s
     assert code == 2 and err.endswith("(see mneme recall --help)\n") and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("argv", [(), ("save",), ("recall",), ("list",), ("dismiss",), ("legion",), ("legion", "recall")])
+@pytest.mark.parametrize(
+    "argv", [(), ("save",), ("recall",), ("list",), ("dismiss",), ("legion",), ("legion", "recall")]
+)
 def test_help_names_no_internal_references(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]) -> None:
     code, out, _ = _run(capsys, *argv, "--help")
     assert code == 0 and out
@@ -51,10 +53,17 @@ def test_no_parser_accepts_an_option_prefix() -> None:
         assert isinstance(parser, arguments.Parser), path
 
 
-@pytest.mark.parametrize("argv", [
-    ("recall", "x", "--lim", "3"), ("recall", "x", "--cross"), ("list", "--js"), ("list", "--stat", "all"),
-    ("--d", "x.db", "list"), ("db", "copy", "a.db", "b.db", "--mer"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("recall", "x", "--lim", "3"),
+        ("recall", "x", "--cross"),
+        ("list", "--js"),
+        ("list", "--stat", "all"),
+        ("--d", "x.db", "list"),
+        ("db", "copy", "a.db", "b.db", "--mer"),
+    ],
+)
 def test_an_option_prefix_is_refused(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, argv: tuple[str, ...]
 ) -> None:

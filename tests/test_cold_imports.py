@@ -7,8 +7,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("numpy", "numpy.ma", "peewee", "rich", "textual", "mcp", "mneme_tui.memory.learning", "mneme_tui.memory.store",
-         "mneme_tui.legion.skill.api", "mneme_tui.legion.markdown.legion_records", "snowballstemmer", "subprocess", "detect_secrets")
+HEAVY = (
+    "numpy",
+    "numpy.ma",
+    "peewee",
+    "rich",
+    "textual",
+    "mcp",
+    "mneme_tui.memory.learning",
+    "mneme_tui.memory.store",
+    "mneme_tui.legion.skill.api",
+    "mneme_tui.legion.markdown.legion_records",
+    "snowballstemmer",
+    "subprocess",
+    "detect_secrets",
+)
 
 
 def loaded_by(argv: list[str], cwd: Path) -> set[str]:
@@ -43,10 +56,23 @@ def test_recall_loads_no_tui_sdk_legion_or_learning(tmp_path: Path) -> None:
     """``mneme recall`` needs numpy and peewee; its plain table still uses rich (cli/output.py's tables),
     its ``--json`` does not."""
     db = str(tmp_path / "mneme.db")
-    subprocess.run([sys.executable, "-m", "mneme_tui", "save", "hello world", "--db", db], check=True,
-                   capture_output=True, cwd=tmp_path)
-    never = {"textual", "mcp", "numpy.ma", "mneme_tui.memory.learning", "mneme_tui.legion.skill.api",
-             "mneme_tui.legion.markdown.legion_records", "snowballstemmer", "subprocess", "detect_secrets"}  # secrets: writes only
+    subprocess.run(
+        [sys.executable, "-m", "mneme_tui", "save", "hello world", "--db", db],
+        check=True,
+        capture_output=True,
+        cwd=tmp_path,
+    )
+    never = {
+        "textual",
+        "mcp",
+        "numpy.ma",
+        "mneme_tui.memory.learning",
+        "mneme_tui.legion.skill.api",
+        "mneme_tui.legion.markdown.legion_records",
+        "snowballstemmer",
+        "subprocess",
+        "detect_secrets",
+    }  # secrets: writes only
     loaded = loaded_by(["recall", "hello", "--db", db], tmp_path)
     assert not loaded & never, loaded
     loaded = loaded_by(["recall", "hello", "--db", db, "--json"], tmp_path)

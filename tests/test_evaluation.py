@@ -17,20 +17,38 @@ from mneme_tui.memory import evaluation as ev
 
 DATASET = Path(__file__).parent / "data" / "recall_eval.json"
 ALL_KINDS = {
-    "reflection", "axiom", "decision", "fact", "preference", "architecture",
-    "pitfall", "pattern", "release", "task", "commit", "review",
+    "reflection",
+    "axiom",
+    "decision",
+    "fact",
+    "preference",
+    "architecture",
+    "pitfall",
+    "pattern",
+    "release",
+    "task",
+    "commit",
+    "review",
 }
 
 
 def memory(key: str, content: str, repo: str = "app", kind: str = "fact", **extra) -> dict:
-    return {"key": key, "repo": repo, "kind": kind, "topic": "General", "content": content,
-            "age_days": extra.pop("age_days", 1), "access_count": extra.pop("access_count", 0), **extra}
+    return {
+        "key": key,
+        "repo": repo,
+        "kind": kind,
+        "topic": "General",
+        "content": content,
+        "age_days": extra.pop("age_days", 1),
+        "access_count": extra.pop("access_count", 0),
+        **extra,
+    }
 
 
-def question(qid: str, query: str, answers: list[str], repo: str = "app", category: str = "lexical",
-             cross_repo: bool = False) -> dict:
-    return {"id": qid, "query": query, "repo": repo, "cross_repo": cross_repo, "answers": answers,
-            "category": category}
+def question(
+    qid: str, query: str, answers: list[str], repo: str = "app", category: str = "lexical", cross_repo: bool = False
+) -> dict:
+    return {"id": qid, "query": query, "repo": repo, "cross_repo": cross_repo, "answers": answers, "category": category}
 
 
 def document(memories: list[dict], questions: list[dict]) -> dict:
@@ -89,8 +107,7 @@ def write(tmp_path: Path, data) -> Path:
     return path
 
 
-GOOD = document([memory("m1", "alpha beta"), memory("m2", "gamma", repo="other")],
-                [question("q1", "alpha", ["m1"])])
+GOOD = document([memory("m1", "alpha beta"), memory("m2", "gamma", repo="other")], [question("q1", "alpha", ["m1"])])
 
 
 @pytest.mark.parametrize(
@@ -153,8 +170,12 @@ def test_missing_file_is_an_io_error(tmp_path: Path) -> None:
 
 def test_candidates_are_scoped_and_active_only() -> None:
     data = document(
-        [memory("m3", "c"), memory("m1", "a", repo="global"), memory("m2", "b", repo="other"),
-         memory("m4", "d", status="superseded")],
+        [
+            memory("m3", "c"),
+            memory("m1", "a", repo="global"),
+            memory("m2", "b", repo="other"),
+            memory("m4", "d", status="superseded"),
+        ],
         [question("q1", "a", ["m1"]), question("q2", "b", ["m2"], cross_repo=True)],
     )
     ds = ev.parse_dataset(data)
@@ -166,16 +187,18 @@ def test_candidates_are_scoped_and_active_only() -> None:
 
 
 def test_metrics_on_a_hand_made_dataset() -> None:
-    ds = ev.parse_dataset(document(
-        [memory(f"m{i}", f"memory {i}") for i in range(1, 13)],
-        [
-            question("q1", "x", ["m1"], category="lexical"),          # ranked 1st
-            question("q2", "x", ["m3", "m9"], category="lexical"),    # m3 at rank 3 (m9 later)
-            question("q3", "x", ["m7"], category="paraphrase"),       # rank 7: R@5 miss, RR 1/7
-            question("q4", "x", ["m12"], category="paraphrase"),      # rank 11: beyond the cutoff
-            question("q5", "x", ["m2"], category="stopword"),         # not returned at all
-        ],
-    ))
+    ds = ev.parse_dataset(
+        document(
+            [memory(f"m{i}", f"memory {i}") for i in range(1, 13)],
+            [
+                question("q1", "x", ["m1"], category="lexical"),  # ranked 1st
+                question("q2", "x", ["m3", "m9"], category="lexical"),  # m3 at rank 3 (m9 later)
+                question("q3", "x", ["m7"], category="paraphrase"),  # rank 7: R@5 miss, RR 1/7
+                question("q4", "x", ["m12"], category="paraphrase"),  # rank 11: beyond the cutoff
+                question("q5", "x", ["m2"], category="stopword"),  # not returned at all
+            ],
+        )
+    )
     rankings = {
         "q1": ["m1", "m2"],
         "q2": ["m1", "m2", "m3", "m4", "m9"],
@@ -187,10 +210,7 @@ def test_metrics_on_a_hand_made_dataset() -> None:
     result = report.results["fixed"]
     assert [r.rank for r in result.questions] == [1, 3, 7, None, None]
     assert result.overall == ev.Metrics(
-        questions=5,
-        recall_at_1=1 / 5,
-        recall_at_5=2 / 5,
-        mrr_at_10=pytest.approx((1 + 1 / 3 + 1 / 7) / 5),
+        questions=5, recall_at_1=1 / 5, recall_at_5=2 / 5, mrr_at_10=pytest.approx((1 + 1 / 3 + 1 / 7) / 5)
     )
     assert result.by_category["lexical"] == ev.Metrics(2, 0.5, 1.0, pytest.approx((1 + 1 / 3) / 2))
     assert result.by_category["paraphrase"] == ev.Metrics(2, 0.0, 0.0, pytest.approx(1 / 14))
@@ -213,7 +233,11 @@ def test_report_serialises_and_renders() -> None:
     data = json.loads(report.to_json())
     assert data["questions"] == 1 and data["memories"] == 2
     assert data["results"]["always-m1"]["overall"] == {
-        "questions": 1, "recall_at_1": 1.0, "recall_at_5": 1.0, "mrr_at_10": 1.0}
+        "questions": 1,
+        "recall_at_1": 1.0,
+        "recall_at_5": 1.0,
+        "mrr_at_10": 1.0,
+    }
     assert data["results"]["nothing"]["questions"][0]["rank"] is None
     table = ev.render_table(report)
     assert "always-m1" in table and "nothing" in table and "MRR@10" in table
@@ -265,10 +289,12 @@ def test_bm25_scores_direct_matrix() -> None:
 
 
 def test_overlap_scores_and_ties_by_key_order() -> None:
-    ds = ev.parse_dataset(document(
-        [memory("m2", "lock file stale"), memory("m1", "database lock"), memory("m3", "database locked now")],
-        [question("q1", "database lock error", ["m1"])],
-    ))
+    ds = ev.parse_dataset(
+        document(
+            [memory("m2", "lock file stale"), memory("m1", "database lock"), memory("m3", "database locked now")],
+            [question("q1", "database lock error", ["m1"])],
+        )
+    )
     index = ev.TermIndex(ds)
     rows = index.candidate_rows(ds.questions[0])
     assert [index.keys[r] for r in rows] == ["m1", "m2", "m3"]
@@ -283,7 +309,12 @@ def test_baselines_use_the_store_tokenizer() -> None:
 
     assert ev.tokenize is tokenize
     assert ev.tokenize("OperationalError: database_is LOCKED, é日本") == [
-        "operationalerror", "database", "is", "locked", "é日本"]
+        "operationalerror",
+        "database",
+        "is",
+        "locked",
+        "é日本",
+    ]
 
 
 def test_baselines_on_the_shipped_dataset(dataset: ev.Dataset) -> None:
@@ -352,11 +383,17 @@ def test_main_reports_bad_input_on_one_line(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_held_out_split_follows_file_order() -> None:
-    ds = ev.parse_dataset(document(
-        [memory(f"m{i}", f"memory {i}") for i in range(1, 5)],
-        [question("q9", "x", ["m1"]), question("q2", "x", ["m2"]), question("q3", "x", ["m3"]),
-         question("q1", "x", ["m4"])],
-    ))
+    ds = ev.parse_dataset(
+        document(
+            [memory(f"m{i}", f"memory {i}") for i in range(1, 5)],
+            [
+                question("q9", "x", ["m1"]),
+                question("q2", "x", ["m2"]),
+                question("q3", "x", ["m3"]),
+                question("q1", "x", ["m4"]),
+            ],
+        )
+    )
     report = ev.evaluate(ds, {"first": lambda q: ["m1", "m2", "m3", "m4"]}, held_out_from="q3")
     result = report.results["first"]
     assert list(result.by_split) == [ev.DEV, ev.HELD_OUT]

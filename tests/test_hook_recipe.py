@@ -29,8 +29,15 @@ def run(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     argv = shlex.split(command)
     assert argv[0] == "mneme", command
     env = {**os.environ, "MNEME_NOW": NOW, "COLUMNS": "40"}
-    return subprocess.run([sys.executable, "-m", "mneme_tui", *argv[1:]], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "mneme_tui", *argv[1:]],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def git_repo(folder: Path) -> Path:
@@ -55,13 +62,29 @@ def test_hook_commands_in_a_project_with_a_store_and_legion_memory(tmp_path: Pat
     (repo / "src").mkdir()
     (repo / "src" / "store.py").write_text("def save():\n    return 1\n")
     gate = {"name": "Cognitive Complexity", "file": "src/store.py"}
-    (tmp_path / "report.json").write_text(json.dumps({
-        "task_id": "INT-1", "repo": "shop", "modified_files": ["src/store.py"], "walkthrough": WALKTHROUGH,
-        "runs": [{"gates": [{**gate, "passed": False, "message": "over"}]},
-                 {"gates": [{**gate, "passed": True, "message": "ok"}]}]}))
+    (tmp_path / "report.json").write_text(
+        json.dumps(
+            {
+                "task_id": "INT-1",
+                "repo": "shop",
+                "modified_files": ["src/store.py"],
+                "walkthrough": WALKTHROUGH,
+                "runs": [
+                    {"gates": [{**gate, "passed": False, "message": "over"}]},
+                    {"gates": [{**gate, "passed": True, "message": "ok"}]},
+                ],
+            }
+        )
+    )
     assert_clean(run(f"mneme task sync {tmp_path / 'report.json'}", repo), "task sync")
-    assert_clean(run(f"mneme legion record outcome --agent backend-engineer --outcome success --summary '{SUMMARY}' "
-                     "--branch main", repo), "record")
+    assert_clean(
+        run(
+            f"mneme legion record outcome --agent backend-engineer --outcome success --summary '{SUMMARY}' "
+            "--branch main",
+            repo,
+        ),
+        "record",
+    )
     handshake, briefing = (assert_clean(run(command, repo), command) for command in hook_commands())
     assert "# Mneme orientation: repo shop" in handshake and "## Learned pitfalls (1)" in handshake
     assert f"   {WALKTHROUGH}" in handshake.splitlines()

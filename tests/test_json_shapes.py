@@ -12,8 +12,19 @@ import pytest
 from mneme_tui.cli import main as cli_main
 
 DATASET = Path(__file__).parent / "data" / "recall_eval.json"
-MEMORY = {"access_count", "content", "created_at", "id", "kind", "provenance", "repo_id", "status", "superseded_by",
-          "task_id", "topic"}
+MEMORY = {
+    "access_count",
+    "content",
+    "created_at",
+    "id",
+    "kind",
+    "provenance",
+    "repo_id",
+    "status",
+    "superseded_by",
+    "task_id",
+    "topic",
+}
 HISTORY_ENTRY = {"actor", "at", "from_status", "memory_id", "reason", "to_status"}
 RECORDED = {"action", "existing_id", "file", "prune", "record", "warnings"}
 #: Each command's ``--json`` top-level keys (for a list: its first element's); changing one breaks agents. The
@@ -28,59 +39,209 @@ SHAPES: list[tuple[list[str], set[str]]] = [
     (["dismiss", "2"], {"dismissed", "unchanged"}),
     (["restore", "2"], {"restored", "unchanged"}),
     (["edit", "2"], {"memory", "superseded"}),  # EDITOR=true: nothing changed
-    (["task", "sync", "report1.json"], {"dry_run", "duplicates", "learnings", "notes", "reason", "repo", "task_id",
-                                        "verified", "written"}),
-    (["task", "sync", "report2.json"], {"dry_run", "duplicates", "learnings", "notes", "reason", "repo", "task_id",
-                                        "verified", "written"}),
-    (["task", "candidates"], {"access_count", "accessed_by", "gate", "memory", "reason", "recurrence", "related_ids",
-                              "rule", "rule_text", "scope", "structural", "tasks"}),
-    (["handshake"], {"cooled", "cooling_days", "generated_at", "graduation_candidates", "imported", "learned_pitfalls",
-                     "modified_files", "omitted", "read_only", "reinforced", "repo", "scoped", "task_id",
-                     "verified_patterns"}),
-    (["handshake", "--budget", "1000"], {"budget", "cooled", "cooling_days", "generated_at", "graduation_candidates",
-                                         "imported", "learned_pitfalls", "modified_files", "omitted", "read_only",
-                                         "reinforced", "repo", "scoped", "task_id", "verified_patterns"}),
-    (["legion", "record", "outcome", "--dir", "memory", "--agent", "a", "--outcome", "success", "--summary", "s",
-      "--branch", "main"], RECORDED),
+    (
+        ["task", "sync", "report1.json"],
+        {"dry_run", "duplicates", "learnings", "notes", "reason", "repo", "task_id", "verified", "written"},
+    ),
+    (
+        ["task", "sync", "report2.json"],
+        {"dry_run", "duplicates", "learnings", "notes", "reason", "repo", "task_id", "verified", "written"},
+    ),
+    (
+        ["task", "candidates"],
+        {
+            "access_count",
+            "accessed_by",
+            "gate",
+            "memory",
+            "reason",
+            "recurrence",
+            "related_ids",
+            "rule",
+            "rule_text",
+            "scope",
+            "structural",
+            "tasks",
+        },
+    ),
+    (
+        ["handshake"],
+        {
+            "cooled",
+            "cooling_days",
+            "generated_at",
+            "graduation_candidates",
+            "imported",
+            "learned_pitfalls",
+            "modified_files",
+            "omitted",
+            "read_only",
+            "reinforced",
+            "repo",
+            "scoped",
+            "task_id",
+            "verified_patterns",
+        },
+    ),
+    (
+        ["handshake", "--budget", "1000"],
+        {
+            "budget",
+            "cooled",
+            "cooling_days",
+            "generated_at",
+            "graduation_candidates",
+            "imported",
+            "learned_pitfalls",
+            "modified_files",
+            "omitted",
+            "read_only",
+            "reinforced",
+            "repo",
+            "scoped",
+            "task_id",
+            "verified_patterns",
+        },
+    ),
+    (
+        [
+            "legion",
+            "record",
+            "outcome",
+            "--dir",
+            "memory",
+            "--agent",
+            "a",
+            "--outcome",
+            "success",
+            "--summary",
+            "s",
+            "--branch",
+            "main",
+        ],
+        RECORDED,
+    ),
     (["legion", "record", "pattern", "--dir", "memory", "--pattern", "p", "--branch", "main"], RECORDED),
-    (["legion", "record", "error", "--dir", "memory", "--error-signature", "E", "--fix", "f", "--branch", "main"],
-     RECORDED),
-    (["legion", "record", "preference", "--dir", "memory", "--decision-point", "manual-edit", "--context", "c",
-      "--signal", "corrective", "--branch", "main"], RECORDED),
-    (["legion", "briefing", "--dir", "memory"],
-     {"agent_scores", "agent_signals", "archetype_scores", "claude_memory", "files", "latest_preference", "note",
-      "preference_notes", "preference_signals", "prune_threshold", "recent_outcomes", "top_agents", "total_records",
-      "warnings", "weekly_success"}),
-    (["legion", "briefing", "--dir", "memory", "--budget", "2000"],
-     {"agent_scores", "agent_signals", "archetype_scores", "budget", "claude_memory", "files", "latest_preference",
-      "note", "preference_notes", "preference_signals", "prune_threshold", "recent_outcomes", "top_agents",
-      "total_records", "warnings", "weekly_success"}),
+    (
+        ["legion", "record", "error", "--dir", "memory", "--error-signature", "E", "--fix", "f", "--branch", "main"],
+        RECORDED,
+    ),
+    (
+        [
+            "legion",
+            "record",
+            "preference",
+            "--dir",
+            "memory",
+            "--decision-point",
+            "manual-edit",
+            "--context",
+            "c",
+            "--signal",
+            "corrective",
+            "--branch",
+            "main",
+        ],
+        RECORDED,
+    ),
+    (
+        ["legion", "briefing", "--dir", "memory"],
+        {
+            "agent_scores",
+            "agent_signals",
+            "archetype_scores",
+            "claude_memory",
+            "files",
+            "latest_preference",
+            "note",
+            "preference_notes",
+            "preference_signals",
+            "prune_threshold",
+            "recent_outcomes",
+            "top_agents",
+            "total_records",
+            "warnings",
+            "weekly_success",
+        },
+    ),
+    (
+        ["legion", "briefing", "--dir", "memory", "--budget", "2000"],
+        {
+            "agent_scores",
+            "agent_signals",
+            "archetype_scores",
+            "budget",
+            "claude_memory",
+            "files",
+            "latest_preference",
+            "note",
+            "preference_notes",
+            "preference_signals",
+            "prune_threshold",
+            "recent_outcomes",
+            "top_agents",
+            "total_records",
+            "warnings",
+            "weekly_success",
+        },
+    ),
     (["legion", "recall", "outcomes", "--dir", "memory"], {"note", "records", "total_records", "warnings"}),
-    (["legion", "recall", "outcomes", "--dir", "memory", "--budget", "1000"],
-     {"budget", "note", "records", "total_records", "warnings"}),
+    (
+        ["legion", "recall", "outcomes", "--dir", "memory", "--budget", "1000"],
+        {"budget", "note", "records", "total_records", "warnings"},
+    ),
     (["legion", "recall", "patterns", "--dir", "memory"], {"records", "total_records", "warnings"}),
     (["legion", "recall", "errors", "--dir", "memory"], {"records", "total_records", "warnings"}),
-    (["legion", "recall", "preferences", "--dir", "memory"],
-     {"notes", "preference_boost", "records", "total_records", "warnings"}),
+    (
+        ["legion", "recall", "preferences", "--dir", "memory"],
+        {"notes", "preference_boost", "records", "total_records", "warnings"},
+    ),
     (["legion", "agents", "--dir", "memory"], {"agents", "archetypes"}),
-    (["legion", "sync", "--dir", "memory"], {"exports", "files", "memory_dir", "message", "project", "synced", "totals",
-                                             "warnings"}),
-    (["legion", "prune", "--dir", "memory"], {"applied", "as_of", "candidates", "current_phase", "kept", "message",
-                                              "prune_age_days", "total_records", "warnings"}),
-    (["legion", "compact", "03-api"], {"compacted_chars", "file_paths", "missing_added", "original_chars",
-                                       "original_summaries", "path", "phase", "ratio", "requirements_satisfied",
-                                       "warnings"}),
+    (
+        ["legion", "sync", "--dir", "memory"],
+        {"exports", "files", "memory_dir", "message", "project", "synced", "totals", "warnings"},
+    ),
+    (
+        ["legion", "prune", "--dir", "memory"],
+        {
+            "applied",
+            "as_of",
+            "candidates",
+            "current_phase",
+            "kept",
+            "message",
+            "prune_age_days",
+            "total_records",
+            "warnings",
+        },
+    ),
+    (
+        ["legion", "compact", "03-api"],
+        {
+            "compacted_chars",
+            "file_paths",
+            "missing_added",
+            "original_chars",
+            "original_summaries",
+            "path",
+            "phase",
+            "ratio",
+            "requirements_satisfied",
+            "warnings",
+        },
+    ),
     (["db", "info"], {"backend", "database", "memories", "schema_version", "tables"}),
-    (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "skipped", "source",
-                                             "verified"}),
+    (["db", "copy", "mneme.db", "copy.db"], {"copied", "destination", "kept_ids", "skipped", "source", "verified"}),
     (["secrets", "scan", "-A"], {"proposals"}),
     (["purge", "1", "--reason", "a leaked key"], {"clean", "markdown_rewritten", "purged", "reason"}),
     (["export", "-A", "--status", "all", "-o", "export.jsonl"], {"files", "format", "memories", "repos"}),
     (["import", "export.jsonl"], {"file", "history", "ids", "imported", "records", "skipped"}),
     (["setup", "cursor", "--root", "."], {"agent", "dry_run", "files", "remove", "scope"}),
     (["eval", str(DATASET)], {"description", "held_out_from", "memories", "questions", "results"}),
-    (["eval", str(DATASET), "--ablation"], {"ablation", "description", "held_out_from", "memories", "questions",
-                                            "results"}),
+    (
+        ["eval", str(DATASET), "--ablation"],
+        {"ablation", "description", "held_out_from", "memories", "questions", "results"},
+    ),
     (["save", "Use one connection per thread"], MEMORY),
     (["save", "Never use one connection per thread"], MEMORY),  # a conflict: review's first proposal
     (["review"], {"proposals", "repo"}),
@@ -97,14 +258,21 @@ PROPOSAL = "PROPOSAL"
 def report(task_id: str) -> dict[str, Any]:
     """A verified task report: the Cognitive Complexity gate of ``src/store.py`` failed, then passed."""
     gate = {"name": "Cognitive Complexity", "file": "src/store.py"}
-    return {"task_id": task_id, "repo": "acme", "modified_files": ["src/store.py"],
-            "walkthrough": "Split Store.save so each function stays small.",
-            "runs": [{"gates": [{**gate, "passed": False, "message": "over"}]},
-                     {"gates": [{**gate, "passed": True, "message": "ok"}]}]}
+    return {
+        "task_id": task_id,
+        "repo": "acme",
+        "modified_files": ["src/store.py"],
+        "walkthrough": "Split Store.save so each function stays small.",
+        "runs": [
+            {"gates": [{**gate, "passed": False, "message": "over"}]},
+            {"gates": [{**gate, "passed": True, "message": "ok"}]},
+        ],
+    }
 
 
-def test_json_shapes_are_stable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_shapes_are_stable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MNEME_NOW", "2026-11-30T12:00:00Z")
     monkeypatch.setenv("MNEME_REPO", "acme")
@@ -157,15 +325,17 @@ def row_commands(cell: str) -> set[str]:
     """The commands a docs table cell names: `legion recall patterns` / `errors` names two."""
     named: list[str] = []
     for piece in re.findall(r"`([^`]+)`", cell):
-        named.append(piece if " " in piece or not named or " " not in named[-1]
-                     else f"{named[-1].rsplit(' ', 1)[0]} {piece}")
+        named.append(
+            piece if " " in piece or not named or " " not in named[-1] else f"{named[-1].rsplit(' ', 1)[0]} {piece}"
+        )
     return set(named)
 
 
 def test_every_data_command_has_json_a_checked_shape_and_a_docs_row() -> None:
     table = (Path(__file__).parent.parent / "docs" / "json.md").read_text(encoding="utf-8")
-    documented = {name for line in table.splitlines() if line.startswith("| `")
-                  for name in row_commands(line.split("|")[1])}
+    documented = {
+        name for line in table.splitlines() if line.startswith("| `") for name in row_commands(line.split("|")[1])
+    }
     checked = {" ".join(word for word in argv if not word.startswith("-")) for argv, _ in SHAPES}
     for command in commands():
         if command in ("mcp", "bench"):  # mcp serves these documents; bench's row and shape are checked elsewhere

@@ -29,25 +29,32 @@ def imported_modules(module: str) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("one, other", [
-    ("mneme_tui.tui.app", "mneme_tui.tui.screens.help"),
-    ("mneme_tui.tui.launch", "mneme_tui.cli.output"),
-    ("mneme_tui.tui.launch", "mneme_tui.cli.arguments"),
-    ("mneme_tui.tui.screens.base", "mneme_tui.tui.widgets.header"),
-])
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ("mneme_tui.tui.app", "mneme_tui.tui.screens.help"),
+        ("mneme_tui.tui.launch", "mneme_tui.cli.output"),
+        ("mneme_tui.tui.launch", "mneme_tui.cli.arguments"),
+        ("mneme_tui.tui.screens.base", "mneme_tui.tui.widgets.header"),
+    ],
+)
 def test_no_import_cycle(one, other):
     assert not (other in imported_modules(one) and one in imported_modules(other))
 
 
 def test_cli_and_tui_import_their_modules_by_name_not_by_string():
     offenders = [
-        str(path.relative_to(PACKAGE)) for folder in ("cli", "tui") for path in (PACKAGE / folder).rglob("*.py")
+        str(path.relative_to(PACKAGE))
+        for folder in ("cli", "tui")
+        for path in (PACKAGE / folder).rglob("*.py")
         if "importlib" in path.read_text(encoding="utf-8")
     ]
     assert offenders == []
 
 
-@pytest.mark.parametrize("command", ["save", "recall", "list", "dismiss", "legion", "task", "handshake", "eval", "bench"])
+@pytest.mark.parametrize(
+    "command", ["save", "recall", "list", "dismiss", "legion", "task", "handshake", "eval", "bench"]
+)
 def test_every_command_group_is_registered(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([command, "--help"])
@@ -55,11 +62,7 @@ def test_every_command_group_is_registered(command, capsys):
     assert capsys.readouterr().out.startswith(f"usage: mneme {command}")
 
 
-@pytest.mark.parametrize("argv", [
-    ["list", "\x1b[31mred"],
-    ["recall", "x", "--limit", "\x1b]0;title\x07"],
-    ["\x1b[2J"],
-])
+@pytest.mark.parametrize("argv", [["list", "\x1b[31mred"], ["recall", "x", "--limit", "\x1b]0;title\x07"], ["\x1b[2J"]])
 def test_usage_errors_show_control_characters_visibly(argv, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(argv)

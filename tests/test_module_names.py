@@ -34,8 +34,7 @@ def module_files_by_name() -> dict[str, set[str]]:
 
 def test_no_two_modules_share_a_name_unless_listed_with_a_reason():
     shared = {
-        name: paths for name, paths in module_files_by_name().items()
-        if len(paths) > 1 and name not in PACKAGE_FILES
+        name: paths for name, paths in module_files_by_name().items() if len(paths) > 1 and name not in PACKAGE_FILES
     }
     assert shared == SAME_CONCEPT_AT_TWO_LAYERS
 

@@ -41,8 +41,14 @@ def mneme(work: Path, *argv: str, now: str = NOW) -> str:
     """``mneme ARGV`` in a fresh process with stdout piped and a narrow ``COLUMNS``: its stdout, checked clean."""
     env = {**os.environ, **piped_env(now)}
     env.pop("NO_COLOR", None)
-    done = subprocess.run([sys.executable, "-m", "mneme_tui", *argv, "--db", str(work / "mneme.db")],
-                          capture_output=True, text=True, check=True, cwd=work, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "mneme_tui", *argv, "--db", str(work / "mneme.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=work,
+        env=env,
+    )
     return checked_clean(done.stdout, argv)
 
 
@@ -71,9 +77,18 @@ def on_one_line(out: str, *parts: str) -> bool:
 
 def report(task_id: str) -> str:
     gate = {"name": "Cognitive Complexity", "file": SOURCE}
-    return json.dumps({"task_id": task_id, "repo": "acme", "modified_files": [SOURCE], "walkthrough": WALKTHROUGH,
-                       "runs": [{"gates": [{**gate, "passed": False, "message": "over"}]},
-                                {"gates": [{**gate, "passed": True, "message": "ok"}]}]})
+    return json.dumps(
+        {
+            "task_id": task_id,
+            "repo": "acme",
+            "modified_files": [SOURCE],
+            "walkthrough": WALKTHROUGH,
+            "runs": [
+                {"gates": [{**gate, "passed": False, "message": "over"}]},
+                {"gates": [{**gate, "passed": True, "message": "ok"}]},
+            ],
+        }
+    )
 
 
 @pytest.fixture
@@ -87,16 +102,54 @@ def project(tmp_path: Path, mneme_here) -> Path:
         mneme_here("task", "sync", f"report{n}.json")
     legion = ["--dir", "memory", "--branch", "main"]
     for month in (1, 2):  # old, low-importance outcomes: prune candidates
-        mneme_here("legion", "record", "outcome", *legion, "--agent", f"{AGENT}-old", "--outcome", "success",
-               "--summary", f"{month} {LONG}", "--importance", "1", now=f"2026-0{month}-01T12:00:00Z")
+        mneme_here(
+            "legion",
+            "record",
+            "outcome",
+            *legion,
+            "--agent",
+            f"{AGENT}-old",
+            "--outcome",
+            "success",
+            "--summary",
+            f"{month} {LONG}",
+            "--importance",
+            "1",
+            now=f"2026-0{month}-01T12:00:00Z",
+        )
     for outcome in ("success", "failed"):  # two recent outcomes: an agent score
-        mneme_here("legion", "record", "outcome", *legion, "--agent", AGENT, "--outcome", outcome,
-               "--summary", f"{outcome} {LONG}")
+        mneme_here(
+            "legion",
+            "record",
+            "outcome",
+            *legion,
+            "--agent",
+            AGENT,
+            "--outcome",
+            outcome,
+            "--summary",
+            f"{outcome} {LONG}",
+        )
     mneme_here("legion", "record", "pattern", *legion, "--pattern", f"pattern {LONG}", "--context", "ctx")
-    mneme_here("legion", "record", "error", *legion, "--error-signature", f"KeyError {LONG}", "--fix", "fix",
-          "--agent", AGENT)
-    mneme_here("legion", "record", "preference", *legion, "--decision-point", "manual-edit", "--context", "ctx",
-          "--signal", "corrective", "--agent", AGENT, "--user-choice", f"choice {LONG}")
+    mneme_here(
+        "legion", "record", "error", *legion, "--error-signature", f"KeyError {LONG}", "--fix", "fix", "--agent", AGENT
+    )
+    mneme_here(
+        "legion",
+        "record",
+        "preference",
+        *legion,
+        "--decision-point",
+        "manual-edit",
+        "--context",
+        "ctx",
+        "--signal",
+        "corrective",
+        "--agent",
+        AGENT,
+        "--user-choice",
+        f"choice {LONG}",
+    )
     (tmp_path / "03-api").mkdir()
     (tmp_path / "03-api" / "03-01-SUMMARY.md").write_text(f"---\nrequirements: [REQ-01]\n---\n# Summary\n{LONG}\n")
     return tmp_path
@@ -113,7 +166,9 @@ def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -
     assert on_one_line(mneme(project, "db", "info"), "database", str(project / "mneme.db"))
     assert on_one_line(mneme(project, "eval", str(DATASET)), "profile:bm25", "overall")
     assert on_one_line(mneme(project, "eval", str(DATASET), "--ablation"), "no stop words")
-    assert on_one_line(mneme(project, "db", "copy", "mneme.db", "copy.db"), "Copied 5 memories from mneme.db to copy.db")
+    assert on_one_line(
+        mneme(project, "db", "copy", "mneme.db", "copy.db"), "Copied 5 memories from mneme.db to copy.db"
+    )
     assert on_one_line(mneme(project, "save", f"again {LONG}", "--topic", f"topic {LONG}"), f"topic {LONG}")
     assert on_one_line(mneme(project, "supersede", "1", f"newer {LONG}"), "memory 1 is now superseded")
     assert on_one_line(mneme(project, "dismiss", "1"), "1")
@@ -129,8 +184,9 @@ def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -
     assert on_one_line(mneme(project, "legion", "recall", "errors", "KeyError", *folder), f"KeyError {LONG}")
     assert on_one_line(mneme(project, "legion", "recall", "preferences", *folder), AGENT, f"choice {LONG}")
     assert on_one_line(mneme(project, "legion", "sync", *folder), "OUTCOMES.md: 4 records")
-    assert on_one_line(mneme(project, "legion", "record", "pattern", *folder, "--pattern", LONG, "--branch", "main"),
-                       "in PATTERNS.md")
+    assert on_one_line(
+        mneme(project, "legion", "record", "pattern", *folder, "--pattern", LONG, "--branch", "main"), "in PATTERNS.md"
+    )
     assert on_one_line(mneme(project, "legion", "compact", str(project / "03-api")), "03-COMPACTED.md")
 
 

@@ -34,12 +34,31 @@ BM25_COMPONENTS = {"relevance", "bm25", "matched", "decay", "reinforcement", "lo
 @pytest.mark.parametrize(
     ("word", "stem"),
     [  # from Porter (1980) and his published vocabulary
-        ("caresses", "caress"), ("ponies", "poni"), ("cats", "cat"), ("agreed", "agre"), ("plastered", "plaster"),
-        ("motoring", "motor"), ("sing", "sing"), ("conflated", "conflat"), ("hopping", "hop"), ("falling", "fall"),
-        ("filing", "file"), ("happy", "happi"), ("relational", "relat"), ("conditional", "condit"),
-        ("generalizations", "gener"), ("electrical", "electr"), ("adjustment", "adjust"), ("adoption", "adopt"),
-        ("controll", "control"), ("locked", "lock"), ("locking", "lock"), ("locks", "lock"), ("is", "is"),
-        ("as", "as"), ("s", "s"),  # words of one or two letters stay whole, as in Porter's reference code
+        ("caresses", "caress"),
+        ("ponies", "poni"),
+        ("cats", "cat"),
+        ("agreed", "agre"),
+        ("plastered", "plaster"),
+        ("motoring", "motor"),
+        ("sing", "sing"),
+        ("conflated", "conflat"),
+        ("hopping", "hop"),
+        ("falling", "fall"),
+        ("filing", "file"),
+        ("happy", "happi"),
+        ("relational", "relat"),
+        ("conditional", "condit"),
+        ("generalizations", "gener"),
+        ("electrical", "electr"),
+        ("adjustment", "adjust"),
+        ("adoption", "adopt"),
+        ("controll", "control"),
+        ("locked", "lock"),
+        ("locking", "lock"),
+        ("locks", "lock"),
+        ("is", "is"),
+        ("as", "as"),
+        ("s", "s"),  # words of one or two letters stay whole, as in Porter's reference code
     ],
 )
 def test_porter_stemmer_on_the_classic_examples(word: str, stem: str) -> None:
@@ -47,8 +66,11 @@ def test_porter_stemmer_on_the_classic_examples(word: str, stem: str) -> None:
 
 
 def test_one_stemmer_is_safe_to_share_between_threads() -> None:
-    words = [f"{stem}{ending}" for stem in ("lock", "connect", "generaliz", "relat", "hop") for ending in
-             ("ing", "ed", "ations", "ness", "s", "er")] * 200
+    words = [
+        f"{stem}{ending}"
+        for stem in ("lock", "connect", "generaliz", "relat", "hop")
+        for ending in ("ing", "ed", "ations", "ness", "s", "er")
+    ] * 200
     expected = [porter_stem(word) for word in words]
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda _: [porter_stem(word) for word in words], range(8)))
@@ -87,10 +109,17 @@ def test_analyzer_splits_identifiers_drops_stop_words_and_stems(text: str, terms
 
 def test_analyzer_switches() -> None:
     text = "The OperationalError in db.atomic was LOCKING"
-    assert Analyzer(split_identifiers=False, compounds=False).terms(text) == [
-        "operationalerror", "db", "atom", "lock"]
+    assert Analyzer(split_identifiers=False, compounds=False).terms(text) == ["operationalerror", "db", "atom", "lock"]
     assert Analyzer(stop_words=False, compounds=False).terms(text) == [
-        "the", "oper", "error", "in", "db", "atom", "wa", "lock"]
+        "the",
+        "oper",
+        "error",
+        "in",
+        "db",
+        "atom",
+        "wa",
+        "lock",
+    ]
     assert Analyzer(stemmer="none", compounds=False).terms(text) == ["operational", "error", "db", "atomic", "locking"]
     # compounds (the default): the whole camel-case word and the dotted name are extra, unstemmed terms
     assert Analyzer().terms(text) == ["oper", "error", "operationalerror", "db", "atom", "lock", "db.atomic"]
@@ -107,10 +136,25 @@ def test_stop_words_keep_negations() -> None:
 # --------------------------------------------------------------------------- the bm25 profile, by hand
 
 
-def _mint(store: Store, content: str, *, repo: str = "app", kind: str = "fact", days: float = 0.0,
-          access: int = 0, topic: str = "General"):
-    return store.mint(content, provenance=SYNCED, kind=kind, repo_id=repo, topic=topic, created_at=NOW - timedelta(days=days),
-                      access_count=access)
+def _mint(
+    store: Store,
+    content: str,
+    *,
+    repo: str = "app",
+    kind: str = "fact",
+    days: float = 0.0,
+    access: int = 0,
+    topic: str = "General",
+):
+    return store.mint(
+        content,
+        provenance=SYNCED,
+        kind=kind,
+        repo_id=repo,
+        topic=topic,
+        created_at=NOW - timedelta(days=days),
+        access_count=access,
+    )
 
 
 def test_bm25_profile_matches_hand_computed_scores(store: Store) -> None:
@@ -123,8 +167,10 @@ def test_bm25_profile_matches_hand_computed_scores(store: Store) -> None:
 
     # scoped: N = 3 (d4 is not a candidate), avgdl = median(2, 3, 3) = 3, df(databas) = df(lock) = 2, k1 = 1.2, b = 0.75
     idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+
     def term(tf: float, dl: float) -> float:
         return tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / 3))
+
     expected = {d1.id: idf * (term(1, 2) + term(1, 2)), d2.id: idf * term(1, 3), d3.id: idf * term(2, 3)}
     assert expected[d1.id] == pytest.approx(2 * 0.470004 * 1.157895, abs=1e-5)  # ln 1.6 · 2.2 / 1.9, twice
     best = expected[d1.id]
@@ -139,8 +185,9 @@ def test_bm25_profile_matches_hand_computed_scores(store: Store) -> None:
     assert [r.components["matched"] for r in results] == [1.0, 0.5, 0.5]
 
     # cross-repo: d4 joins the statistics (N = 4, df = 3 each) and the results, without locality
-    crossed = {r.memory.id: r for r in store.recall("Database LOCKED?", repo="app", cross_repo=True,
-                                                     limit=10, profile="bm25")}
+    crossed = {
+        r.memory.id: r for r in store.recall("Database LOCKED?", repo="app", cross_repo=True, limit=10, profile="bm25")
+    }
     assert set(crossed) == {d1.id, d2.id, d3.id, d4.id}
     idf4 = math.log(1 + (4 - 3 + 0.5) / (3 + 0.5))
     avg4 = 3  # the median of the lengths 2, 3, 3, 3
@@ -212,8 +259,12 @@ def test_term_frequencies_and_lengths(store: Store) -> None:
     terms = store.index.terms
     row = int(np.searchsorted(store.index.ids, memory.id))
     span = slice(terms.doc_start[row], terms.doc_start[row + 1])
-    found = {term: tf for term, tf in zip(
-        (sorted(terms.vocab, key=terms.vocab.__getitem__)[t] for t in terms.doc_terms[span]), terms.doc_tf[span])}
+    found = {
+        term: tf
+        for term, tf in zip(
+            (sorted(terms.vocab, key=terms.vocab.__getitem__)[t] for t in terms.doc_terms[span]), terms.doc_tf[span]
+        )
+    }
     assert found == {"lock": 3.0, "databas": 1.0}
     assert terms.doc_len[row] == 4.0
 
@@ -238,8 +289,12 @@ def _ids(results) -> list[tuple[int, float]]:
 
 def test_updates_dismissals_and_appends_reach_the_bm25_postings(tmp_path: Path) -> None:
     store = Store(tmp_path / "m.db")
-    store.mint_many([dict(content=f"filler note {i} about gardening", provenance=SYNCED, kind="fact", repo_id="app")
-                     for i in range(2_500)])  # enough rows for the postings to be built
+    store.mint_many(
+        [
+            dict(content=f"filler note {i} about gardening", provenance=SYNCED, kind="fact", repo_id="app")
+            for i in range(2_500)
+        ]
+    )  # enough rows for the postings to be built
     target = _mint(store, "the payment webhook retried twice")
     assert store.recall("webhook retried", repo="app", profile="bm25")[0].memory.id == target.id
     late = _mint(store, "webhook signature checked first")  # appended after the postings were built
@@ -253,7 +308,8 @@ def test_updates_dismissals_and_appends_reach_the_bm25_postings(tmp_path: Path) 
     fresh = Store(tmp_path / "m.db")
     for query in ("refund timed out", "gardening note 7", "payment"):
         assert _ids(fresh.recall(query, repo="app", profile="bm25", limit=10)) == _ids(
-            store.recall(query, repo="app", profile="bm25", limit=10))
+            store.recall(query, repo="app", profile="bm25", limit=10)
+        )
 
 
 def test_snapshot_round_trip_keeps_the_term_features(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -262,8 +318,18 @@ def test_snapshot_round_trip_keeps_the_term_features(tmp_path: Path, monkeypatch
     store = Store(db)
     rng = random.Random(3)
     words = "cache lock worker retry queue timeout deploy ConnectionPool src/api/handlers.py".split()
-    store.mint_many([dict(content=" ".join(rng.choices(words, k=6)), provenance=SYNCED, kind="fact", repo_id=rng.choice(["a", "b"]),
-                          topic="T") for _ in range(300)])
+    store.mint_many(
+        [
+            dict(
+                content=" ".join(rng.choices(words, k=6)),
+                provenance=SYNCED,
+                kind="fact",
+                repo_id=rng.choice(["a", "b"]),
+                topic="T",
+            )
+            for _ in range(300)
+        ]
+    )
     store.refresh_index()
     path = index_snapshot.snapshot_path(db)
     assert index_snapshot.save(store.index, path, store._db_uuid())
@@ -279,7 +345,8 @@ def test_snapshot_round_trip_keeps_the_term_features(tmp_path: Path, monkeypatch
     assert cold.index.size == loaded.size  # the snapshot's rows; the one minted after it comes on refresh
     for query in ("connection pool", "retry worker", "handlers.py timeout"):
         assert _ids(cold.recall(query, repo="a", profile="bm25", limit=10)) == _ids(
-            store.recall(query, repo="a", profile="bm25", limit=10))
+            store.recall(query, repo="a", profile="bm25", limit=10)
+        )
     assert cold.recall("exhausted", repo="a", profile="bm25")[0].memory.id == extra.id
     # a snapshot written with another analysis is not used
     other = MemoryIndex(Analyzer(stemmer="none"))
@@ -299,17 +366,38 @@ def test_spec_profile_equals_the_naive_per_row_implementation(store: Store) -> N
     words = "cache redis ttl eviction lock thread worker pool queue retry backoff deploy".split()
     kinds = ["axiom", "pattern", "pitfall", "reflection", "task", "commit", "decision", "fact"]
     for i in range(80):
-        _mint(store, " ".join(rng.sample(words, 4)) + f" note{i % 7}", kind=rng.choice(kinds),
-              repo=rng.choice(["nomos", "acme", "global"]), days=rng.uniform(0, 300), access=rng.randint(0, 14))
+        _mint(
+            store,
+            " ".join(rng.sample(words, 4)) + f" note{i % 7}",
+            kind=rng.choice(kinds),
+            repo=rng.choice(["nomos", "acme", "global"]),
+            days=rng.uniform(0, 300),
+            access=rng.randint(0, 14),
+        )
     store.dismiss([5, 17])
     cursor = store.db.execute_sql(
-        "SELECT id, repo_id, kind, status, embedding, created_at, access_count, content FROM memories")
-    rows = [NaiveRow(r[0], r[1], r[2], r[3], from_blob(r[4]).tolist(), frozenset(tokenize(r[7])),
-                     float(days_since_epoch([r[5]])[0]), r[6]) for r in cursor.fetchall()]
+        "SELECT id, repo_id, kind, status, embedding, created_at, access_count, content FROM memories"
+    )
+    rows = [
+        NaiveRow(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            from_blob(r[4]).tolist(),
+            frozenset(tokenize(r[7])),
+            float(days_since_epoch([r[5]])[0]),
+            r[6],
+        )
+        for r in cursor.fetchall()
+    ]
     now_days = float(days_since_epoch([NOW.isoformat(sep=" ")])[0])
     for query, options in [
-        ("redis cache eviction", {}), ("lock worker", {"limit": 9}), ("retry backoff note3", {"cross_repo": True}),
-        ("deploy queue", {"kind": "pitfall"}), ("thread pool ttl", {"limit": 3}),
+        ("redis cache eviction", {}),
+        ("lock worker", {"limit": 9}),
+        ("retry backoff note3", {"cross_repo": True}),
+        ("deploy queue", {"kind": "pitfall"}),
+        ("thread pool ttl", {"limit": 3}),
     ]:
         got = store.recall(query, repo="nomos", profile="spec", **options)
         assert all(r.profile == "spec" for r in got)
@@ -365,8 +453,7 @@ HAND_CHECKED_FIRST = [
 
 
 @pytest.mark.parametrize(("profile", "question", "answer"), HAND_CHECKED_FIRST)
-def test_profile_ranks_the_hand_checked_answer_first(shipped_report, profile: str, question: str,
-                                                     answer: str) -> None:
+def test_profile_ranks_the_hand_checked_answer_first(shipped_report, profile: str, question: str, answer: str) -> None:
     results = {r.id: r for r in shipped_report[0].results[f"profile:{profile}"].questions}
     assert results[question].top[0] == answer
 
@@ -376,7 +463,8 @@ def test_ablation_first_row_is_the_shipped_profile(shipped_report) -> None:
     from mneme_tui.memory.evaluation.ablation import SHIPPED, VARIANTS, render_ablation
 
     assert [r.rank for r in variants.results[SHIPPED].questions] == [
-        r.rank for r in report.results["profile:bm25"].questions]
+        r.rank for r in report.results["profile:bm25"].questions
+    ]
     assert list(variants.results) == [v.label for v in VARIANTS]
     shipped = variants.results[SHIPPED].overall.mrr_at_10
     # the choices that matter most, as documented
@@ -404,7 +492,6 @@ def mneme(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return run
-
 
 
 def test_eval_command_plain_table(mneme) -> None:

@@ -34,25 +34,50 @@ def _ids(store: Store, query: str, **options) -> list[int]:
 @pytest.fixture
 def imported(tmp_path: Path, store: Store) -> Store:
     """A Legion project whose records carry every field label, synced into the store as project ``proj``."""
-    legion = LegionMemory.for_project(tmp_path / "project", branch_provider=lambda root: "main",
-                                      claude_home=tmp_path / "home")
+    legion = LegionMemory.for_project(
+        tmp_path / "project", branch_provider=lambda root: "main", claude_home=tmp_path / "home"
+    )
     legion.memory_dir.mkdir(parents=True)
     (legion.memory_dir / "OUTCOMES.md").write_text(
         OUTCOMES.template + "| O-001 | 2026-10-01 | main | 1 | 01-01 | qa | frontend | success | 2 | ui | "
-        "Checkout button restyled |\n", encoding="utf-8")
+        "Checkout button restyled |\n",
+        encoding="utf-8",
+    )
     (legion.memory_dir / "ERRORS.md").write_text(
         ERRORS.template + "| E-001 | 2026-10-02 | release | TypeError: cart is undefined | guard the cart | "
-        "reviewer | true | js |\n", encoding="utf-8")
+        "reviewer | true | js |\n",
+        encoding="utf-8",
+    )
     (legion.memory_dir / "PREFERENCES.md").write_text(
         PREFERENCES.template + "| D-001 | 2026-10-03 | main | review-verdict | Phase 5 review | fix auth | "
-        "accepted | positive | reviewer | review, auth |\n", encoding="utf-8")
+        "accepted | positive | reviewer | review, auth |\n",
+        encoding="utf-8",
+    )
     sync(store, legion, "proj")
     assert len(store.list(repo_id="proj")) == 3
     return store
 
 
-@pytest.mark.parametrize("label", ["id", "branch", "tags", "date", "agent", "ID", "Branch", "Tags", "Date",
-                                   "Agent", "resolved", "importance", "signal", "decision point", "user choice"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "id",
+        "branch",
+        "tags",
+        "date",
+        "agent",
+        "ID",
+        "Branch",
+        "Tags",
+        "Date",
+        "Agent",
+        "resolved",
+        "importance",
+        "signal",
+        "decision point",
+        "user choice",
+    ],
+)
 def test_imported_records_do_not_match_their_field_labels(imported: Store, label: str) -> None:
     assert imported.recall(label, repo="proj") == []
 
@@ -118,10 +143,17 @@ def test_results_negligible_next_to_the_best_are_not_returned(store: Store) -> N
 def test_results_scoring_negligibly_next_to_the_top_are_not_returned(store: Store) -> None:
     """A match whose score rounds to 0 next to the top result (here: 600 days old, decay 0.0025) is left out."""
     fresh = _save(store, "sqlite wal checkpoint")
-    old = store.mint("sqlite wal checkpoint", provenance=SYNCED, kind="fact", repo_id="app", topic="General",
-                     created_at=NOW - timedelta(days=600)).id
-    rows = {row.memory_id: row.score for row in _rank(store, "sqlite wal checkpoint",
-                                                      ranking.Bm25Profile(score_floor=0.0))}
+    old = store.mint(
+        "sqlite wal checkpoint",
+        provenance=SYNCED,
+        kind="fact",
+        repo_id="app",
+        topic="General",
+        created_at=NOW - timedelta(days=600),
+    ).id
+    rows = {
+        row.memory_id: row.score for row in _rank(store, "sqlite wal checkpoint", ranking.Bm25Profile(score_floor=0.0))
+    }
     assert rows[old] < ranking.SCORE_FLOOR * rows[fresh]
     assert _ids(store, "sqlite wal checkpoint") == [fresh]
     assert _ids(store, "sqlite wal checkpoint", profile="spec") == [fresh, old]  # the spec returns every score > 0
@@ -137,9 +169,13 @@ def _rank(store: Store, text: str, profile: ranking.Bm25Profile) -> list[ranking
 
 
 def test_one_very_long_memory_does_not_flatten_the_others(store: Store) -> None:
-    texts = ["SQLite database is locked when two worker threads write", "The upload worker retries with jitter",
-             "Worker threads need their own peewee connection", "Use the busy timeout pragma for sqlite",
-             "Timeout errors in the payment webhook come from a slow bank API"]
+    texts = [
+        "SQLite database is locked when two worker threads write",
+        "The upload worker retries with jitter",
+        "Worker threads need their own peewee connection",
+        "Use the busy timeout pragma for sqlite",
+        "Timeout errors in the payment webhook come from a slow bank API",
+    ]
     ids = [_save(store, text) for text in texts]
     query = "sqlite database locked worker threads timeout"
     before = {r.memory.id: r.score for r in store.recall(query, repo="app", limit=10)}

@@ -23,8 +23,9 @@ from mneme_tui.operations.declaration import CLI, MCP, Operation
 from mneme_tui.operations.memory import PROFILE_NAMES, RECALL_FIELDS
 
 OPERATIONS = all_operations()
-BOTH_SURFACES = [(operation, param) for operation in OPERATIONS for param in operation.params
-                 if param.on(CLI) and param.on(MCP)]
+BOTH_SURFACES = [
+    (operation, param) for operation in OPERATIONS for param in operation.params if param.on(CLI) and param.on(MCP)
+]
 
 
 def command_parser(words: tuple[str, ...]) -> argparse.ArgumentParser:
@@ -105,8 +106,11 @@ def both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capture
         assert cli_main([*argv, "--json", "--db", str(db)]) == 0
         return json.loads(capsys.readouterr().out)
 
-    for text in ("peewee keeps one connection per thread", "a worker thread opens its own connection",
-                 "tombstone, never delete"):
+    for text in (
+        "peewee keeps one connection per thread",
+        "a worker thread opens its own connection",
+        "tombstone, never delete",
+    ):
         cli("save", text)
     call = Call(ServerContext(Store(db), "acme", "bm25", tmp_path, folder))
     return cli, lambda tool, **given: json.loads(answer(call, tool, given)), str(folder)
@@ -123,14 +127,19 @@ def test_the_results_have_the_same_shapes(both) -> None:
     assert mcp("legion_briefing") == cli("legion", "briefing", "--dir", folder)
     assert mcp("legion_recall", kind="errors") == cli("legion", "recall", "errors", "--dir", folder)
     saved, echo = cli("save", "one more"), mcp("save", content="one more again")
-    assert set(echo) == {"id", "kind", "repo_id", "topic", "echo", "chars"} and set(echo) - {"echo", "chars"} < set(saved)
+    assert set(echo) == {"id", "kind", "repo_id", "topic", "echo", "chars"} and set(echo) - {"echo", "chars"} < set(
+        saved
+    )
     assert set(mcp("dismiss", ids=[1])) == set(cli("dismiss", "2")) == {"dismissed", "unchanged"}
     assert set(mcp("restore", ids=[1])) == set(cli("restore", "2")) == {"restored", "unchanged"}
     assert set(mcp("supersede", memory_id=3, content="tombstone it")) == set(cli("supersede", "4", "x"))
     assert mcp("review", all_repos=True) == cli("review", "-A")
     assert set(mcp("pin", ids=[3])) == set(cli("pin", "3")) == {"pinned", "unchanged"}
-    assert set(mcp("purge", ids=[1], reason="a leaked key")) == set(cli("purge", "2", "--reason", "a leaked key")) == {
-        "purged", "reason", "clean", "markdown_rewritten"}
+    assert (
+        set(mcp("purge", ids=[1], reason="a leaked key"))
+        == set(cli("purge", "2", "--reason", "a leaked key"))
+        == {"purged", "reason", "clean", "markdown_rewritten"}
+    )
 
 
 def test_a_budget_cuts_the_same_documents(both) -> None:
@@ -138,10 +147,12 @@ def test_a_budget_cuts_the_same_documents(both) -> None:
     items (each surface measures what it prints: compact JSON in MCP, indented with ``--json``)."""
     cli, mcp, folder = both
     ample = "100000"
-    for tool, argv, items in (("recall", ("recall", "connection thread"), "results"),
-                              ("handshake", ("handshake",), "learned_pitfalls"),
-                              ("legion_briefing", ("legion", "briefing", "--dir", folder), "top_agents"),
-                              ("legion_recall", ("legion", "recall", "--dir", folder), "records")):
+    for tool, argv, items in (
+        ("recall", ("recall", "connection thread"), "results"),
+        ("handshake", ("handshake",), "learned_pitfalls"),
+        ("legion_briefing", ("legion", "briefing", "--dir", folder), "top_agents"),
+        ("legion_recall", ("legion", "recall", "--dir", folder), "records"),
+    ):
         extra = {"query": "connection thread", "detail": True} if tool == "recall" else {}
         answer, printed = mcp(tool, budget=int(ample), **extra), cli(*argv, "--budget", ample)
         assert set(answer) == set(printed) and answer[items] == printed[items], tool

@@ -46,31 +46,51 @@ def _server(keys: tuple[str, ...], value: dict[str, Any]) -> Entry:
 
 STDIO_SERVER = {"command": "mneme", "args": MCP_ARGS}
 CLAUDE_SERVER = _server(("mcpServers",), {"type": "stdio", **STDIO_SERVER, "env": {}})
-CLAUDE_HOOK = Entry(("hooks", "SessionStart"), None, {
-    "matcher": "startup|clear|compact",
-    "hooks": [{"type": "command", "command": command} for command in SESSION_START_COMMANDS],
-})
+CLAUDE_HOOK = Entry(
+    ("hooks", "SessionStart"),
+    None,
+    {
+        "matcher": "startup|clear|compact",
+        "hooks": [{"type": "command", "command": command} for command in SESSION_START_COMMANDS],
+    },
+)
 MCP_SERVERS = _server(("mcpServers",), STDIO_SERVER)
 CODEX_SERVER = _server(("mcp_servers",), STDIO_SERVER)
 OPENCODE_SERVER = _server(("mcp", "servers"), {"type": "local", "command": ["mneme", *MCP_ARGS]})
 
 
 def _claude(mcp_file: Path, settings_folder: Path) -> tuple[ConfigFile, ...]:
-    return (ConfigFile(mcp_file, JSON, (CLAUDE_SERVER,)),
-            ConfigFile(settings_folder / ".claude" / "settings.json", JSON, (CLAUDE_HOOK,)))
+    return (
+        ConfigFile(mcp_file, JSON, (CLAUDE_SERVER,)),
+        ConfigFile(settings_folder / ".claude" / "settings.json", JSON, (CLAUDE_HOOK,)),
+    )
 
 
 def _one(relative: str, fmt: Format, entry: Entry) -> Callable[[Path], tuple[ConfigFile, ...]]:
     return lambda base: (ConfigFile(base / relative, fmt, (entry,)),)
 
 
-AGENTS: dict[str, Agent] = {agent.name: agent for agent in (
-    Agent("claude-code", lambda root: _claude(root / ".mcp.json", root),
-          lambda home: _claude(home / ".claude.json", home)),
-    Agent("cursor", _one(".cursor/mcp.json", JSON, MCP_SERVERS), _one(".cursor/mcp.json", JSON, MCP_SERVERS)),
-    Agent("codex", _one(".codex/config.toml", TOML, CODEX_SERVER), _one(".codex/config.toml", TOML, CODEX_SERVER)),
-    Agent("gemini-cli", _one(".gemini/settings.json", JSON, MCP_SERVERS),
-          _one(".gemini/settings.json", JSON, MCP_SERVERS)),
-    Agent("opencode", _one("opencode.json", JSON, OPENCODE_SERVER), lambda home: _one(
-        "opencode/opencode.json", JSON, OPENCODE_SERVER)(Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config"))),
-)}
+AGENTS: dict[str, Agent] = {
+    agent.name: agent
+    for agent in (
+        Agent(
+            "claude-code",
+            lambda root: _claude(root / ".mcp.json", root),
+            lambda home: _claude(home / ".claude.json", home),
+        ),
+        Agent("cursor", _one(".cursor/mcp.json", JSON, MCP_SERVERS), _one(".cursor/mcp.json", JSON, MCP_SERVERS)),
+        Agent("codex", _one(".codex/config.toml", TOML, CODEX_SERVER), _one(".codex/config.toml", TOML, CODEX_SERVER)),
+        Agent(
+            "gemini-cli",
+            _one(".gemini/settings.json", JSON, MCP_SERVERS),
+            _one(".gemini/settings.json", JSON, MCP_SERVERS),
+        ),
+        Agent(
+            "opencode",
+            _one("opencode.json", JSON, OPENCODE_SERVER),
+            lambda home: _one("opencode/opencode.json", JSON, OPENCODE_SERVER)(
+                Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+            ),
+        ),
+    )
+}

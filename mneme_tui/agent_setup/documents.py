@@ -144,8 +144,9 @@ def _table_at(document: Document, entry: Entry, fmt: Format, *, create: bool) ->
 
 def _list_at(document: Document, entry: Entry, fmt: Format, *, create: bool) -> Any:
     last = len(entry.keys) - 1
-    items = _container(document, entry.keys,
-                       (lambda depth: [] if depth == last else fmt.new_table()) if create else None)
+    items = _container(
+        document, entry.keys, (lambda depth: [] if depth == last else fmt.new_table()) if create else None
+    )
     if items is not None and not isinstance(items, list):
         raise MnemeError(ERR_CONFIG, f"`{'.'.join(entry.keys)}` is not a list")
     return items
@@ -154,7 +155,7 @@ def _list_at(document: Document, entry: Entry, fmt: Format, *, create: bool) -> 
 def _drop_empty(document: Document, keys: tuple[str, ...]) -> None:
     """Delete the containers along ``keys`` that are now empty, innermost first."""
     for depth in range(len(keys), 0, -1):
-        parent = _container(document, keys[:depth - 1], None)
+        parent = _container(document, keys[: depth - 1], None)
         if parent is None or len(parent[keys[depth - 1]]) > 0:
             return
         del parent[keys[depth - 1]]

@@ -27,8 +27,12 @@ class FileChange:
     text: str = field(default="", repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": str(self.path), "status": self.status, "backup": str(self.backup) if self.backup else None,
-                "changes": [{"entry": label, "action": action} for label, action in self.changes]}
+        return {
+            "path": str(self.path),
+            "status": self.status,
+            "backup": str(self.backup) if self.backup else None,
+            "changes": [{"entry": label, "action": action} for label, action in self.changes],
+        }
 
 
 @dataclass
@@ -42,8 +46,13 @@ class SetupResult:
     files: list[FileChange]
 
     def to_json(self) -> dict[str, Any]:
-        return {"agent": self.agent, "scope": self.scope, "dry_run": self.dry_run, "remove": self.remove,
-                "files": [change.to_json() for change in self.files]}
+        return {
+            "agent": self.agent,
+            "scope": self.scope,
+            "dry_run": self.dry_run,
+            "remove": self.remove,
+            "files": [change.to_json() for change in self.files],
+        }
 
 
 def set_up_agent(agent: str, scope: Scope, base: Path, *, remove: bool = False, dry_run: bool = False) -> SetupResult:

@@ -39,9 +39,17 @@ def synthetic_outcomes(rows: int) -> str:
     for n in range(1, rows + 1):
         summary = f"Plan {n % 97:02d} done | retried once \\ see log" if n % 10 == 0 else f"Plan {n} complete"
         values = [
-            f"O-{n:03d}", f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}", "main", str(n % 9 + 1), f"{n % 9 + 1:02d}-01",
-            f"agent-{n % 7}", ("frontend", "backend", "workflow")[n % 3], ("success", "partial", "failed")[n % 3],
-            str(n % 5 + 1), "bench, synthetic", summary,
+            f"O-{n:03d}",
+            f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}",
+            "main",
+            str(n % 9 + 1),
+            f"{n % 9 + 1:02d}-01",
+            f"agent-{n % 7}",
+            ("frontend", "backend", "workflow")[n % 3],
+            ("success", "partial", "failed")[n % 3],
+            str(n % 5 + 1),
+            "bench, synthetic",
+            summary,
         ]
         lines.append(join_row(values) + "\n")
     return "".join(lines)
@@ -124,7 +132,7 @@ def import_targets(figures: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {
             "target": f"Legion: parse + first sync of a {figures['rows']:,}-row OUTCOMES.md, median of"
-                      f" {figures['runs']} (s)",
+            f" {figures['runs']} (s)",
             "value": max(figures["parse_seconds"], figures["first_sync_seconds"]),
             "goal": f"< {figures['target_seconds']:g}",
             "met": figures["within_target"],

@@ -177,8 +177,19 @@ def cold_recall(db_path: Path, workdir: str) -> tuple[dict[str, float], dict[str
 
 def handshake_cold(db_path: Path, workdir: str) -> float:
     """Median wall time (ms) of ``mneme handshake -n 10 --json`` (the SessionStart hook) in a new process."""
-    command = [sys.executable, "-m", "mneme_tui", "handshake", "-n", "10", "-p", REPOS[0], "--db", str(db_path),
-               "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "mneme_tui",
+        "handshake",
+        "-n",
+        "10",
+        "-p",
+        REPOS[0],
+        "--db",
+        str(db_path),
+        "--json",
+    ]
     env = dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache"))
     runs = [run_process("`mneme handshake`", command, env)[0] for _ in range(COLD_RUNS)]
     return ms(float(np.median(runs)))
@@ -189,7 +200,8 @@ def mcp_calls() -> list[dict[str, Any]]:
     repos, one in four across repos."""
     return [
         {"query": query, "repo": REPOS[(number + round_number) % len(REPOS)], "all_repos": number % 4 == 3}
-        for round_number in range(MCP_ROUNDS) for number, query in enumerate(QUERIES)
+        for round_number in range(MCP_ROUNDS)
+        for number, query in enumerate(QUERIES)
     ]
 
 
@@ -200,8 +212,14 @@ def in_process_mcp_calls(store, now) -> dict[str, float]:
 
     store.recall(QUERIES[0], repo=REPOS[0], profile=DEFAULT_PROFILE, now=now)
     samples = [
-        timed(store.recall, call["query"], repo=call["repo"], cross_repo=call["all_repos"], profile=DEFAULT_PROFILE,
-              now=now)[0]
+        timed(
+            store.recall,
+            call["query"],
+            repo=call["repo"],
+            cross_repo=call["all_repos"],
+            profile=DEFAULT_PROFILE,
+            now=now,
+        )[0]
         for call in mcp_calls()
     ]
     return percentiles(samples)
@@ -231,8 +249,12 @@ def scoped_over_repos(store, now, repos: int) -> dict[str, float]:
             repo = f"repo-{1 + (number * 37) % repos}"
             recall = ranking.RecallQuery(query, repo, now_days, profile="bm25")
             (first if round_number == 0 else warm).append(timed(ranking.rank, index, recall)[0])
-    return {"repos": repos, "rows_per_repo": round(index.size / repos), "first_p50_ms": percentiles(first)["p50_ms"],
-            "warm_p50_ms": percentiles(warm)["p50_ms"]}
+    return {
+        "repos": repos,
+        "rows_per_repo": round(index.size / repos),
+        "first_p50_ms": percentiles(first)["p50_ms"],
+        "warm_p50_ms": percentiles(warm)["p50_ms"],
+    }
 
 
 def cold_runs(target: DbTarget, cache: Path, runs: int = COLD_RUNS, *, fresh: bool = False) -> tuple[float, float]:
@@ -261,8 +283,10 @@ async def _mcp_calls(db_path: Path, workdir: str) -> dict[str, Any]:
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mneme_tui", "mcp", "--db", str(db_path), "-p", REPOS[0]],
-        env=dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache")), cwd=workdir,
+        command=sys.executable,
+        args=["-m", "mneme_tui", "mcp", "--db", str(db_path), "-p", REPOS[0]],
+        env=dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache")),
+        cwd=workdir,
     )
     samples = []
     with (Path(workdir) / "mcp-server.err").open("a") as errlog:
@@ -285,8 +309,9 @@ def concurrent_saves(target: DbTarget, writers: int, saves_each: int) -> float:
     context = multiprocessing.get_context("spawn")
     ready, done = context.Queue(), context.Queue()
     go = context.Event()
-    processes = [context.Process(target=_writer, args=(target, number, saves_each, ready, go, done))
-                 for number in range(writers)]
+    processes = [
+        context.Process(target=_writer, args=(target, number, saves_each, ready, go, done)) for number in range(writers)
+    ]
     for process in processes:
         process.start()
     try:

@@ -27,8 +27,14 @@ class NaiveRow:
 
 
 def naive_rank(
-    rows: list[NaiveRow], text: str, *, repo: str, now_days: float, cross_repo: bool = False,
-    kind: str | None = None, limit: int = 5,
+    rows: list[NaiveRow],
+    text: str,
+    *,
+    repo: str,
+    now_days: float,
+    cross_repo: bool = False,
+    kind: str | None = None,
+    limit: int = 5,
 ) -> list[tuple[int, float]]:
     """(id, score) of the top ``limit`` rows, computed row by row."""
     tokens = tokenize(text)

@@ -39,8 +39,11 @@ def refuse_non_empty(url: str) -> None:
 
     count = pg_scratch.memory_count(url)
     if count:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"{config.redacted_url(url)} already holds memories ({count:,}): "
-                         "bench needs a database without memories (it works in a schema of its own and drops it)")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"{config.redacted_url(url)} already holds memories ({count:,}): "
+            "bench needs a database without memories (it works in a schema of its own and drops it)",
+        )
 
 
 def run_size(url: str, size: int, workdir: str) -> dict[str, Any]:

@@ -34,8 +34,13 @@ def review_figures(db_path: str) -> dict[str, Any]:
     warm_s, _ = timed(open_proposals, store, None)
     same_s, _ = timed(open_proposals, store, None)
     store.close()
-    return {"cold_ms": ms(cold_s), "warm_after_save_ms": ms(warm_s), "same_revision_ms": ms(same_s),
-            "proposals": dict(Counter(proposal.kind for proposal in proposals)), "peak_rss_mb": high_water_mb()}
+    return {
+        "cold_ms": ms(cold_s),
+        "warm_after_save_ms": ms(warm_s),
+        "same_revision_ms": ms(same_s),
+        "proposals": dict(Counter(proposal.kind for proposal in proposals)),
+        "peak_rss_mb": high_water_mb(),
+    }
 
 
 def high_water_mb() -> float:
@@ -73,11 +78,22 @@ def review_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
     if review is None or size not in (100_000, 1_000_000):
         return []
     if size == 100_000:
-        return [target_check("cold `mneme review` -A at 100k (s)", review["cold_ms"] / 1000, "<=",
-                             TARGETS["review_cold_s_at_100k"]),
-                target_check("`mneme review` -A after one new save at 100k (ms)", review["warm_after_save_ms"], "<=",
-                             TARGETS["review_warm_ms_at_100k"])]
-    return [target_check("cold `mneme review` -A at 1M (s)", review["cold_ms"] / 1000, "<=",
-                         TARGETS["review_cold_s_at_1m"]),
-            target_check("peak RSS of `mneme review` at 1M (MB)", review["peak_rss_mb"], "<=",
-                         TARGETS["review_peak_rss_mb_at_1m"])]
+        return [
+            target_check(
+                "cold `mneme review` -A at 100k (s)", review["cold_ms"] / 1000, "<=", TARGETS["review_cold_s_at_100k"]
+            ),
+            target_check(
+                "`mneme review` -A after one new save at 100k (ms)",
+                review["warm_after_save_ms"],
+                "<=",
+                TARGETS["review_warm_ms_at_100k"],
+            ),
+        ]
+    return [
+        target_check(
+            "cold `mneme review` -A at 1M (s)", review["cold_ms"] / 1000, "<=", TARGETS["review_cold_s_at_1m"]
+        ),
+        target_check(
+            "peak RSS of `mneme review` at 1M (MB)", review["peak_rss_mb"], "<=", TARGETS["review_peak_rss_mb_at_1m"]
+        ),
+    ]

@@ -122,8 +122,16 @@ def _naive_per_row(store, now) -> dict[str, float]:
     from mneme_tui.memory.vectors import from_blob, tokenize
 
     rows = [
-        NaiveRow(r[0], r[1], r[2], r[3], from_blob(r[4]).tolist(), frozenset(tokenize(r[7])),
-                 float(days_since_epoch([r[5]])[0]), r[6])
+        NaiveRow(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            from_blob(r[4]).tolist(),
+            frozenset(tokenize(r[7])),
+            float(days_since_epoch([r[5]])[0]),
+            r[6],
+        )
         for r in naive_rows(store.db)
     ]
     now_days = float(days_since_epoch([now.isoformat(sep=" ")])[0])
@@ -180,36 +188,53 @@ def check_targets(sizes: dict[str, Any], postgresql: dict[str, Any] | None = Non
                 )
                 naive = figures.get("naive_per_row")
                 if naive and profile == "spec":
-                    checks.append(target_check(
-                        "naive per-row / vectorised at 100k (×)", naive["p50_ms"] / p50,
-                        ">=", TARGETS["naive_slowdown_at_100k"],
-                    ))
+                    checks.append(
+                        target_check(
+                            "naive per-row / vectorised at 100k (×)",
+                            naive["p50_ms"] / p50,
+                            ">=",
+                            TARGETS["naive_slowdown_at_100k"],
+                        )
+                    )
                 pg = (postgresql or {}).get(key)
                 if pg and profile == "spec":
-                    checks.append(target_check(
-                        "PostgreSQL / SQLite cold `mneme recall` (snapshot up to date) at 100k (×)",
-                        pg["cold_recall_ms"]["with_snapshot"] / figures["cold_recall_ms"]["with_snapshot"],
-                        "<=", TARGETS["postgresql_cold_recall_ratio_at_100k"],
-                    ))
+                    checks.append(
+                        target_check(
+                            "PostgreSQL / SQLite cold `mneme recall` (snapshot up to date) at 100k (×)",
+                            pg["cold_recall_ms"]["with_snapshot"] / figures["cold_recall_ms"]["with_snapshot"],
+                            "<=",
+                            TARGETS["postgresql_cold_recall_ratio_at_100k"],
+                        )
+                    )
                 if pg:
-                    checks.append(target_check(
-                        f"{profile}: PostgreSQL / SQLite warm recall p50 at 100k (×)",
-                        pg["recall"][profile]["scoped"]["p50_ms"] / p50,
-                        "<=", TARGETS["postgresql_recall_ratio_at_100k"],
-                    ))
+                    checks.append(
+                        target_check(
+                            f"{profile}: PostgreSQL / SQLite warm recall p50 at 100k (×)",
+                            pg["recall"][profile]["scoped"]["p50_ms"] / p50,
+                            "<=",
+                            TARGETS["postgresql_recall_ratio_at_100k"],
+                        )
+                    )
             if profile == "bm25" and size in (100_000, 1_000_000):  # issue 24: at 1M, and reported at 100k
-                checks.append(target_check(
-                    f"bm25 (postings): -A recall / bare numpy top-k at {_label(size)} (×)",
-                    recall["cross_repo"]["p50_ms"] / figures["bare_numpy_topk"]["p50_ms"],
-                    "<=", TARGETS["bm25_ratio_to_bare"],
-                ))
+                checks.append(
+                    target_check(
+                        f"bm25 (postings): -A recall / bare numpy top-k at {_label(size)} (×)",
+                        recall["cross_repo"]["p50_ms"] / figures["bare_numpy_topk"]["p50_ms"],
+                        "<=",
+                        TARGETS["bm25_ratio_to_bare"],
+                    )
+                )
             if size >= 1_000_000:
                 cross = recall["cross_repo"]["p50_ms"]
                 ratio = cross / figures["bare_numpy_topk"]["p50_ms"]
-                checks.append(target_check(
-                    f"{profile}: -A recall / bare numpy top-k at {size // 1_000_000}M (×)", ratio,
-                    "<=", TARGETS["ratio_to_bare_at_1m"],
-                ))
+                checks.append(
+                    target_check(
+                        f"{profile}: -A recall / bare numpy top-k at {size // 1_000_000}M (×)",
+                        ratio,
+                        "<=",
+                        TARGETS["ratio_to_bare_at_1m"],
+                    )
+                )
         checks.extend(_agent_checks(size, figures))
         checks.extend(_snapshot_checks(size, figures, (postgresql or {}).get(key)))
         checks.extend(review_checks(size, figures))
@@ -229,18 +254,34 @@ def _agent_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
     check = target_check(f"cold `mneme recall` (snapshot up to date) at {label} (s)", cold_s, "<=", goal_s)
     checks.append({**check, "vs_floor": figures["cold_recall_vs_floor"]["with_snapshot"]})
     if size == 100_000:
-        checks.append(target_check("MCP recall round trip p50 at 100k (ms)", figures["mcp_recall"]["p50_ms"],
-                                   "<=", TARGETS["mcp_recall_p50_ms_at_100k"]))
+        checks.append(
+            target_check(
+                "MCP recall round trip p50 at 100k (ms)",
+                figures["mcp_recall"]["p50_ms"],
+                "<=",
+                TARGETS["mcp_recall_p50_ms_at_100k"],
+            )
+        )
     else:
         peak = max(figures["cold_recall_peak_rss_mb"].values())  # a process serving the store (the bench holds two)
-        checks.append(target_check("peak RSS of a cold `mneme recall` at 1M (MB)", peak, "<=",
-                                   TARGETS["peak_rss_mb_at_1m"]))
-        handshake = target_check("`mneme handshake -n 10` at 1M (× the import floor)", figures["handshake_vs_floor"],
-                                 "<=", TARGETS["handshake_vs_floor_at_1m"])
+        checks.append(
+            target_check("peak RSS of a cold `mneme recall` at 1M (MB)", peak, "<=", TARGETS["peak_rss_mb_at_1m"])
+        )
+        handshake = target_check(
+            "`mneme handshake -n 10` at 1M (× the import floor)",
+            figures["handshake_vs_floor"],
+            "<=",
+            TARGETS["handshake_vs_floor_at_1m"],
+        )
         checks.append({**handshake, "ms": figures["handshake_ms"]})
-        checks.append(target_check("MCP recall round trip / the same calls in-process, p50 at 1M (×)",
-                             figures["mcp_recall"]["p50_ms"] / figures["mcp_in_process"]["p50_ms"],
-                             "<=", TARGETS["mcp_vs_in_process_at_1m"]))
+        checks.append(
+            target_check(
+                "MCP recall round trip / the same calls in-process, p50 at 1M (×)",
+                figures["mcp_recall"]["p50_ms"] / figures["mcp_in_process"]["p50_ms"],
+                "<=",
+                TARGETS["mcp_vs_in_process_at_1m"],
+            )
+        )
     return checks
 
 
@@ -254,16 +295,32 @@ def _snapshot_checks(size: int, figures: dict[str, Any], postgresql: dict[str, A
         return []
     cold, peaks = figures["cold_recall_ms"], figures["cold_recall_peak_rss_mb"]
     checks = [
-        target_check("cold `mneme recall` 1,000 rows behind the snapshot / up to date at 1M (×)",
-               cold["behind_snapshot"] / cold["with_snapshot"], "<=", TARGETS["cold_recall_behind_ratio_at_1m"]),
-        target_check("peak RSS of that cold `mneme recall` 1,000 rows behind at 1M (MB)", peaks["behind_snapshot"],
-               "<=", TARGETS["cold_recall_behind_peak_rss_mb_at_1m"]),
-        target_check("first cold `mneme recall` ever (builds the snapshot) at 1M (s)", cold["without_snapshot"] / 1000,
-               "<=", TARGETS["first_cold_recall_s_at_1m"]),
+        target_check(
+            "cold `mneme recall` 1,000 rows behind the snapshot / up to date at 1M (×)",
+            cold["behind_snapshot"] / cold["with_snapshot"],
+            "<=",
+            TARGETS["cold_recall_behind_ratio_at_1m"],
+        ),
+        target_check(
+            "peak RSS of that cold `mneme recall` 1,000 rows behind at 1M (MB)",
+            peaks["behind_snapshot"],
+            "<=",
+            TARGETS["cold_recall_behind_peak_rss_mb_at_1m"],
+        ),
+        target_check(
+            "first cold `mneme recall` ever (builds the snapshot) at 1M (s)",
+            cold["without_snapshot"] / 1000,
+            "<=",
+            TARGETS["first_cold_recall_s_at_1m"],
+        ),
     ]
     if postgresql:
-        checks.append(target_check("PostgreSQL cold `mneme recall` (snapshot up to date) at 1M (s)",
-                             postgresql["cold_recall_ms"]["with_snapshot"] / 1000,
-                             "<=", TARGETS["postgresql_cold_recall_s_at_1m"]))
+        checks.append(
+            target_check(
+                "PostgreSQL cold `mneme recall` (snapshot up to date) at 1M (s)",
+                postgresql["cold_recall_ms"]["with_snapshot"] / 1000,
+                "<=",
+                TARGETS["postgresql_cold_recall_s_at_1m"],
+            )
+        )
     return checks
-

@@ -163,8 +163,12 @@ async def _measure_open_memories(app) -> dict:
     sent = time.perf_counter()
     _send_key(app, "2", "2")
     done = await _painted(
-        app, lambda: isinstance(app.screen, MemoriesScreen) and app.screen.page is not None
-        and app.screen.query_one("#memories-table", PagedTable).row_count > 0
+        app,
+        lambda: (
+            isinstance(app.screen, MemoriesScreen)
+            and app.screen.page is not None
+            and app.screen.query_one("#memories-table", PagedTable).row_count > 0
+        ),
     )
     return {"open_memories_ms": (done - sent) * 1000}
 
@@ -208,8 +212,9 @@ def _recall_rows(app) -> int:
     return screen.query_one("#results", ResultsTable).row_count
 
 
-def bench_tui(size: int = 100_000, *, folder: Path | None = None, queries: tuple[str, ...] = QUERIES,
-              dismissals: int = 5) -> dict:
+def bench_tui(
+    size: int = 100_000, *, folder: Path | None = None, queries: tuple[str, ...] = QUERIES, dismissals: int = 5
+) -> dict:
     """Generate ``size`` memories in a temp folder, drive the TUI headless, return the timings (ms)."""
     from mneme_tui.demo import DEMO_REPO
 

@@ -28,8 +28,19 @@ from mneme_tui.cli import (
 from mneme_tui.errors import MnemeError
 
 COMMAND_MODULES = (
-    memory_commands, lifecycle_commands, legion_commands, task_commands, eval_command, bench_command, mcp_command,
-    db_commands, purge_command, secrets_command, setup_command, export_commands, review_commands,
+    memory_commands,
+    lifecycle_commands,
+    legion_commands,
+    task_commands,
+    eval_command,
+    bench_command,
+    mcp_command,
+    db_commands,
+    purge_command,
+    secrets_command,
+    setup_command,
+    export_commands,
+    review_commands,
 )
 
 
@@ -46,16 +57,22 @@ def build_parser() -> argparse.ArgumentParser:
     arguments.add_common_options(parser, suppress_defaults=False)
     parser.add_argument("--demo", action="store_true", help="open the TUI on a generated demo workspace")
     parser.add_argument(
-        "-p", "--project", metavar="REPO",
+        "-p",
+        "--project",
+        metavar="REPO",
         help="the TUI's active repository (default: $MNEME_REPO or the git work tree's name)",
     )
     parser.add_argument(
-        "--legion-dir", metavar="DIR",
+        "--legion-dir",
+        metavar="DIR",
         help="the TUI's Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)",
     )
     parser.add_argument("--profile", help="the TUI's starting ranking profile")
-    parser.add_argument("--read-only", action="store_true",
-                        help="open the TUI with every write action off (also: read_only = true in the config file)")
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the TUI with every write action off (also: read_only = true in the config file)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=arguments.Parser)
     for module in COMMAND_MODULES:
         module.register(sub)
@@ -87,6 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _no_terminal(parser: argparse.ArgumentParser) -> int:
     """No command and no terminal (an agent's shell tool, a pipe): the help on stderr and exit 2, never the TUI."""
     sys.stderr.write(parser.format_help())
-    print("mneme: the full-screen app needs a terminal on stdin and stdout; give a command (see above)",
-          file=sys.stderr)
+    print(
+        "mneme: the full-screen app needs a terminal on stdin and stdout; give a command (see above)", file=sys.stderr
+    )
     return 2

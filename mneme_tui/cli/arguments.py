@@ -10,14 +10,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from mneme_tui import config, display
 from mneme_tui.operations import values
-from mneme_tui.validation import (
-    MAX_CONTENT_CHARS,
-    check_text,
-    decode_utf8,
-    read_stream,
-    strip_one_newline,
-    too_large,
-)
+from mneme_tui.validation import MAX_CONTENT_CHARS, check_text, decode_utf8, read_stream, strip_one_newline, too_large
 
 if TYPE_CHECKING:
     from mneme_tui.memory.store import Store
@@ -103,7 +96,11 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_command(
-    sub: argparse._SubParsersAction, name: str, help_text: str, *, json_option: bool = True,
+    sub: argparse._SubParsersAction,
+    name: str,
+    help_text: str,
+    *,
+    json_option: bool = True,
     description: str | None = None,
 ) -> argparse.ArgumentParser:
     """A subcommand parser with the options every command takes (``--db``, and ``--json`` by default);
@@ -116,7 +113,10 @@ def add_command(
 
 
 def add_deferred_command(
-    sub: argparse._SubParsersAction, name: str, help_text: str, description: str,
+    sub: argparse._SubParsersAction,
+    name: str,
+    help_text: str,
+    description: str,
     add_arguments: Callable[[argparse.ArgumentParser], None],
 ) -> None:
     """A command (group) whose arguments ``add_arguments`` adds only when the command is used or its help shown."""
@@ -180,7 +180,6 @@ def read_content(raw: str) -> str:
     refusal = too_large("standard input", "content size", MAX_CONTENT_CHARS, "characters")
     data = read_stream(sys.stdin.buffer, MAX_CONTENT_CHARS * 4, refusal)  # a UTF-8 character is at most 4 bytes
     return strip_one_newline(decode_utf8(data, "standard input"))
-
 
 
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

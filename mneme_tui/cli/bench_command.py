@@ -83,24 +83,32 @@ def _print_sqlite(size: int, figures: dict[str, Any]) -> None:
         f" ({ratio['with_snapshot']}× the floor, peak RSS {peak['with_snapshot']} MB),"
         f" {cold['without_snapshot']} ms without ({ratio['without_snapshot']}×, {peak['without_snapshot']} MB),"
         f" {cold['behind_snapshot']} ms with 1,000 rows not yet in the snapshot ({ratio['behind_snapshot']}×,"
-        f" {peak['behind_snapshot']} MB); floor `python -c \"import numpy, peewee\"` {figures['import_floor_ms']} ms"
+        f' {peak["behind_snapshot"]} MB); floor `python -c "import numpy, peewee"` {figures["import_floor_ms"]} ms'
     )
     mcp, local = figures["mcp_recall"], figures["mcp_in_process"]
-    print(f"  MCP recall round trip (SDK stdio client): p50 {mcp['p50_ms']} ms / p95 {mcp['p95_ms']} ms;"
-          f" the same calls in-process p50 {local['p50_ms']} ms / p95 {local['p95_ms']} ms")
-    print(f"  `mneme handshake -n 10` (subprocess): {figures['handshake_ms']} ms"
-          f" ({figures['handshake_vs_floor']}× the floor)")
+    print(
+        f"  MCP recall round trip (SDK stdio client): p50 {mcp['p50_ms']} ms / p95 {mcp['p95_ms']} ms;"
+        f" the same calls in-process p50 {local['p50_ms']} ms / p95 {local['p95_ms']} ms"
+    )
+    print(
+        f"  `mneme handshake -n 10` (subprocess): {figures['handshake_ms']} ms"
+        f" ({figures['handshake_vs_floor']}× the floor)"
+    )
     spread = figures["scoped_over_repos"]
-    print(f"  bm25 scoped recall with the rows spread over {spread['repos']:,} repos (~{spread['rows_per_repo']:,}"
-          f" each): p50 {spread['warm_p50_ms']} ms warm, {spread['first_p50_ms']} ms for a repo's first query")
+    print(
+        f"  bm25 scoped recall with the rows spread over {spread['repos']:,} repos (~{spread['rows_per_repo']:,}"
+        f" each): p50 {spread['warm_p50_ms']} ms warm, {spread['first_p50_ms']} ms for a repo's first query"
+    )
     print(f"  save: {figures['save_per_s']} memories/s")
     _print_visible(figures["write_to_visible_ms"])
     review = figures.get("review")
     if review:
-        print(f"  `mneme review` -A: {review['cold_ms']} ms cold, {review['warm_after_save_ms']} ms after one new"
-              " save,"
-              f" {review['same_revision_ms']} ms at the same revision; proposals {review['proposals']};"
-              f" peak RSS {review['peak_rss_mb']} MB")
+        print(
+            f"  `mneme review` -A: {review['cold_ms']} ms cold, {review['warm_after_save_ms']} ms after one new"
+            " save,"
+            f" {review['same_revision_ms']} ms at the same revision; proposals {review['proposals']};"
+            f" peak RSS {review['peak_rss_mb']} MB"
+        )
 
 
 def _print_postgresql(size: int, figures: dict[str, Any]) -> None:
@@ -108,9 +116,11 @@ def _print_postgresql(size: int, figures: dict[str, Any]) -> None:
     print(f"  db copy SQLite → PostgreSQL: {figures['db_copy_s']} s ({figures['memories']:,} memories)")
     print(f"  index load: {figures['index_load_ms']} ms from PostgreSQL (binary COPY)")
     cold, peak = figures["cold_recall_ms"], figures["cold_recall_peak_rss_mb"]
-    print(f"  cold `mneme recall` (subprocess, a client's cache folder): {cold['with_snapshot']} ms with the snapshot"
-          f" (peak RSS {peak['with_snapshot']} MB), {cold['without_snapshot']} ms the first run, which builds it"
-          f" ({peak['without_snapshot']} MB)")
+    print(
+        f"  cold `mneme recall` (subprocess, a client's cache folder): {cold['with_snapshot']} ms with the snapshot"
+        f" (peak RSS {peak['with_snapshot']} MB), {cold['without_snapshot']} ms the first run, which builds it"
+        f" ({peak['without_snapshot']} MB)"
+    )
     _print_recall(figures["recall"])
     print(
         f"  save: {figures['save_per_s']} memories/s from 1 writer,"

@@ -11,15 +11,20 @@ from mneme_tui.operations.declaration import REDACT_PARAM
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    group = sub.add_parser("db", help="the database: info, copy between SQLite and PostgreSQL",
-                           description="Which database the store lives in; copy a store between backends.")
+    group = sub.add_parser(
+        "db",
+        help="the database: info, copy between SQLite and PostgreSQL",
+        description="Which database the store lives in; copy a store between backends.",
+    )
     arguments.add_common_options(group)
-    commands = group.add_subparsers(dest="db_command", metavar="ACTION", parser_class=arguments.Parser,
-                                    required=True)
+    commands = group.add_subparsers(dest="db_command", metavar="ACTION", parser_class=arguments.Parser, required=True)
     info = arguments.add_command(commands, "info", "backend, database (without password), schema version and counts")
     info.set_defaults(func=cmd_info)
-    copy = arguments.add_command(commands, "copy", "copy a whole store from SRC to DST (a file path or a "
-                                                   "postgresql:// URL), verifying counts and content hashes")
+    copy = arguments.add_command(
+        commands,
+        "copy",
+        "copy a whole store from SRC to DST (a file path or a postgresql:// URL), verifying counts and content hashes",
+    )
     copy.add_argument("source", metavar="SRC")
     copy.add_argument("destination", metavar="DST")
     copy.add_argument("--merge", action="store_true", help="add to a destination that already has memories")
@@ -58,11 +63,14 @@ def cmd_copy(args: argparse.Namespace) -> int:
     output.print_redactions(redacted)
     shown = {"source": str(source.path), "destination": str(destination.path)}
     if args.json:
-        output.print_json({**shown, "copied": result.counts, "kept_ids": result.kept_ids, "skipped": result.skipped,
-                           "verified": True})
+        output.print_json(
+            {**shown, "copied": result.counts, "kept_ids": result.kept_ids, "skipped": result.skipped, "verified": True}
+        )
         return 0
     ids = "ids kept" if result.kept_ids else "new ids after the existing ones"
     skipped = f"; {result.skipped} already there, skipped" if result.skipped else ""
-    print(f"Copied {result.counts['memories']} memories from {output.literal(shown['source'])} to "
-          f"{output.literal(shown['destination'])} ({ids}{skipped}); counts and content hashes verified.")
+    print(
+        f"Copied {result.counts['memories']} memories from {output.literal(shown['source'])} to "
+        f"{output.literal(shown['destination'])} ({ids}{skipped}); counts and content hashes verified."
+    )
     return 0

@@ -30,14 +30,19 @@ if TYPE_CHECKING:  # the store and the Legion API are imported by the commands t
 
 
 def add_operation(
-    sub: argparse._SubParsersAction, operation: Operation, *,
-    context: Callable[[argparse.ArgumentParser], None] | None = None, word: str | None = None, line: str = "",
+    sub: argparse._SubParsersAction,
+    operation: Operation,
+    *,
+    context: Callable[[argparse.ArgumentParser], None] | None = None,
+    word: str | None = None,
+    line: str = "",
 ) -> argparse.ArgumentParser:
     """The command of ``operation`` (its last command word, or ``word`` where a choice is spelled as the command:
     ``review accept|reject|undo``, with ``line`` its line in the group's list) with ``--db``, ``--json``, the
     options ``context`` adds (where the work happens: ``--dir``, ``--root``), then every CLI parameter."""
-    parser = arguments.add_command(sub, word or operation.command[-1], line or operation.summary,
-                                   description=operation.summary)
+    parser = arguments.add_command(
+        sub, word or operation.command[-1], line or operation.summary, description=operation.summary
+    )
     if context is not None:
         context(parser)
     for param in operation.params_on(CLI):
@@ -121,8 +126,12 @@ class CliSession:
     source, detail = SAVE, ""
 
     def __init__(
-        self, args: argparse.Namespace, legion: Callable[[], LegionMemory] | None = None, root: Path | None = None,
-        *, create: bool = False,
+        self,
+        args: argparse.Namespace,
+        legion: Callable[[], LegionMemory] | None = None,
+        root: Path | None = None,
+        *,
+        create: bool = False,
     ) -> None:
         self._args, self._legion, self._root, self._create = args, legion, root, create
         self._store: Store | None = None
@@ -160,7 +169,7 @@ class CliSession:
 
 
 def session_for(
-    operation: Operation, args: argparse.Namespace, legion: Callable[[], LegionMemory] | None = None,
+    operation: Operation, args: argparse.Namespace, legion: Callable[[], LegionMemory] | None = None
 ) -> CliSession:
     """Where ``operation`` runs: its store is created if missing only when the operation only adds (``save``);
     a read or a change of a store that does not exist is one ERR_DATABASE line, and nothing is created."""
@@ -172,7 +181,10 @@ def _option(name: str) -> str:
 
 
 def run(
-    operation: Operation, args: argparse.Namespace, *, session: CliSession | None = None,
+    operation: Operation,
+    args: argparse.Namespace,
+    *,
+    session: CliSession | None = None,
     given: dict[str, Any] | None = None,
 ) -> Any:
     """Run ``operation`` on the parsed arguments (or on the values ``given``, already read from them): its

@@ -17,19 +17,32 @@ FORMATS = ("jsonl", "markdown")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    export = arguments.add_command(sub, "export", "write memories with their links, provenance and history as "
-                                                  "JSONL (to import elsewhere) or Markdown (to read)")
+    export = arguments.add_command(
+        sub,
+        "export",
+        "write memories with their links, provenance and history as JSONL (to import elsewhere) or Markdown (to read)",
+    )
     export.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default) or markdown")
     export.add_argument("-p", "--project", metavar="REPO", help="repository (default: the active repo)")
     export.add_argument("-A", "--all", dest="all_repos", action="store_true", help="every repository")
-    export.add_argument("--status", choices=(*K.STATUSES, "all"), default=K.ACTIVE,
-                        help="which memories (default: active; `all` for a lossless copy)")
-    export.add_argument("-o", "--output", metavar="PATH",
-                        help="the file to write (jsonl) or the folder for one file per repo (markdown); "
-                             "default: standard output")
+    export.add_argument(
+        "--status",
+        choices=(*K.STATUSES, "all"),
+        default=K.ACTIVE,
+        help="which memories (default: active; `all` for a lossless copy)",
+    )
+    export.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="the file to write (jsonl) or the folder for one file per repo (markdown); default: standard output",
+    )
     export.set_defaults(func=cmd_export)
-    imported = arguments.add_command(sub, "import", "add the memories of a JSONL export to the store (new ids; "
-                                                    "memories it already holds are skipped)")
+    imported = arguments.add_command(
+        sub,
+        "import",
+        "add the memories of a JSONL export to the store (new ids; memories it already holds are skipped)",
+    )
     imported.add_argument("file", metavar="FILE", help="a `mneme export` JSONL file (`-` reads standard input)")
     imported.set_defaults(func=cmd_import)
 
@@ -49,8 +62,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         documents = markdown_by_repo(records)
         folder = Path(args.output) if args.output else None
         written = _write({str(folder / file_name(repo)) if folder else "-": text for repo, text in documents.items()})
-    summary: dict[str, Any] = {"format": args.format, "memories": len(records),
-                               "repos": sorted({record.memory.repo_id for record in records}), "files": written}
+    summary: dict[str, Any] = {
+        "format": args.format,
+        "memories": len(records),
+        "repos": sorted({record.memory.repo_id for record in records}),
+        "files": written,
+    }
     if args.json:
         output.print_json(summary)
     elif args.output:
@@ -91,6 +108,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.json:
         output.print_json({"file": source, **result.to_json()})
     else:
-        print(f"Imported {result.imported} memories ({result.history} history entries) from "
-              f"{output.literal(source)}; {result.skipped} already in the store.")
+        print(
+            f"Imported {result.imported} memories ({result.history} history entries) from "
+            f"{output.literal(source)}; {result.skipped} already in the store."
+        )
     return 0

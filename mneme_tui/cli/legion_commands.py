@@ -29,12 +29,14 @@ BRANCH_PROVIDER: BranchProvider | None = None
 """Replaces ``git branch --show-current`` (tests set it; None = ask git)."""
 
 
-
 # ------------------------------------------------------------------------------ parser
 def register(sub: argparse._SubParsersAction) -> None:
     arguments.add_deferred_command(
-        sub, "legion", "Legion markdown memory (.planning/memory): sync, recall, briefing, agents, record, prune",
-        "Work with a Legion project's .planning/memory files and mirror them into the store.", _add_actions,
+        sub,
+        "legion",
+        "Legion markdown memory (.planning/memory): sync, recall, briefing, agents, record, prune",
+        "Work with a Legion project's .planning/memory files and mirror them into the store.",
+        _add_actions,
     )
 
 
@@ -64,15 +66,27 @@ def _add_actions(legion: argparse.ArgumentParser) -> None:
 
     agents = arguments.add_command(actions, "agents", "agent scores and archetype (task type) scores")
     _dir_option(agents)
-    agents.add_argument("--task-types", type=_list, default=[], metavar="T,..",
-                        help="only these task types (agent scores match Tags, as the skill says; see --match)")
-    agents.add_argument("--match", choices=("tags", "either"), default="tags",
-                        help="what --task-types matches for agent scores: tags (the skill, §4; default) or either "
-                             "tags or the Task Type column (task-type scores always use the Task Type column)")
+    agents.add_argument(
+        "--task-types",
+        type=_list,
+        default=[],
+        metavar="T,..",
+        help="only these task types (agent scores match Tags, as the skill says; see --match)",
+    )
+    agents.add_argument(
+        "--match",
+        choices=("tags", "either"),
+        default="tags",
+        help="what --task-types matches for agent scores: tags (the skill, §4; default) or either "
+        "tags or the Task Type column (task-type scores always use the Task Type column)",
+    )
     agents.set_defaults(func=cmd_agents)
 
-    record = actions.add_parser("record", help="append an outcome, pattern, error or preference record",
-                                description="Append a record to its memory file (validated; nothing half-written).")
+    record = actions.add_parser(
+        "record",
+        help="append an outcome, pattern, error or preference record",
+        description="Append a record to its memory file (validated; nothing half-written).",
+    )
     arguments.add_common_options(record)
     kinds = record.add_subparsers(dest="record_kind", metavar="KIND", parser_class=arguments.Parser, required=True)
     _record_parsers(kinds)
@@ -103,8 +117,11 @@ def _record_parsers(kinds: argparse._SubParsersAction) -> None:
 
 
 def _dir_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dir", metavar="DIR",
-                        help="memory folder (default: $MNEME_LEGION_DIR or .planning/memory in the git work tree)")
+    parser.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="memory folder (default: $MNEME_LEGION_DIR or .planning/memory in the git work tree)",
+    )
 
 
 def _list(raw: str) -> list[str]:
@@ -147,12 +164,29 @@ def _percent(value: float) -> str:
 
 
 def _outcome_table(records: list[OutcomeRecord]) -> None:
-    table = output.table(("ID", "left"), ("Date", "left"), ("Branch", "left"), ("Agent", "left"),
-                         ("Task type", "left"), ("Outcome", "left"), ("Imp", "right"), ("Decay", "right"),
-                         ("Summary", "left"))
+    table = output.table(
+        ("ID", "left"),
+        ("Date", "left"),
+        ("Branch", "left"),
+        ("Agent", "left"),
+        ("Task type", "left"),
+        ("Outcome", "left"),
+        ("Imp", "right"),
+        ("Decay", "right"),
+        ("Summary", "left"),
+    )
     for r in records:
-        table.add_row(_cell(r.id or "-"), _cell(r.date), _cell(r.branch), _cell(r.agent), _cell(r.task_type),
-                      _cell(r.outcome), str(r.importance), _score(r.decay_score), _cell(r.summary))
+        table.add_row(
+            _cell(r.id or "-"),
+            _cell(r.date),
+            _cell(r.branch),
+            _cell(r.agent),
+            _cell(r.task_type),
+            _cell(r.outcome),
+            str(r.importance),
+            _score(r.decay_score),
+            _cell(r.summary),
+        )
     output.print_table(table)
 
 
@@ -165,8 +199,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if legion.memory_dir.is_dir():
         report = sync(arguments.open_store(args, create=True), legion, project)
     else:  # nothing to do: do not even create the database
-        report = SyncReport(project, str(legion.memory_dir),
-                            message=f"No Legion memory folder at {legion.memory_dir}; nothing to sync.")
+        report = SyncReport(
+            project, str(legion.memory_dir), message=f"No Legion memory folder at {legion.memory_dir}; nothing to sync."
+        )
     if not report.synced:
         if args.json:
             output.print_json(report.to_json())
@@ -182,18 +217,24 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if entry.skipped:
             print(f"  {name}: skipped, the file did not parse (left as is)")
             continue
-        line = (f"  {name}{'' if entry.exists else ' (gone)'}: {entry.records} records: {entry.added} added, "
-                f"{entry.updated} updated, {entry.unchanged} unchanged")
-        extras = [f"{entry.removed} removed" if entry.removed else "",
-                  f"{entry.exported} exported" if entry.exported else "",
-                  f"{display.counted(entry.not_imported, 'block')} not imported" if entry.not_imported else ""]
+        line = (
+            f"  {name}{'' if entry.exists else ' (gone)'}: {entry.records} records: {entry.added} added, "
+            f"{entry.updated} updated, {entry.unchanged} unchanged"
+        )
+        extras = [
+            f"{entry.removed} removed" if entry.removed else "",
+            f"{entry.exported} exported" if entry.exported else "",
+            f"{display.counted(entry.not_imported, 'block')} not imported" if entry.not_imported else "",
+        ]
         print("; ".join([line, *[e for e in extras if e]]))
     for export in report.exports:
         if export.action == "failed":
             print(f"not exported: memory {export.memory_id} ({export.kind}): {output.literal(export.message)}")
         elif export.action == "merged":
-            print(f"merged: memory {export.memory_id} ({export.kind}) into {export.file} "
-                  f"{output.literal(export.record_id)}: {output.literal(export.message)}")
+            print(
+                f"merged: memory {export.memory_id} ({export.kind}) into {export.file} "
+                f"{output.literal(export.record_id)}: {output.literal(export.message)}"
+            )
     _warn(report.warnings)
     return 0
 
@@ -236,8 +277,12 @@ def _print_briefing(report: BriefingReport, present: bool) -> None:
                 ("Agent", "left"), ("Tasks", "right"), ("Success", "right"), ("Avg importance", "right")
             )
             for agent in briefing.top_agents:
-                table.add_row(_cell(agent.agent_id), str(agent.total_tasks), _percent(agent.success_rate),
-                              f"{agent.avg_importance:.1f}")
+                table.add_row(
+                    _cell(agent.agent_id),
+                    str(agent.total_tasks),
+                    _percent(agent.success_rate),
+                    f"{agent.avg_importance:.1f}",
+                )
             output.print_table(table)
         if briefing.note:
             print(output.literal(briefing.note))
@@ -276,19 +321,45 @@ def cmd_agents(args: argparse.Namespace) -> int:
     if not agents:
         print("No agent scores (an agent needs at least 2 recent outcomes).")
     else:
-        table = output.table(("Agent", "left"), ("Score", "right"), ("Tasks", "right"), ("Success", "right"),
-                             ("Failed", "right"), ("Avg importance", "right"), ("Avg recency", "right"))
+        table = output.table(
+            ("Agent", "left"),
+            ("Score", "right"),
+            ("Tasks", "right"),
+            ("Success", "right"),
+            ("Failed", "right"),
+            ("Avg importance", "right"),
+            ("Avg recency", "right"),
+        )
         for a in agents:
-            table.add_row(_cell(a.agent_id), f"{a.memory_score:.2f}", str(a.total_tasks), _percent(a.success_rate),
-                          str(a.failures), f"{a.avg_importance:.1f}", f"{a.avg_recency_weight:.2f}")
+            table.add_row(
+                _cell(a.agent_id),
+                f"{a.memory_score:.2f}",
+                str(a.total_tasks),
+                _percent(a.success_rate),
+                str(a.failures),
+                f"{a.avg_importance:.1f}",
+                f"{a.avg_recency_weight:.2f}",
+            )
         output.print_table(table)
     if archetypes:
         print("\nTask types")
-        table = output.table(("Task type", "left"), ("Outcomes", "right"), ("Success", "right"),
-                             ("Avg importance", "right"), ("Top agent", "left"), ("Agents", "left"))
+        table = output.table(
+            ("Task type", "left"),
+            ("Outcomes", "right"),
+            ("Success", "right"),
+            ("Avg importance", "right"),
+            ("Top agent", "left"),
+            ("Agents", "left"),
+        )
         for t in archetypes:
-            table.add_row(_cell(t.task_type), str(t.total_outcomes), _percent(t.success_rate),
-                          f"{t.avg_importance:.1f}", _cell(t.top_agent or "-"), _cell(", ".join(t.agents)))
+            table.add_row(
+                _cell(t.task_type),
+                str(t.total_outcomes),
+                _percent(t.success_rate),
+                f"{t.avg_importance:.1f}",
+                _cell(t.top_agent or "-"),
+                _cell(", ".join(t.agents)),
+            )
         output.print_table(table)
     return 0
 
@@ -342,10 +413,15 @@ def cmd_prune(args: argparse.Namespace) -> int:
     result = legion.apply_prune(plan) if args.apply and plan.candidates else None
     if args.json:
         document: dict[str, Any] = {
-            "as_of": plan.as_of, "current_phase": plan.current_phase, "prune_age_days": plan.prune_age_days,
-            "total_records": plan.total_records, "candidates": [_entry_json(e) for e in plan.candidates],
-            "kept": [_entry_json(e) for e in plan.kept], "applied": bool(result is not None and result.ok),
-            "message": result.message if result is not None else plan.message, "warnings": list(plan.warnings),
+            "as_of": plan.as_of,
+            "current_phase": plan.current_phase,
+            "prune_age_days": plan.prune_age_days,
+            "total_records": plan.total_records,
+            "candidates": [_entry_json(e) for e in plan.candidates],
+            "kept": [_entry_json(e) for e in plan.kept],
+            "applied": bool(result is not None and result.ok),
+            "message": result.message if result is not None else plan.message,
+            "warnings": list(plan.warnings),
         }
         if result is not None:
             document["result"] = result.to_json()
@@ -367,14 +443,23 @@ def _print_prune(legion: LegionMemory, plan: Any, result: Any, apply: bool) -> N
     if not plan.candidates:
         print(output.literal(plan.message))
     else:
-        print(f"{len(plan.candidates)} of {plan.total_records} outcomes are older than {plan.prune_age_days} days, "
-              "importance 1-3 and not from the current phase:")
-        table = output.table(("ID", "left"), ("Date", "left"), ("Days", "right"), ("Agent", "left"),
-                             ("Imp", "right"), ("Summary", "left"))
+        print(
+            f"{len(plan.candidates)} of {plan.total_records} outcomes are older than {plan.prune_age_days} days, "
+            "importance 1-3 and not from the current phase:"
+        )
+        table = output.table(
+            ("ID", "left"),
+            ("Date", "left"),
+            ("Days", "right"),
+            ("Agent", "left"),
+            ("Imp", "right"),
+            ("Summary", "left"),
+        )
         for e in plan.candidates:
             r = e.record
-            table.add_row(_cell(r.id or "-"), _cell(r.date), str(e.days_old), _cell(r.agent), str(r.importance),
-                          _cell(r.summary))
+            table.add_row(
+                _cell(r.id or "-"), _cell(r.date), str(e.days_old), _cell(r.agent), str(r.importance), _cell(r.summary)
+            )
         output.print_table(table)
     if plan.kept:
         reasons = ("high importance", "current phase", "recent", "undated")
@@ -398,8 +483,10 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.json:
         output.print_json(result.to_json())
         return 0
-    print(f"Wrote {output.literal(result.path)} from {len(result.original_summaries)} summaries "
-          f"({result.original_chars} -> {result.compacted_chars} characters, {result.ratio:.0%})")
+    print(
+        f"Wrote {output.literal(result.path)} from {len(result.original_summaries)} summaries "
+        f"({result.original_chars} -> {result.compacted_chars} characters, {result.ratio:.0%})"
+    )
     if result.requirements_satisfied:
         print(f"Requirements: {output.literal(', '.join(result.requirements_satisfied))}")
     _warn(result.warnings)

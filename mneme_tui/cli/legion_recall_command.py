@@ -34,8 +34,13 @@ if TYPE_CHECKING:
     from mneme_tui.legion.skill.kind_recall import KindRecall
 
 _KIND_WORDS = {**{kind: kind for kind in KINDS}, **{kind[:-1]: kind for kind in KINDS}}
-_FLAGS = {"agent": "--agent", "task_type": "--task-type", "signal": "--signal", "decision_point": "--decision-point",
-          "include_superseded": "--include-superseded"}
+_FLAGS = {
+    "agent": "--agent",
+    "task_type": "--task-type",
+    "signal": "--signal",
+    "decision_point": "--decision-point",
+    "include_superseded": "--include-superseded",
+}
 
 OutcomeTable = Callable[[list[OutcomeRecord]], None]
 Warn = Callable[[Iterable[str]], None]
@@ -56,14 +61,22 @@ def parse_request(args: argparse.Namespace) -> tuple[str, RecallFilters]:
     if words and words[0].strip().lower() in _KIND_WORDS:
         kind = _KIND_WORDS[words.pop(0).strip().lower()]
     filters = RecallFilters(
-        query=" ".join(words).strip(), tags=args.tags, branch=(args.branch or "").strip() or "all", limit=args.limit,
-        agent=args.agent, task_type=args.task_type, signal=args.signal, decision_point=args.decision_point,
+        query=" ".join(words).strip(),
+        tags=args.tags,
+        branch=(args.branch or "").strip() or "all",
+        limit=args.limit,
+        agent=args.agent,
+        task_type=args.task_type,
+        signal=args.signal,
+        decision_point=args.decision_point,
         include_superseded=args.include_superseded,
     )
     for name in filters.misapplied(kind):
         if name == "query":
-            parser.error(f"{output.literal(words[0])!s} is not a record type ({', '.join(KINDS)}); "
-                         "only 'recall errors' takes a QUERY (the error text)")
+            parser.error(
+                f"{output.literal(words[0])!s} is not a record type ({', '.join(KINDS)}); "
+                "only 'recall errors' takes a QUERY (the error text)"
+            )
         parser.error(f"{_FLAGS[name]} does not apply to {kind} (it filters {', '.join(KIND_FILTERS[name])})")
     return kind, filters
 
@@ -127,26 +140,34 @@ def _weight(value: float | None) -> str:
 
 
 _PLACE: list[tuple[str, JustifyMethod, Callable[[Any], Any]]] = [
-    ("ID", "left", lambda r: r.id or "-"), ("Date", "left", lambda r: r.date), ("Branch", "left", lambda r: r.branch),
+    ("ID", "left", lambda r: r.id or "-"),
+    ("Date", "left", lambda r: r.date),
+    ("Branch", "left", lambda r: r.branch),
 ]
 #: Text-mode columns per kind: (header, justify, value of a record).
 _COLUMNS: dict[str, list[tuple[str, JustifyMethod, Callable[[Any], Any]]]] = {
     PATTERNS: [
         *_PLACE,
-        ("Pattern", "left", lambda r: r.pattern), ("Reuse criteria", "left", lambda r: r.reuse_criteria),
-        ("Source", "left", lambda r: r.source), ("Tags", "left", lambda r: r.tags),
+        ("Pattern", "left", lambda r: r.pattern),
+        ("Reuse criteria", "left", lambda r: r.reuse_criteria),
+        ("Source", "left", lambda r: r.source),
+        ("Tags", "left", lambda r: r.tags),
         ("Recency", "right", lambda r: _weight(r.recency_weight)),
     ],
     ERRORS: [
         *_PLACE,
         ("Resolved", "left", lambda r: r.resolved_label()),
-        ("Error signature", "left", lambda r: r.error_signature), ("Fix", "left", lambda r: r.fix),
-        ("Agent", "left", lambda r: r.agent), ("Match", "right", lambda r: r.match_score),
+        ("Error signature", "left", lambda r: r.error_signature),
+        ("Fix", "left", lambda r: r.fix),
+        ("Agent", "left", lambda r: r.agent),
+        ("Match", "right", lambda r: r.match_score),
     ],
     PREFERENCES: [
         *_PLACE,
-        ("Decision point", "left", lambda r: r.decision_point), ("Signal", "left", lambda r: r.signal),
-        ("Agent", "left", lambda r: r.agent), ("Context", "left", lambda r: r.context),
+        ("Decision point", "left", lambda r: r.decision_point),
+        ("Signal", "left", lambda r: r.signal),
+        ("Agent", "left", lambda r: r.agent),
+        ("Context", "left", lambda r: r.context),
         ("User choice", "left", lambda r: r.user_choice),
         ("Recency", "right", lambda r: _weight(r.recency_weight)),
     ],

@@ -52,8 +52,11 @@ def _print_detail(detail: MemoryDetail) -> None:
         ("topic", lit(memory.topic)),
         ("repo", lit(memory.repo_id)),
         ("task", lit(memory.task_id) or "—"),
-        ("created", f"{iso(memory.created_at)} ({output.age(memory.created_at, config.now())} ago) "
-                    f"by {lit(actor_label(detail.created_by))}"),
+        (
+            "created",
+            f"{iso(memory.created_at)} ({output.age(memory.created_at, config.now())} ago) "
+            f"by {lit(actor_label(detail.created_by))}",
+        ),
         ("accessed", f"{memory.access_count} time{'s' if memory.access_count != 1 else ''}"),
     ]
     if detail.superseded_by is not None:
@@ -89,8 +92,12 @@ def cmd_restore(args: argparse.Namespace) -> int:
     values = declared.values_of(RESTORE, args)
     change = declared.run(RESTORE, args, given=values)
     output.print_status_change(
-        args.json, values["ids"], change, key="restored",
-        done="Restored {ids} (active again; see `mneme show ID` for the history)", unchanged="Already active: {ids}",
+        args.json,
+        values["ids"],
+        change,
+        key="restored",
+        done="Restored {ids} (active again; see `mneme show ID` for the history)",
+        unchanged="Already active: {ids}",
     )
     return 0
 
@@ -144,8 +151,7 @@ def _check_editable(memory: Memory) -> None:
         )
 
 
-def _report_superseded(args: argparse.Namespace, old_id: int, saved: tuple[Memory, TextMatch],
-                       redactions: int) -> None:
+def _report_superseded(args: argparse.Namespace, old_id: int, saved: tuple[Memory, TextMatch], redactions: int) -> None:
     """The new memory and what it superseded, or (a duplicate text) that nothing changed."""
     output.print_redactions(redactions)
     new, match = saved
@@ -159,4 +165,3 @@ def _report_superseded(args: argparse.Namespace, old_id: int, saved: tuple[Memor
         )
     if match.notice():
         print(match.notice() + ("" if match.duplicate_of is None else f"; memory {old_id} is unchanged"))
-

@@ -19,12 +19,20 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     mcp = arguments.add_command(sub, "mcp", "serve the memory to an agent as MCP tools over stdio", json_option=False)
-    mcp.add_argument("-p", "--project", metavar="REPO",
-                     help="the active repository (default: $MNEME_REPO or the git work tree's name)")
-    mcp.add_argument("--legion-dir", metavar="DIR",
-                     help="Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)")
-    mcp.add_argument("--root", metavar="DIR",
-                     help="repository work tree for task sync and handshake (default: the enclosing git work tree)")
+    mcp.add_argument(
+        "-p",
+        "--project",
+        metavar="REPO",
+        help="the active repository (default: $MNEME_REPO or the git work tree's name)",
+    )
+    mcp.add_argument(
+        "--legion-dir", metavar="DIR", help="Legion memory folder (default: $MNEME_LEGION_DIR or .planning/memory)"
+    )
+    mcp.add_argument(
+        "--root",
+        metavar="DIR",
+        help="repository work tree for task sync and handshake (default: the enclosing git work tree)",
+    )
     arguments.add_profile_option(mcp)
     mcp.set_defaults(func=cmd_mcp)
 
@@ -39,11 +47,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         opened = arguments.open_store(args, create=True)
     except MnemeError as exc:  # start anyway: each call answers why (and the index warm-up says it on stderr)
         opened = exc
-    serve(ServerContext(
-        opened=opened,
-        repo=config.resolve_repo(args.project, start=root),
-        profile=arguments.resolve_profile(args),
-        root=root,
-        legion_dir=config.resolve_legion_dir(args.legion_dir, start=root),
-    ))
+    serve(
+        ServerContext(
+            opened=opened,
+            repo=config.resolve_repo(args.project, start=root),
+            profile=arguments.resolve_profile(args),
+            root=root,
+            legion_dir=config.resolve_legion_dir(args.legion_dir, start=root),
+        )
+    )
     return 0

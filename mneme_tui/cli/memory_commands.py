@@ -88,7 +88,10 @@ def cmd_dismiss(args: argparse.Namespace) -> int:
     values = declared.values_of(DISMISS, args)
     change = declared.run(DISMISS, args, given=values)
     output.print_status_change(
-        args.json, values["ids"], change, key="dismissed",
+        args.json,
+        values["ids"],
+        change,
+        key="dismissed",
         done="Dismissed {ids} (tombstoned; see `mneme list --status tombstoned`, bring back with `mneme restore ID`)",
         unchanged="Already tombstoned: {ids}",
     )
@@ -98,12 +101,22 @@ def cmd_dismiss(args: argparse.Namespace) -> int:
 def _print_list_table(memories: list[Memory]) -> None:
     now = config.now()
     table = output.table(
-        ("ID", "right"), ("Kind", "left"), ("Topic", "left"), ("Repo", "left"),
-        ("Age", "right"), ("Status", "left"), ("Content", "left"),
+        ("ID", "right"),
+        ("Kind", "left"),
+        ("Topic", "left"),
+        ("Repo", "left"),
+        ("Age", "right"),
+        ("Status", "left"),
+        ("Content", "left"),
     )
     for memory in memories:
         table.add_row(
-            str(memory.id), memory.kind, output.text(memory.topic), output.text(memory.repo_id),
-            output.age(memory.created_at, now), memory.status, output.text(memory.content),
+            str(memory.id),
+            memory.kind,
+            output.text(memory.topic),
+            output.text(memory.repo_id),
+            output.age(memory.created_at, now),
+            memory.status,
+            output.text(memory.content),
         )
     output.print_table(table)

@@ -32,8 +32,10 @@ def fail(exc: MnemeError) -> int:
 def print_redactions(count: int) -> None:
     """Say on stderr how many secrets a write replaced (stdout keeps its shape, ``--json`` included)."""
     if count:
-        print(f"mneme: {count} secret{'s' if count != 1 else ''} replaced with [REDACTED:<type>] before saving",
-              file=sys.stderr)
+        print(
+            f"mneme: {count} secret{'s' if count != 1 else ''} replaced with [REDACTED:<type>] before saving",
+            file=sys.stderr,
+        )
 
 
 def literal(value: str) -> str:
@@ -75,8 +77,16 @@ def print_table(grid: Table) -> None:
     if sys.stdout.isatty():
         Console(markup=False, emoji=False, highlight=False, soft_wrap=False).print(grid)
         return
-    console = Console(markup=False, emoji=False, highlight=False, soft_wrap=False, width=PIPE_WIDTH, no_color=True,
-                      color_system=None, file=io.StringIO())
+    console = Console(
+        markup=False,
+        emoji=False,
+        highlight=False,
+        soft_wrap=False,
+        width=PIPE_WIDTH,
+        no_color=True,
+        color_system=None,
+        file=io.StringIO(),
+    )
     with console.capture() as captured:
         console.print(grid)
     sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))

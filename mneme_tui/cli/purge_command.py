@@ -14,8 +14,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _dir_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dir", metavar="DIR",
-                        help="the Legion memory folder for --markdown (default: $MNEME_LEGION_DIR or .planning/memory)")
+    parser.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="the Legion memory folder for --markdown (default: $MNEME_LEGION_DIR or .planning/memory)",
+    )
 
 
 def cmd_purge(args: argparse.Namespace) -> int:
@@ -32,9 +35,13 @@ def cmd_purge(args: argparse.Namespace) -> int:
         if memory.id in result.markdown_rewritten:
             print(f"  and its row {output.literal(memory.legion_record)} in {output.literal(memory.legion_file)}")
         elif memory.legion_file:
-            print(f"  note: {output.literal(memory.legion_file)} still holds record "
-                  f"{output.literal(memory.legion_record) or '(no ID)'}: edit the file, or purge with --markdown")
+            print(
+                f"  note: {output.literal(memory.legion_file)} still holds record "
+                f"{output.literal(memory.legion_record) or '(no ID)'}: edit the file, or purge with --markdown"
+            )
     if not result.clean:
-        print("note: another process holds the database open, so its write-ahead log still has the old text; "
-              "run the purge again when it has closed")
+        print(
+            "note: another process holds the database open, so its write-ahead log still has the old text; "
+            "run the purge again when it has closed"
+        )
     return 0

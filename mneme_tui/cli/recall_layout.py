@@ -21,9 +21,11 @@ INDENT = "    "
 MAX_LINES = 6
 """A memory longer than this many lines shows its first ``HEAD_LINES`` and the line the query matched."""
 HEAD_LINES = 3
-LEGEND = ("score = match × age × boosts. match: how well the text fits the query (1 = the best fit); "
-          "age: 1 for a new memory, falling as it gets older (each kind at its own rate); boosts: up to ×1.5 "
-          "for memories tasks used before, ×1.25 for the searched repository's own.")
+LEGEND = (
+    "score = match × age × boosts. match: how well the text fits the query (1 = the best fit); "
+    "age: 1 for a new memory, falling as it gets older (each kind at its own rate); boosts: up to ×1.5 "
+    "for memories tasks used before, ×1.25 for the searched repository's own."
+)
 
 
 def print_recall(results: list[ScoredMemory], *, query: str, profile: str, now: datetime) -> None:
@@ -33,8 +35,9 @@ def print_recall(results: list[ScoredMemory], *, query: str, profile: str, now: 
         if rank > 1:
             print()
         print(display.cut(header(rank, result, now), width))
-        lines, hidden = body_lines(result.memory.content, query=query, profile=profile,
-                                   width=None if width is None else width - len(INDENT))
+        lines, hidden = body_lines(
+            result.memory.content, query=query, profile=profile, width=None if width is None else width - len(INDENT)
+        )
         for line in lines:
             print(f"{INDENT}{line}" if line else "")
         if hidden:

@@ -75,8 +75,10 @@ def arguments_table(parser: argparse.ArgumentParser) -> list[str]:
 def _subcommands(parser: argparse.ArgumentParser) -> list[str]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return [f"- `{word}`: {_cell(choice.help or '')}" for word, choice in
-                    zip(action.choices, action._choices_actions)] + [""]
+            return [
+                f"- `{word}`: {_cell(choice.help or '')}"
+                for word, choice in zip(action.choices, action._choices_actions)
+            ] + [""]
     return []
 
 

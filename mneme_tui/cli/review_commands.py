@@ -17,13 +17,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     review = declared.add_operation(sub, REVIEW, context=_root_option)
     review.set_defaults(func=cmd_review)
     actions = review.add_subparsers(metavar="ACTION", parser_class=arguments.Parser)
-    lines = ("accept proposals: run their action (audited; `review undo` reverses it)",
-             "reject proposals: never proposed again while their memories are unchanged",
-             "undo the last decision on proposals (an accept's changes are put back)")
+    lines = (
+        "accept proposals: run their action (audited; `review undo` reverses it)",
+        "reject proposals: never proposed again while their memories are unchanged",
+        "undo the last decision on proposals (an accept's changes are put back)",
+    )
     for word, line in zip(DECISION_WORDS, lines, strict=True):  # the decision is the command word
         context = None if word == UNDO else _root_option
         declared.add_operation(actions, REVIEW_DECIDE, word=word, line=line, context=context).set_defaults(
-            func=cmd_decide, decision=word)
+            func=cmd_decide, decision=word
+        )
     declared.add_operation(sub, PIN).set_defaults(func=cmd_pin, pin_operation=PIN)
     declared.add_operation(sub, UNPIN).set_defaults(func=cmd_pin, pin_operation=UNPIN)
 
@@ -78,10 +81,24 @@ def _decision_line(decision: dict[str, Any]) -> str:
 
 
 def _print_proposals(proposals: list[dict[str, Any]]) -> None:
-    table = output.table(("Proposal", "left"), ("Kind", "left"), ("Action", "left"), ("Memories", "left"),
-                         ("Keep", "right"), ("Score", "right"), ("Why", "left"))
+    table = output.table(
+        ("Proposal", "left"),
+        ("Kind", "left"),
+        ("Action", "left"),
+        ("Memories", "left"),
+        ("Keep", "right"),
+        ("Score", "right"),
+        ("Why", "left"),
+    )
     for proposal in proposals:
         keep = proposal["keep_id"]
-        table.add_row(proposal["id"], proposal["kind"], proposal["action"], ", ".join(map(str, proposal["memory_ids"])),
-                      "" if keep is None else str(keep), f"{proposal['score']:.2f}", output.text(proposal["reason"]))
+        table.add_row(
+            proposal["id"],
+            proposal["kind"],
+            proposal["action"],
+            ", ".join(map(str, proposal["memory_ids"])),
+            "" if keep is None else str(keep),
+            f"{proposal['score']:.2f}",
+            output.text(proposal["reason"]),
+        )
     output.print_table(table)

@@ -14,18 +14,30 @@ from mneme_tui.cli import arguments, output
 if TYPE_CHECKING:
     from mneme_tui.agent_setup.wiring import SetupResult
 
-SAID = {"added": "added", "removed": "removed", "unchanged": "already there:", "absent": "not there:",
-        "kept": "kept (differs from what setup writes; edit it by hand):"}
+SAID = {
+    "added": "added",
+    "removed": "removed",
+    "unchanged": "already there:",
+    "absent": "not there:",
+    "kept": "kept (differs from what setup writes; edit it by hand):",
+}
 WOULD = {"added": "would add", "removed": "would remove"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = arguments.add_command(sub, "setup", "register mneme's MCP server (and hook) with a coding agent")
     parser.add_argument("agent", metavar="AGENT", choices=AGENT_NAMES, help=f"one of: {', '.join(AGENT_NAMES)}")
-    parser.add_argument("--scope", choices=SCOPES, default="project",
-                        help="project: the project's own files (default); user: your files in the home folder")
-    parser.add_argument("--root", metavar="DIR",
-                        help="the project folder (default: the enclosing git work tree, else the current folder)")
+    parser.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default="project",
+        help="project: the project's own files (default); user: your files in the home folder",
+    )
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the project folder (default: the enclosing git work tree, else the current folder)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
     parser.add_argument("--remove", action="store_true", help="remove exactly the entries setup writes")
     parser.set_defaults(func=cmd_setup)

@@ -21,8 +21,11 @@ if TYPE_CHECKING:  # the learning modules load the store and numpy: imported by 
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    task = sub.add_parser("task", help="learn from verified task runs (task sync, graduation candidates)",
-                          description="Learn from verified task runs.")
+    task = sub.add_parser(
+        "task",
+        help="learn from verified task runs (task sync, graduation candidates)",
+        description="Learn from verified task runs.",
+    )
     arguments.add_common_options(task)
     actions = task.add_subparsers(dest="task_command", metavar="ACTION", parser_class=arguments.Parser, required=True)
 
@@ -44,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _root_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--root", metavar="DIR",
+        "--root",
+        metavar="DIR",
         help="repository work tree (default: the enclosing git work tree, or the current folder)",
     )
 

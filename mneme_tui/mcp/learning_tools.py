@@ -16,12 +16,14 @@ from mneme_tui.memory.secrets import policy_for
 from mneme_tui.operations.learning import HANDSHAKE, TASK_SYNC
 
 
-def handshake(call: Call, repo: str | None, task_id: str | None, modified: list[str], limit: int,
-              budget: int | None) -> Any:
+def handshake(
+    call: Call, repo: str | None, task_id: str | None, modified: list[str], limit: int, budget: int | None
+) -> Any:
     ctx = call.ctx
     task = task_id.strip() if task_id and task_id.strip() else None
-    view = orientation(ctx.store, ctx.repo_of(repo), task, [relative_to_root(path, ctx.root) for path in modified],
-                       limit=limit)
+    view = orientation(
+        ctx.store, ctx.repo_of(repo), task, [relative_to_root(path, ctx.root) for path in modified], limit=limit
+    )
     if budget is not None:
         view = within_budget(view, budget, lambda cut: compact_json(cut.to_json()))
     return view.to_json()

@@ -24,8 +24,9 @@ def briefing(call: Call, budget: int | None) -> Any:
     return within_budget(report, budget, lambda cut: compact_json(cut.to_json())).to_json()
 
 
-def recall(call: Call, kind: str, query: str, limit: int | None, branch: str | None, budget: int | None,
-           **filters: Any) -> Any:
+def recall(
+    call: Call, kind: str, query: str, limit: int | None, branch: str | None, budget: int | None, **filters: Any
+) -> Any:
     chosen = RecallFilters(query=query.strip(), branch=(branch or "").strip() or "all", limit=limit, **filters)
     if kind not in KINDS:
         raise MnemeError(ERR_VALIDATION_FAILED, f"unknown record type {kind!r} (valid: {', '.join(KINDS)})")

@@ -20,9 +20,10 @@ MEMORY_URI = "mneme://memory/{id}"
 _MEMORY_URI = re.compile(r"mneme://memory/([^/]+)")
 
 HANDSHAKE_PROMPT = types.Prompt(
-    name="handshake", title=HANDSHAKE.title,
+    name="handshake",
+    title=HANDSHAKE.title,
     description="The orientation of a task starting now, as text: learned pitfalls scoped to the files it "
-                "changes, verified patterns and graduation candidates of the active repository.",
+    "changes, verified patterns and graduation candidates of the active repository.",
     arguments=[
         types.PromptArgument(name="task_id", description=HANDSHAKE.param("task_id").mcp_help()),
         types.PromptArgument(name="modified", description="files the task changes, comma-separated"),
@@ -30,7 +31,10 @@ HANDSHAKE_PROMPT = types.Prompt(
 )
 
 MEMORY_TEMPLATE = types.ResourceTemplate(
-    name="memory", title="A memory", uri_template=MEMORY_URI, mime_type="application/json",
+    name="memory",
+    title="A memory",
+    uri_template=MEMORY_URI,
+    mime_type="application/json",
     description="One memory with its fields, supersessions, readers and audit history (as the show tool).",
 )
 
@@ -42,11 +46,14 @@ def handshake_prompt(call: Call, arguments: dict[str, str] | None) -> types.GetP
         check_document(value, name)
     unknown = sorted(set(given) - {"task_id", "modified"})
     if unknown:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"unknown argument {', '.join(map(repr, unknown))} "
-                                                "(handshake takes: task_id, modified)")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"unknown argument {', '.join(map(repr, unknown))} (handshake takes: task_id, modified)",
+        )
     ctx = call.ctx
-    modified = [relative_to_root(path.strip(), ctx.root) for path in given.get("modified", "").split(",")
-                if path.strip()]
+    modified = [
+        relative_to_root(path.strip(), ctx.root) for path in given.get("modified", "").split(",") if path.strip()
+    ]
     task = given.get("task_id", "").strip() or None
     text = orientation(ctx.store, ctx.repo, task, modified, limit=HANDSHAKE.param("limit").default).to_text()
     return types.GetPromptResult(

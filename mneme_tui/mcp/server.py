@@ -76,8 +76,9 @@ def build_server(ctx: ServerContext) -> Server[Any]:
         try:
             text = answer(Call(ctx, client_name(request)), params.name, dict(params.arguments or {}))
         except MnemeError as exc:
-            return types.CallToolResult(content=[types.TextContent(type="text", text=error_text(params.name, exc))],
-                                        is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=error_text(params.name, exc))], is_error=True
+            )
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     async def list_prompts(request: ServerRequestContext[Any], params: Any) -> types.ListPromptsResult:
@@ -96,9 +97,16 @@ def build_server(ctx: ServerContext) -> Server[Any]:
         return _or_protocol_error(lambda: prompts.read_memory(Call(ctx), str(params.uri)))
 
     return Server(
-        "mneme", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool,
-        on_list_prompts=list_prompts, on_get_prompt=get_prompt, on_list_resources=list_resources,
-        on_list_resource_templates=list_templates, on_read_resource=read_resource,
+        "mneme",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
     )
 
 

@@ -65,10 +65,11 @@ def tool(operation: Operation) -> types.Tool:
     """The tool ``tools/list`` shows for ``operation``: name, title, description, schema and annotations."""
     effect = operation.effect
     return types.Tool(
-        name=operation.tool, title=operation.title, description=operation.description(),
+        name=operation.tool,
+        title=operation.title,
+        description=operation.description(),
         input_schema=input_schema(operation),
         annotations=types.ToolAnnotations(
-            read_only_hint=effect.read_only, destructive_hint=effect.destructive,
-            idempotent_hint=effect.idempotent,
+            read_only_hint=effect.read_only, destructive_hint=effect.destructive, idempotent_hint=effect.idempotent
         ),
     )

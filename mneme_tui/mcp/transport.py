@@ -104,8 +104,9 @@ def bounded_lines(descriptor: int, output: ProtocolOutput) -> Iterator[bytes]:
 def _refuse_oversized(start: bytes, output: ProtocolOutput) -> None:
     found = _ID_PATTERN.search(start)
     request_id = json.loads(found.group(1)) if found else None
-    _refuse(output, request_id, INVALID_REQUEST, f"message refused: longer than the limit of "
-                                                 f"{MAX_MESSAGE_BYTES:,} bytes")
+    _refuse(
+        output, request_id, INVALID_REQUEST, f"message refused: longer than the limit of {MAX_MESSAGE_BYTES:,} bytes"
+    )
 
 
 def checked_message(line: bytes, output: ProtocolOutput) -> str | None:

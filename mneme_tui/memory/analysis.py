@@ -59,11 +59,30 @@ or trailing underscores (``__all__``, ``_private``, ``value_``). A match starts 
 quantifiers never backtrack (possessive), so the pattern costs one pass over the text."""
 FIELD_LINE = re.compile(r"([A-Z][A-Za-z]*(?: [A-Za-z]+){0,2}): ")
 """The start of a ``Label: value`` line: a capitalised label of one to three words, a colon and a space."""
-FIELD_LABELS: frozenset[str] = frozenset({
-    "ID", "Outcome", "Agent", "Task type", "Importance", "Phase", "Plan", "Context", "Reuse criteria", "Source",
-    "Fix", "Resolved", "Decision point", "Proposed", "User choice", "Signal", "Branch", "Date", "Tags",
-    "Superseded by",
-})
+FIELD_LABELS: frozenset[str] = frozenset(
+    {
+        "ID",
+        "Outcome",
+        "Agent",
+        "Task type",
+        "Importance",
+        "Phase",
+        "Plan",
+        "Context",
+        "Reuse criteria",
+        "Source",
+        "Fix",
+        "Resolved",
+        "Decision point",
+        "Proposed",
+        "User choice",
+        "Signal",
+        "Branch",
+        "Date",
+        "Tags",
+        "Superseded by",
+    }
+)
 """The labels of the field block the Legion mirror writes (``legion.mirror.memory_content``)."""
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _HAS_DIGIT = re.compile(r"\d")

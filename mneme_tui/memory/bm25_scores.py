@@ -45,12 +45,15 @@ class Bm25Sums:
     def matched(self, rows: np.ndarray) -> np.ndarray:
         """How many of the query's terms each of ``rows`` has (read from each row's own terms)."""
         terms, start = self.terms, self.terms.doc_start
-        return np.array([np.isin(terms.doc_terms[start[row] : start[row + 1]], self.term_ids).sum()
-                         for row in rows.tolist()], dtype=np.int64)
+        return np.array(
+            [np.isin(terms.doc_terms[start[row] : start[row + 1]], self.term_ids).sum() for row in rows.tolist()],
+            dtype=np.int64,
+        )
 
 
-def bm25_sums(index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray,
-              k1: float, b: float) -> Bm25Sums:
+def bm25_sums(
+    index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray, k1: float, b: float
+) -> Bm25Sums:
     """BM25 of the candidates that share a term with the sorted ``term_ids``, with N, df and avgdl of
     ``stats`` (the candidates themselves, or every active row)."""
     scores = _term_scores(index, candidates, stats, term_ids, k1, b)
@@ -63,8 +66,9 @@ def bm25_sums(index: MemoryIndex, candidates: Candidates, stats: Candidates, ter
     return Bm25Sums(hits, per_row[hits], index.terms, term_ids)
 
 
-def _term_scores(index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray,
-                 k1: float, b: float) -> list[TermScores]:
+def _term_scores(
+    index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray, k1: float, b: float
+) -> list[TermScores]:
     """Each query term's cached scores, the missing ones computed (in one batch, so idf is one array op)."""
     cache = candidates.term_scores
     keys = [(k1, b, stats is candidates, term) for term in term_ids.tolist()]
@@ -78,8 +82,9 @@ def _term_scores(index: MemoryIndex, candidates: Candidates, stats: Candidates, 
     return [score for score in found if score.rows.size]
 
 
-def _compute(index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray,
-             k1: float, b: float) -> list[TermScores]:
+def _compute(
+    index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray, k1: float, b: float
+) -> list[TermScores]:
     terms = index.terms
     postings = terms.postings_of(term_ids)
     in_stats = stats.maps(index.size)[0]

@@ -86,8 +86,10 @@ def fit(items: Sequence[T], budget: int, render: Render[T]) -> Fitted[T]:
     worst = Omission(budget, len(items), needed)  # the longest note: every item left out
     frame = estimate_tokens(render([], worst))
     if frame > budget:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"--budget {budget} is below the {frame} tokens this output takes "
-                                                "with no item at all")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"--budget {budget} is below the {frame} tokens this output takes with no item at all",
+        )
     kept: list[T] = []
     for item in items:  # best first; an item that does not fit is skipped, a later smaller one may still fit
         if estimate_tokens(render([*kept, item], worst)) <= budget:
@@ -116,8 +118,9 @@ def json_render(document: Callable[[Sequence[T], Omission], Any], dumps: Dumps =
     return lambda kept, omission: dumps(document(kept, omission)) + "\n"
 
 
-def fit_json(items: Sequence[T], tokens: int, document: Callable[[Sequence[T], Omission], Any],
-             dumps: Dumps = json_document) -> Any:
+def fit_json(
+    items: Sequence[T], tokens: int, document: Callable[[Sequence[T], Omission], Any], dumps: Dumps = json_document
+) -> Any:
     """``document`` of the best whole ``items`` whose JSON, as ``dumps`` writes it, fits in ``tokens``."""
     fitted = fit(items, tokens, json_render(document, dumps))
     return document(fitted.kept, fitted.omission)

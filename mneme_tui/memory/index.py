@@ -289,15 +289,20 @@ class MemoryIndex:
             return
         ids, repos, kinds, topics, contents, blobs, created, statuses, access = zip(*rows)
         count = len(rows)
-        matrix = vectors if vectors is not None else np.frombuffer(
-            b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
+        matrix = (
+            vectors
+            if vectors is not None
+            else np.frombuffer(b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
+        )
         grow = self.growing.append  # into the room after each column (a snapshot's map too): no copy
         self.ids = grow("ids", self.ids, np.asarray(ids, dtype=np.int64))
         self.vectors = grow("vectors", self.vectors, matrix)
         self.repo_codes = grow(
-            "repo_codes", self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count))
+            "repo_codes", self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count)
+        )
         self.kind_codes = grow(
-            "kind_codes", self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count))
+            "kind_codes", self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count)
+        )
         status_codes = np.fromiter((self.statuses.get(s, -1) for s in statuses), np.int8, count)
         self.status_codes = grow("status_codes", self.status_codes, status_codes)
         self.created_days = grow("created_days", self.created_days, days_since_epoch(list(created)))

@@ -104,23 +104,35 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
         tokens, lengths = index._row_tokens.flat()
         terms = index.terms
         arrays: dict[str, np.ndarray] = {
-            "ids": index.ids, "vectors": index.vectors, "repo_codes": index.repo_codes,
-            "kind_codes": index.kind_codes, "status_codes": index.status_codes,
-            "created_days": index.created_days, "access": index.access,
+            "ids": index.ids,
+            "vectors": index.vectors,
+            "repo_codes": index.repo_codes,
+            "kind_codes": index.kind_codes,
+            "status_codes": index.status_codes,
+            "created_days": index.created_days,
+            "access": index.access,
             **word_table("vocab", index.vocab),
-            "tokens": tokens, "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+            "tokens": tokens,
+            "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             "postings_rows": index._postings_rows,
             "postings_start": index._postings_start,
             **word_table("term_vocab", terms.vocab),
-            "term_start": terms.doc_start, "term_ids": terms.doc_terms, "term_tf": terms.doc_tf,
+            "term_start": terms.doc_start,
+            "term_ids": terms.doc_terms,
+            "term_tf": terms.doc_tf,
             "term_len": terms.doc_len,
             # the analysed terms' postings too (rebuilt first if rows were added): a cold bm25 recall sorts nothing
             **dict(zip(("term_post_rows", "term_post_tf", "term_post_start"), terms.postings(), strict=True)),
         }
         header: dict[str, Any] = {
-            "db_uuid": db_uuid, "seq": index.seq, "size": index.size, "update_seq": index.update_seq,
+            "db_uuid": db_uuid,
+            "seq": index.seq,
+            "size": index.size,
+            "update_seq": index.update_seq,
             "repos": sorted(index.repos, key=index.repos.__getitem__),
-            "kinds": sorted(index.kinds, key=index.kinds.__getitem__), "term_key": terms.key, "arrays": {},
+            "kinds": sorted(index.kinds, key=index.kinds.__getitem__),
+            "term_key": terms.key,
+            "arrays": {},
         }
         rooms = _rooms(index.size, terms.doc_terms.size)
         offset = 0
@@ -145,8 +157,11 @@ def _rooms(size: int, entries: int) -> dict[str, int]:
     average number of entries per row."""
     rows = max(MIN_ROOM, size // 8)
     per_row = max(1, -(-2 * entries // max(size, 1)))
-    return {**dict.fromkeys((*GROWING_ROWS, "term_start", "term_len"), rows), "term_ids": rows * per_row,
-            "term_tf": rows * per_row}
+    return {
+        **dict.fromkeys((*GROWING_ROWS, "term_start", "term_len"), rows),
+        "term_ids": rows * per_row,
+        "term_tf": rows * per_row,
+    }
 
 
 def _write(path: Path, head: bytes, arrays: Iterable[tuple[np.ndarray, list]]) -> bool:
@@ -344,9 +359,14 @@ def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndar
     index.vocab = SnapshotVocab(*_word_arrays(arrays, "vocab"), new_ids=True)
     tokens, token_start = arrays["tokens"], arrays["token_start"]
     postings_rows, postings_start = arrays["postings_rows"], arrays["postings_start"]
-    if (token_start.size != size + 1 or token_start[0] != 0 or token_start[-1] != tokens.size
-            or postings_start.size != len(index.vocab) + 1 or postings_start[-1] != postings_rows.size
-            or postings_rows.size != tokens.size):
+    if (
+        token_start.size != size + 1
+        or token_start[0] != 0
+        or token_start[-1] != tokens.size
+        or postings_start.size != len(index.vocab) + 1
+        or postings_start[-1] != postings_rows.size
+        or postings_rows.size != tokens.size
+    ):
         raise DamagedSnapshot("has wrong token postings")
     index._row_tokens = RowTokens(tokens, token_start)
     index._postings_rows, index._postings_start = postings_rows, postings_start

@@ -43,8 +43,13 @@ class PurgedMemory:
     legion_record: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "previous_status": self.previous_status, "sha256": self.sha256,
-                "legion_file": self.legion_file or None, "legion_record": self.legion_record or None}
+        return {
+            "id": self.id,
+            "previous_status": self.previous_status,
+            "sha256": self.sha256,
+            "legion_file": self.legion_file or None,
+            "legion_record": self.legion_record or None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +64,12 @@ class PurgeResult:
     """The ids whose mirrored Legion row was rewritten with the marker (``purge --markdown``)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"purged": [memory.to_json() for memory in self.purged], "reason": self.reason, "clean": self.clean,
-                "markdown_rewritten": sorted(self.markdown_rewritten)}
+        return {
+            "purged": [memory.to_json() for memory in self.purged],
+            "reason": self.reason,
+            "clean": self.clean,
+            "markdown_rewritten": sorted(self.markdown_rewritten),
+        }
 
 
 def removed_text_hash(topic: str, content: str) -> str:
@@ -107,15 +116,20 @@ def _purge_one(store: Store, memory_id: int, reason: str) -> PurgedMemory:
     memory = store.get(memory_id)
     digest = removed_text_hash(memory.topic, memory.content)
     row = store.legion_records.for_memory(memory_id)
-    file, record = ("", "") if row is None else (
-        str(row[LEGION_RECORD_COLUMNS.index("source_file")]), str(row[LEGION_RECORD_COLUMNS.index("record_id")]))
-    store.memories.update(memory_id, content=PURGED, topic=PURGED, embedding=to_blob(embed(PURGED)),
-                          status=K.TOMBSTONED)
+    file, record = (
+        ("", "")
+        if row is None
+        else (str(row[LEGION_RECORD_COLUMNS.index("source_file")]), str(row[LEGION_RECORD_COLUMNS.index("record_id")]))
+    )
+    store.memories.update(
+        memory_id, content=PURGED, topic=PURGED, embedding=to_blob(embed(PURGED)), status=K.TOMBSTONED
+    )
     now, actor = config.now(), store.actor
     if memory.status != K.TOMBSTONED:
         store.audit_log.add(memory_id, memory.status, K.TOMBSTONED, now, "purged", actor)
-    store.audit_log.add(memory_id, K.TOMBSTONED, K.TOMBSTONED, now, f"{PURGE_REASON_PREFIX}{reason} (sha256 {digest})",
-                        actor)
+    store.audit_log.add(
+        memory_id, K.TOMBSTONED, K.TOMBSTONED, now, f"{PURGE_REASON_PREFIX}{reason} (sha256 {digest})", actor
+    )
     store.legion_records.forget_text(memory_id, PURGED)
     store.provenance_log.forget_detail(memory_id)
     return PurgedMemory(memory_id, memory.status, digest, file, record)

@@ -252,8 +252,14 @@ COMPONENT_DESCRIPTIONS: dict[str, str] = {
 """What each component means, for the Recall detail pane and the README."""
 
 COMPONENT_RANGES: dict[str, tuple[float, float | None]] = {
-    "cosine": (-1.0, 1.0), "lexical": (0.0, 1.0), "relevance": (0.0, 1.0), "bm25": (0.0, None),
-    "matched": (0.0, 1.0), "decay": (0.0, 1.0), "reinforcement": (1.0, 1.5), "locality": (1.0, 1.25),
+    "cosine": (-1.0, 1.0),
+    "lexical": (0.0, 1.0),
+    "relevance": (0.0, 1.0),
+    "bm25": (0.0, None),
+    "matched": (0.0, 1.0),
+    "decay": (0.0, 1.0),
+    "reinforcement": (1.0, 1.5),
+    "locality": (1.0, 1.25),
 }
 """(low, high) each component can take; None = unbounded (e.g. for drawing bars)."""
 
@@ -386,7 +392,7 @@ def _pool(score: np.ndarray, capped: np.ndarray, limit: int) -> np.ndarray:
     """Positions that can make the final list: the best ``limit`` non-capped and capped scores above 0,
     plus everything within the float32 tolerance of either cut-off."""
     chosen = []
-    for group in ((~capped, capped) if capped.any() else (None,)):
+    for group in (~capped, capped) if capped.any() else (None,):
         values = score if group is None else np.where(group, score, -np.inf)
         if values.size > limit:
             threshold = _kth_largest(values, limit)

@@ -15,7 +15,14 @@ def iso(moment: datetime) -> str:
 
 
 TASK_SYNC, LEGION_IMPORT, SAVE, TUI, MCP, DEMO, BENCH, UNKNOWN = (
-    "task-sync", "legion-import", "save", "tui", "mcp", "demo", "bench", "unknown",
+    "task-sync",
+    "legion-import",
+    "save",
+    "tui",
+    "mcp",
+    "demo",
+    "bench",
+    "unknown",
 )
 MINT_SOURCES: tuple[str, ...] = (TASK_SYNC, LEGION_IMPORT, SAVE, TUI, MCP, DEMO, BENCH)
 """Where a new memory can come from (``unknown`` is only given by the migration to older rows)."""
@@ -35,8 +42,16 @@ class Provenance:
 
     def label(self) -> str:
         """One line for people: ``task sync · INT-734``, ``Legion import · PATTERNS.md P-003``, ..."""
-        names = {TASK_SYNC: "task sync", LEGION_IMPORT: "Legion import", SAVE: "mneme save", TUI: "TUI",
-                 MCP: "MCP", DEMO: "demo", BENCH: "bench", UNKNOWN: "unknown"}
+        names = {
+            TASK_SYNC: "task sync",
+            LEGION_IMPORT: "Legion import",
+            SAVE: "mneme save",
+            TUI: "TUI",
+            MCP: "MCP",
+            DEMO: "demo",
+            BENCH: "bench",
+            UNKNOWN: "unknown",
+        }
         name = names.get(self.source, self.source)
         if not self.detail:
             return name
@@ -93,7 +108,9 @@ class Memory:
             "superseded_by": self.superseded_by,
             "access_count": self.access_count,
             "provenance": {
-                "source": self.provenance.source, "detail": self.provenance.detail, "verified": self.verified,
+                "source": self.provenance.source,
+                "detail": self.provenance.detail,
+                "verified": self.verified,
             },
         }
 

@@ -44,10 +44,16 @@ class SecretProposal:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "memory_id": self.memory_id, "kind": self.kind, "status": self.status, "repo_id": self.repo_id,
-            "findings": [{"field": name, "type": f.type, "description": f.description, "line": f.line,
-                          "column": f.column} for name, f in self.findings],
-            "proposal": "purge", "command": self.command,
+            "memory_id": self.memory_id,
+            "kind": self.kind,
+            "status": self.status,
+            "repo_id": self.repo_id,
+            "findings": [
+                {"field": name, "type": f.type, "description": f.description, "line": f.line, "column": f.column}
+                for name, f in self.findings
+            ],
+            "proposal": "purge",
+            "command": self.command,
         }
 
 
@@ -66,8 +72,9 @@ def scan(store: Store, *, repo_id: str | None = None, include_global: bool = Fal
 
 def _memories(store: Store, repo_id: str | None, include_global: bool) -> Iterator[Memory]:
     offset = 0
-    while page := store.list(status="all", repo_id=repo_id, include_global=include_global, limit=SCAN_PAGE,
-                             offset=offset, order="id"):
+    while page := store.list(
+        status="all", repo_id=repo_id, include_global=include_global, limit=SCAN_PAGE, offset=offset, order="id"
+    ):
         yield from page
         offset += len(page)
 

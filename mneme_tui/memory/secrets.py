@@ -42,7 +42,10 @@ _ENTROPY_TYPES = ("Base64 High Entropy String", "Hex High Entropy String")
 _SKIPPED_PLUGINS = (
     "IPPublicDetector",  # an address is not a secret, and engineering text is full of them
     # vendor keyword rules (`cloudant_password = …`): 40% of the scan's time for what KeywordDetector catches too
-    "CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector",
+    "CloudantDetector",
+    "IbmCloudIamDetector",
+    "IbmCosHmacDetector",
+    "SoftlayerDetector",
 )
 _BATCH_BREAKERS = ("^", "$", "\\A", "\\Z", "(?", "*+", "++", "?+", "}+")
 """Pattern text that might match a text alone but not the same text among others joined by newlines (anchors,
@@ -165,8 +168,10 @@ def screen_fields(fields: dict[str, Any], policy: str) -> tuple[dict[str, Any], 
         return text
 
     screened = {
-        name: one(value, name) if isinstance(value, str)
-        else [one(item, name) if isinstance(item, str) else item for item in value] if isinstance(value, list)
+        name: one(value, name)
+        if isinstance(value, str)
+        else [one(item, name) if isinstance(item, str) else item for item in value]
+        if isinstance(value, list)
         else value
         for name, value in fields.items()
     }
@@ -337,7 +342,11 @@ def _line_findings(line: str, number: int, offset: int, text: str) -> Iterator[F
         for secret in scan._scan_line(plugin=plugin, filename=_SCAN_AS, line=line, line_number=1, context=context):
             value = secret.secret_value or ""
             if _is_engineering_value(secret.type, value) or scan._is_filtered_out(
-                required_filter_parameters=["context"], filename=_SCAN_AS, secret=value, plugin=plugin, line=line,
+                required_filter_parameters=["context"],
+                filename=_SCAN_AS,
+                secret=value,
+                plugin=plugin,
+                line=line,
                 context=context,
             ):
                 continue

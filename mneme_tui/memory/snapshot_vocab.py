@@ -191,8 +191,5 @@ def word_table(name: str, vocab: dict[str, int]) -> dict[str, np.ndarray]:
     }
 
 
-
-
 def _words(data: np.ndarray) -> list[str]:
     return data.tobytes().decode("utf-8", "surrogatepass").split("\n") if data.size else []
-

@@ -184,8 +184,9 @@ class Store(StoreWrites):
                     found[memory_id] = str(row[column])
         return found
 
-    def _filtered(self, status: str, repo_id: str | None, kind: str | None, include_global: bool = False,
-                  text: str = ""):
+    def _filtered(
+        self, status: str, repo_id: str | None, kind: str | None, include_global: bool = False, text: str = ""
+    ):
         K.validate_status(status, allow_all=True)
         repos = None if repo_id is None else ({repo_id, config.GLOBAL_REPO} if include_global else {repo_id})
         return self.memories.filtered(status, repos, kind, text)

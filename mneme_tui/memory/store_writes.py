@@ -60,8 +60,18 @@ T = TypeVar("T")
 
 _NewRow = namedtuple(
     "_NewRow",
-    ("repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
-     "provenance"),
+    (
+        "repo_id",
+        "kind",
+        "topic",
+        "content",
+        "task_id",
+        "created_at",
+        "status",
+        "superseded_by",
+        "access_count",
+        "provenance",
+    ),
 )
 """A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
 
@@ -87,11 +97,13 @@ def _checked_provenance(kind: str, provenance: Any) -> Provenance:
         )
     source = provenance.source
     if kind in K.STATUTORY_KINDS and source not in (TASK_SYNC, *SAMPLE_SOURCES):
-        raise MnemeError(ERR_VALIDATION_FAILED, f"kind {kind!r} is statutory: only a verified task sync mints it "
-                                                f"(not {source})")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED, f"kind {kind!r} is statutory: only a verified task sync mints it (not {source})"
+        )
     if kind in K.IMPORTED_KINDS and source not in (LEGION_IMPORT, *SAMPLE_SOURCES):
-        raise MnemeError(ERR_VALIDATION_FAILED, f"kind {kind!r} is imported: only the Legion import writes it "
-                                                f"(not {source})")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED, f"kind {kind!r} is imported: only the Legion import writes it (not {source})"
+        )
     return provenance
 
 
@@ -212,8 +224,10 @@ class StoreWrites:
         with self.sqlite_errors(), self.dialect.write_transaction(self.db):
             yield
         if outermost and self._replaced():
-            raise MnemeError(ERR_DATABASE, f"{self.path} was replaced or removed while this write ran: it went to "
-                                           f"the old file; run it again")
+            raise MnemeError(
+                ERR_DATABASE,
+                f"{self.path} was replaced or removed while this write ran: it went to the old file; run it again",
+            )
 
     def run_transaction(self, write: Callable[[], T]) -> T:
         """``write()`` in one write transaction. An outermost one that PostgreSQL aborts as a serialization
@@ -280,8 +294,15 @@ class StoreWrites:
             match = self.existing_text(_checked_content(stored), repo_id=repo, kind=kind)
             if match.duplicate_of is not None:
                 return self.get(match.duplicate_of), match
-            return self.mint(content, kind=kind, topic=topic, repo_id=repo, task_id=task_id,
-                             provenance=Provenance(source, detail), secrets_policy=secrets_policy), match
+            return self.mint(
+                content,
+                kind=kind,
+                topic=topic,
+                repo_id=repo,
+                task_id=task_id,
+                provenance=Provenance(source, detail),
+                secrets_policy=secrets_policy,
+            ), match
 
         return self.run_transaction(write)
 
@@ -309,8 +330,18 @@ class StoreWrites:
         task sync, imported kinds only from the Legion import (demo and bench data excepted). A secret is
         refused or redacted by ``secrets_policy`` (default: the store's). One whole transaction, so PostgreSQL
         may run it again (``run_transaction``)."""
-        item = dict(content=content, kind=kind, topic=topic, repo_id=repo_id, task_id=task_id, created_at=created_at,
-                    status=status, access_count=access_count, provenance=provenance, secrets_policy=secrets_policy)
+        item = dict(
+            content=content,
+            kind=kind,
+            topic=topic,
+            repo_id=repo_id,
+            task_id=task_id,
+            created_at=created_at,
+            status=status,
+            access_count=access_count,
+            provenance=provenance,
+            secrets_policy=secrets_policy,
+        )
         redactions = self.redactions
 
         def attempt() -> Memory:
@@ -326,8 +357,11 @@ class StoreWrites:
         """Insert several memories in one transaction (all or nothing); each item takes ``mint``'s fields,
         ``provenance`` and ``secrets_policy`` included. They are validated, embedded and inserted ``MINT_BATCH``
         at a time, so a generator of a million items is never held whole."""
-        return [memory_from_row((memory_id, *row[:-1]), row.provenance)
-                for ids, rows in self._mint_batches(items) for memory_id, row in zip(ids, rows)]
+        return [
+            memory_from_row((memory_id, *row[:-1]), row.provenance)
+            for ids, rows in self._mint_batches(items)
+            for memory_id, row in zip(ids, rows)
+        ]
 
     def mint_ids(self, items: Iterable[dict]) -> list[int]:
         """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
@@ -345,9 +379,18 @@ class StoreWrites:
         blobs = embed_blobs([row.content for row in rows])  # batched: the same bytes as embed() per row
         stamps: dict[datetime, str] = {}  # created_at as the text peewee itself stores (dates repeat)
         values = [
-            (row.repo_id, row.kind, row.topic, row.content, row.task_id, blob,
-             stamps.get(row.created_at) or stamps.setdefault(row.created_at, row.created_at.isoformat(sep=" ")),
-             row.status, row.superseded_by, row.access_count)
+            (
+                row.repo_id,
+                row.kind,
+                row.topic,
+                row.content,
+                row.task_id,
+                blob,
+                stamps.get(row.created_at) or stamps.setdefault(row.created_at, row.created_at.isoformat(sep=" ")),
+                row.status,
+                row.superseded_by,
+                row.access_count,
+            )
             for row, blob in zip(rows, blobs)
         ]
         actor = self.actor
@@ -509,8 +552,14 @@ class StoreWrites:
             if old.status != K.ACTIVE:
                 raise MnemeError(ERR_VALIDATION_FAILED, f"cannot supersede: {memory_id} is {old.status}")
             new, match = self.save_checked(
-                content, kind=new_kind or old.kind, topic=old.topic if topic is None else topic,
-                repo_id=old.repo_id, task_id=old.task_id, source=source, detail=detail, secrets_policy=secrets_policy,
+                content,
+                kind=new_kind or old.kind,
+                topic=old.topic if topic is None else topic,
+                repo_id=old.repo_id,
+                task_id=old.task_id,
+                source=source,
+                detail=detail,
+                secrets_policy=secrets_policy,
             )
             if match.duplicate_of is None:
                 self._carry_reinforcement(old, new.id)
@@ -537,7 +586,12 @@ class StoreWrites:
         self.audit_log.add(memory_id, previous, status, config.now(), reason, self.actor)
 
     def update_content(
-        self, memory_id: int, *, content: str, topic: str | None = None, task_id: str | None = None,
+        self,
+        memory_id: int,
+        *,
+        content: str,
+        topic: str | None = None,
+        task_id: str | None = None,
         secrets_policy: str | None = None,
     ) -> Memory:
         """Replace a memory's text (re-embedding it); used when a mirrored source row was edited. A secret is

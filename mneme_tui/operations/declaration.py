@@ -120,8 +120,12 @@ class Param:
 
 
 REDACT_PARAM = Param(
-    "redact", BOOL, "store a secret found in the text as [REDACTED:<type>] instead of refusing the write",
-    flags=("--redact",), default=False, default_note="the config file's secrets setting, else refuse",
+    "redact",
+    BOOL,
+    "store a secret found in the text as [REDACTED:<type>] instead of refusing the write",
+    flags=("--redact",),
+    default=False,
+    default_note="the config file's secrets setting, else refuse",
 )
 """Every write of text takes it: a secret is otherwise refused (ERR_SECRET), never stored or echoed."""
 
@@ -145,8 +149,9 @@ class Operation:
     run: Callable[..., Any] | None = field(default=None, compare=False)
     """The work, shared by both surfaces: ``run(session, **values)`` → the result object (None: each surface
     does the work itself, because the two differ in what they read, such as a report file or an object)."""
-    to_json: Callable[[Any, dict[str, Any]], Any] = field(default=lambda result, values: result.to_json(),
-                                                          compare=False)
+    to_json: Callable[[Any, dict[str, Any]], Any] = field(
+        default=lambda result, values: result.to_json(), compare=False
+    )
     """The JSON result builder: (the result object, the values) → the document ``--json`` prints and MCP
     answers (by default the result's own ``to_json()``)."""
     mcp_json: Callable[[Any, dict[str, Any]], Any] | None = field(default=None, compare=False)

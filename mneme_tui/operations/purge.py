@@ -22,24 +22,38 @@ def run_purge(session: Session, ids: list[int], reason: str, chain: bool, markdo
     if not markdown:
         return result
     legion = session.legion()
-    rewritten = tuple(memory.id for memory in result.purged
-                      if memory.legion_file and purge_row(legion, memory.legion_file, memory.legion_record, PURGED))
+    rewritten = tuple(
+        memory.id
+        for memory in result.purged
+        if memory.legion_file and purge_row(legion, memory.legion_file, memory.legion_record, PURGED)
+    )
     return replace(result, markdown_rewritten=rewritten)
 
 
 PURGE = Operation(
-    tool="purge", command=("purge",), title="Purge memories",
+    tool="purge",
+    command=("purge",),
+    title="Purge memories",
     summary="remove memories' text for good (a leaked secret): the one deletion; the rows stay, tombstoned",
-    effect=Effect.DELETE, past="purged", run=run_purge,
+    effect=Effect.DELETE,
+    past="purged",
+    run=run_purge,
     details="Audited with the reason and the removed text's SHA-256; it cannot be undone. "
-            'Returns {"purged": [...], "reason", "clean", "markdown_rewritten"}.',
+    'Returns {"purged": [...], "reason", "clean", "markdown_rewritten"}.',
     params=(
         Param("ids", MEMORY_IDS, "ids of the memories whose text must go", metavar="ID", required=True),
-        Param("reason", TEXT, "why (recorded in the audit history)", flags=("--reason",), metavar="TEXT",
-              required=True),
-        Param("chain", BOOL, "purge every version of each memory's supersession chain", flags=("--chain",),
-              default=False),
-        Param("markdown", BOOL, "also replace the text of the mirrored row in its Legion file (a safe rewrite)",
-              flags=("--markdown",), default=False),
+        Param(
+            "reason", TEXT, "why (recorded in the audit history)", flags=("--reason",), metavar="TEXT", required=True
+        ),
+        Param(
+            "chain", BOOL, "purge every version of each memory's supersession chain", flags=("--chain",), default=False
+        ),
+        Param(
+            "markdown",
+            BOOL,
+            "also replace the text of the mirrored row in its Legion file (a safe rewrite)",
+            flags=("--markdown",),
+            default=False,
+        ),
     ),
 )

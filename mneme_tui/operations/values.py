@@ -104,8 +104,12 @@ def _checked(param: Param, value: Any, operation: Operation) -> Any:
         if param.choices and param.checked_by == "parser" and text not in param.choices:
             raise _invalid(f"{param.name} must be one of {', '.join(param.choices)}: {shown(text)!r}")
         return text
-    expected = {BOOL: (bool, "true or false"), TEXT_LIST: (list, "a list of texts"), OBJECT: (dict, "an object"),
-                INT_LIST: (list, "a list of whole numbers")}[param.type]
+    expected = {
+        BOOL: (bool, "true or false"),
+        TEXT_LIST: (list, "a list of texts"),
+        OBJECT: (dict, "an object"),
+        INT_LIST: (list, "a list of whole numbers"),
+    }[param.type]
     checked = _typed(param, value, *expected)
     if param.type == TEXT_LIST and not all(isinstance(item, str) for item in checked):
         raise _invalid(f"{param.name} must be a list of texts")
@@ -130,8 +134,14 @@ def _id_text(param: Param, value: Any) -> str:
 
 
 def _json_type(value: Any) -> str:
-    for kind, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"), (str, "text"),
-                       (list, "a list"), (dict, "an object")):
+    for kind, name in (
+        (bool, "a boolean"),
+        (int, "a number"),
+        (float, "a number"),
+        (str, "text"),
+        (list, "a list"),
+        (dict, "an object"),
+    ):
         if isinstance(value, kind):
             return f"{name} ({shown(str(value))})" if kind in (int, float, str) else name
     return "null"

@@ -42,7 +42,12 @@ from mneme_tui.tui.styles import style_path
 
 POLL_SECONDS = 1.0
 MODE_SCREENS: tuple[type[ModeScreen], ...] = (
-    RecallScreen, MemoriesScreen, BriefingScreen, PruneScreen, GraduationScreen, ReviewScreen,
+    RecallScreen,
+    MemoriesScreen,
+    BriefingScreen,
+    PruneScreen,
+    GraduationScreen,
+    ReviewScreen,
 )
 
 
@@ -52,15 +57,20 @@ class MnemeApp(App[int]):
     TITLE = "mneme"
     MODES = {screen.MODE_NAME: screen for screen in MODE_SCREENS}
     DEFAULT_MODE = RecallScreen.MODE_NAME
-    BINDINGS = with_ids("app", [
-        Binding("question_mark,f1", "help", "Help", tooltip="This help: every key of every screen"),
-        Binding("s", "sync", "Sync", tooltip="Legion sync: import and export the .planning/memory files"),
-        Binding("n", "new_memory", "New", tooltip="Save a new memory (a form: content, topic, kind, repo)"),
-        Binding("u", "undo", "Undo", show=False,
-                tooltip="Undo the last save, Recall dismissal or detail action"),
-        Binding("q", "quit", "Quit", show=False, tooltip="Quit (also ctrl+q)"),
-        *(Binding(mode.MODE_KEY, f"mode({mode.MODE_NAME!r})", mode.MODE_TITLE, show=False) for mode in MODE_SCREENS),
-    ])
+    BINDINGS = with_ids(
+        "app",
+        [
+            Binding("question_mark,f1", "help", "Help", tooltip="This help: every key of every screen"),
+            Binding("s", "sync", "Sync", tooltip="Legion sync: import and export the .planning/memory files"),
+            Binding("n", "new_memory", "New", tooltip="Save a new memory (a form: content, topic, kind, repo)"),
+            Binding("u", "undo", "Undo", show=False, tooltip="Undo the last save, Recall dismissal or detail action"),
+            Binding("q", "quit", "Quit", show=False, tooltip="Quit (also ctrl+q)"),
+            *(
+                Binding(mode.MODE_KEY, f"mode({mode.MODE_NAME!r})", mode.MODE_TITLE, show=False)
+                for mode in MODE_SCREENS
+            ),
+        ],
+    )
 
     def __init__(
         self, ctx: AppContext, *, poll_interval: float | None = POLL_SECONDS, cursor_blink: bool = True
@@ -156,8 +166,12 @@ class MnemeApp(App[int]):
     def say(self, message: str, severity: str = "information", timeout: float | None = None) -> None:
         """A toast with ``message`` shown literally (memory text in it can't act as markup)."""
         text = display.printable(str(message))
-        self.notify(text, severity=severity, markup=False,  # type: ignore[arg-type]
-                    timeout=timeout if timeout is not None else (8 if severity == "error" else 3))
+        self.notify(
+            text,
+            severity=severity,  # type: ignore[arg-type]
+            markup=False,
+            timeout=timeout if timeout is not None else (8 if severity == "error" else 3),
+        )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that died of an unexpected error says so instead of failing silently."""
@@ -181,8 +195,13 @@ class MnemeApp(App[int]):
         def saved(memory: Memory | None) -> None:
             if memory is None:
                 return
-            self.undo_stack.append(Undo(lambda store: store.dismiss([memory.id], reason=UNDO_REASON),
-                                        f"Undid the save: #{memory.id} dismissed", memory.id))
+            self.undo_stack.append(
+                Undo(
+                    lambda store: store.dismiss([memory.id], reason=UNDO_REASON),
+                    f"Undid the save: #{memory.id} dismissed",
+                    memory.id,
+                )
+            )
             self.say(f"Saved #{memory.id} ({memory.kind}, {memory.repo_id}) — {self._undo_hint()}.")
 
         self.push_screen(NewMemoryScreen(self.ctx.repo), saved)
@@ -294,9 +313,11 @@ class MnemeApp(App[int]):
             self._start_sync()
             return
         body = Text(display.printable("\n".join(preview.lines())) + "\n\n", end="")  # file names shown literally
-        body.append("Exporting appends the store's memories to these markdown files (git sees the change). "
-                    "Asked once a session; confirm_sync = false in the config file turns the question off.",
-                    style="dim")
+        body.append(
+            "Exporting appends the store's memories to these markdown files (git sees the change). "
+            "Asked once a session; confirm_sync = false in the config file turns the question off.",
+            style="dim",
+        )
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -331,12 +352,16 @@ class MnemeApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for mode in MODE_SCREENS:
-            yield SystemCommand(f"Go to {mode.MODE_TITLE}", f"{mode.MODE_DESCRIPTION} (key {mode.MODE_KEY})",
-                                partial(self.action_mode, mode.MODE_NAME))
+            yield SystemCommand(
+                f"Go to {mode.MODE_TITLE}",
+                f"{mode.MODE_DESCRIPTION} (key {mode.MODE_KEY})",
+                partial(self.action_mode, mode.MODE_NAME),
+            )
         yield SystemCommand("Help: every key", "Show all keys of every screen (? or F1)", self.action_help)
         yield SystemCommand("Legion sync", "Import and export the .planning/memory files (key s)", self.action_sync)
-        yield SystemCommand("New memory", "Save a new memory: content, topic, kind, repo (key n)",
-                            self.action_new_memory)
+        yield SystemCommand(
+            "New memory", "Save a new memory: content, topic, kind, repo (key n)", self.action_new_memory
+        )
         yield SystemCommand("Undo", "Undo the last save, Recall dismissal or detail action (key u)", self.action_undo)
         base = self._current_mode_screen()
 

@@ -52,16 +52,36 @@ def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
         elif isinstance(value, str) and value.strip():
             keymap[key] = ",".join(part.strip() for part in value.split(",") if part.strip())
         else:
-            raise MnemeError(ERR_CONFIG, f"[keys] {key} must be a string of keys such as \"ctrl+y\" or \"x,delete\"")
+            raise MnemeError(ERR_CONFIG, f'[keys] {key} must be a string of keys such as "ctrl+y" or "x,delete"')
     return keymap
 
 
-WRITE_ACTIONS = frozenset({
-    "app.sync", "app.new_memory", "app.undo", "recall.dismiss_result", "memories.dismiss_selected", "memories.undo",
-    "graduation.dismiss_group", "graduation.undo", "prune.apply", "detail.edit", "detail.dismiss_memory",
-    "detail.restore", "detail.undo", "detail.app_new_memory", "detail.purge", "detail.toggle_pin", "new_memory.save",
-    "new_memory.save_True", "memories.toggle_pin", "review.decide_accept", "review.decide_reject", "review.undo",
-})
+WRITE_ACTIONS = frozenset(
+    {
+        "app.sync",
+        "app.new_memory",
+        "app.undo",
+        "recall.dismiss_result",
+        "memories.dismiss_selected",
+        "memories.undo",
+        "graduation.dismiss_group",
+        "graduation.undo",
+        "prune.apply",
+        "detail.edit",
+        "detail.dismiss_memory",
+        "detail.restore",
+        "detail.undo",
+        "detail.app_new_memory",
+        "detail.purge",
+        "detail.toggle_pin",
+        "new_memory.save",
+        "new_memory.save_True",
+        "memories.toggle_pin",
+        "review.decide_accept",
+        "review.decide_reject",
+        "review.undo",
+    }
+)
 """The ids of the bindings that write (to the store or the Legion files): off in a read-only app. A new write
 key adds its id here; every write also goes through ``write_in_worker``, which refuses in a read-only app."""
 

@@ -30,8 +30,15 @@ def launch(args: argparse.Namespace) -> int:
             config.use_settings_copy(workspace.config_path)  # a theme chosen in the demo stays in the demo
             store = Store(workspace.db_path)
             try:
-                ctx = AppContext(store=store, repo=workspace.repo, legion_dir=workspace.legion_dir, profile=profile,
-                                 demo=True, claude_home=workspace.claude_home, read_only=_read_only(args))
+                ctx = AppContext(
+                    store=store,
+                    repo=workspace.repo,
+                    legion_dir=workspace.legion_dir,
+                    profile=profile,
+                    demo=True,
+                    claude_home=workspace.claude_home,
+                    read_only=_read_only(args),
+                )
                 return _run(MnemeApp(ctx))
             finally:
                 store.close()

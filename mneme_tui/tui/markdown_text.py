@@ -68,8 +68,10 @@ def _cells(line: str) -> list[str]:
 def _append_table(out: Text, rows: list[str], *, last: bool) -> None:
     parsed = [None if TABLE_RULE.match(row) else _cells(row) for row in rows]
     columns = max(len(cells) for cells in parsed if cells is not None) if any(parsed) else 0
-    widths = [max((len(cells[i]) for cells in parsed if cells is not None and i < len(cells)), default=0)
-              for i in range(columns)]
+    widths = [
+        max((len(cells[i]) for cells in parsed if cells is not None and i < len(cells)), default=0)
+        for i in range(columns)
+    ]
     for position, cells in enumerate(parsed):
         if cells is None:
             out.append("─┼─".join("─" * width for width in widths), style=FENCE_STYLE)

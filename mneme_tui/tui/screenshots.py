@@ -118,10 +118,17 @@ async def help_scene(pilot) -> None:
 
 
 SCENES: list[tuple[str, Callable[..., Awaitable[None]]]] = [
-    ("recall", recall_scene), ("memories", memories_scene), ("memory-detail", memory_detail_scene),
-    ("memory-actions", memory_actions_scene), ("new-memory", new_memory_scene),
-    ("briefing", briefing_scene), ("prune", prune_scene), ("prune-confirm", prune_confirm_scene),
-    ("graduation", graduation_scene), ("review", review_scene), ("help", help_scene),
+    ("recall", recall_scene),
+    ("memories", memories_scene),
+    ("memory-detail", memory_detail_scene),
+    ("memory-actions", memory_actions_scene),
+    ("new-memory", new_memory_scene),
+    ("briefing", briefing_scene),
+    ("prune", prune_scene),
+    ("prune-confirm", prune_confirm_scene),
+    ("graduation", graduation_scene),
+    ("review", review_scene),
+    ("help", help_scene),
 ]
 
 
@@ -132,8 +139,13 @@ async def _shoot(name: str, scene, workspace, out: Path) -> Path:
 
     store = Store(workspace.db_path)
     try:
-        ctx = AppContext(store=store, repo=workspace.repo, legion_dir=workspace.legion_dir,
-                         claude_home=workspace.claude_home, demo=True)
+        ctx = AppContext(
+            store=store,
+            repo=workspace.repo,
+            legion_dir=workspace.legion_dir,
+            claude_home=workspace.claude_home,
+            demo=True,
+        )
         app = MnemeApp(ctx, poll_interval=None, cursor_blink=False)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)

@@ -15,11 +15,7 @@ from textual.content import Content
 
 from mneme_tui import display
 
-STATUS_STYLES = {
-    "active": "green",
-    "superseded": "yellow",
-    "tombstoned": "red strike",
-}
+STATUS_STYLES = {"active": "green", "superseded": "yellow", "tombstoned": "red strike"}
 
 KIND_STYLES = {
     "axiom": "bold magenta",

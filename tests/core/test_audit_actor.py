@@ -36,19 +36,25 @@ def test_every_change_and_every_mint_records_the_actor(store: Store, monkeypatch
     store.undo(change)
     new = store.supersede(old.id, "use WAL with a busy timeout", source=MCP, detail="claude-code")
     store.restore([old.id])
-    assert _who(store, old.id) == [("tombstoned", "dismissed", ALICE), ("active", "undo", ALICE),
-                                   ("superseded", f"superseded by {new.id}", ALICE), ("active", "restored", ALICE)]
+    assert _who(store, old.id) == [
+        ("tombstoned", "dismissed", ALICE),
+        ("active", "undo", ALICE),
+        ("superseded", f"superseded by {new.id}", ALICE),
+        ("active", "restored", ALICE),
+    ]
     assert store.detail(old.id).created_by == ALICE and store.detail(new.id).created_by == ALICE
     assert (new.provenance.source, new.provenance.detail) == (MCP, "claude-code")  # supersede's detail
     assert store.get(new.id).provenance.detail == "claude-code"
 
 
-def test_a_legion_sync_records_the_actor_of_its_imports_and_status_changes(tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch):
+def test_a_legion_sync_records_the_actor_of_its_imports_and_status_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.setenv("MNEME_ACTOR", "sync-bot@ci")
     store = Store(tmp_path / "mneme.db")
-    legion = LegionMemory.for_project(tmp_path / "project", branch_provider=lambda _: "main",
-                                      claude_home=tmp_path / "home")
+    legion = LegionMemory.for_project(
+        tmp_path / "project", branch_provider=lambda _: "main", claude_home=tmp_path / "home"
+    )
     legion.memory_dir.mkdir(parents=True)
     errors = legion.memory_dir / "ERRORS.md"
     errors.write_text(ERRORS.template + ERROR_ROW, encoding="utf-8")
@@ -75,8 +81,9 @@ def test_show_prints_and_returns_who(cli, monkeypatch: pytest.MonkeyPatch):
     assert [(entry["to_status"], entry["actor"]) for entry in document["history"]] == [("tombstoned", "bob@desk")]
 
 
-def test_the_config_file_names_the_actor_when_the_environment_does_not(isolated_environment: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch):
+def test_the_config_file_names_the_actor_when_the_environment_does_not(
+    isolated_environment: Path, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.delenv("MNEME_ACTOR")
     Path(os.environ["MNEME_CONFIG"]).write_text('actor = "  carol@team  "\n', encoding="utf-8")
     assert config.resolve_actor() == "carol@team"
@@ -95,19 +102,24 @@ def test_a_user_the_system_does_not_know_is_unknown(tmp_path: Path):
     arbitrary uid): getpass fails for real, and the actor says ``unknown@host``."""
     script = "import os; from mneme_tui import config; os.setuid(54321); print(config.os_actor())"
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"unknown@{socket.gethostname()}"
 
 
-@pytest.mark.parametrize(("value", "needle"), [
-    ("alice\nbob", "one line of printable text"),
-    ("alice\x1b[31m", "one line of printable text"),
-    ("a" * (config.MAX_ACTOR_CHARS + 1), f"longer than {config.MAX_ACTOR_CHARS} characters"),
-])
-def test_a_bad_actor_fails_a_write_with_one_line_and_changes_nothing(cli, monkeypatch: pytest.MonkeyPatch,
-                                                                     value: str, needle: str):
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("alice\nbob", "one line of printable text"),
+        ("alice\x1b[31m", "one line of printable text"),
+        ("a" * (config.MAX_ACTOR_CHARS + 1), f"longer than {config.MAX_ACTOR_CHARS} characters"),
+    ],
+)
+def test_a_bad_actor_fails_a_write_with_one_line_and_changes_nothing(
+    cli, monkeypatch: pytest.MonkeyPatch, value: str, needle: str
+):
     saved = cli("save", "kept as it is", "--json").json()
     monkeypatch.setenv("MNEME_ACTOR", value)
     cli("dismiss", str(saved["id"])).assert_one_error_line(1, "ERR_CONFIG", "MNEME_ACTOR", needle)
@@ -116,8 +128,7 @@ def test_a_bad_actor_fails_a_write_with_one_line_and_changes_nothing(cli, monkey
     assert listed.code == 0 and [(m["id"], m["status"]) for m in listed.json()] == [(saved["id"], "active")]
 
 
-def test_an_actor_that_is_not_utf8_or_not_text_is_refused(isolated_environment: Path,
-                                                           monkeypatch: pytest.MonkeyPatch):
+def test_an_actor_that_is_not_utf8_or_not_text_is_refused(isolated_environment: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("MNEME_ACTOR", "al\udcffice")
     with pytest.raises(MnemeError, match="MNEME_ACTOR is not valid UTF-8"):
         config.resolve_actor()

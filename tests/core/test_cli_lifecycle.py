@@ -55,15 +55,26 @@ def _editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str, variable
 
 # ------------------------------------------------------------------------------------------- show
 def test_show_plain_prints_every_field_text_literally_and_the_history(run, store):
-    old = store.save("Use [bold]journal[/bold]\nsecond line\x1b[31m", kind="decision", topic="Storage", repo_id="acme", task_id="T-1")
+    old = store.save(
+        "Use [bold]journal[/bold]\nsecond line\x1b[31m", kind="decision", topic="Storage", repo_id="acme", task_id="T-1"
+    )
     new = store.supersede(old.id, "Use WAL mode")
     store.reinforce("T-9", [old.id])
     result = run("show", str(old.id))
     assert result.code == 0, result.err
     out = result.out
     assert f"Memory {old.id}" in out
-    for expected in ("superseded", "decision", "Storage", "acme", "T-1", "2026-11-29T12:00:00Z", "accessed       1 time",
-                     f"superseded by  {new.id} (active, decision): Use WAL mode", "read by tasks  T-9"):
+    for expected in (
+        "superseded",
+        "decision",
+        "Storage",
+        "acme",
+        "T-1",
+        "2026-11-29T12:00:00Z",
+        "accessed       1 time",
+        f"superseded by  {new.id} (active, decision): Use WAL mode",
+        "read by tasks  T-9",
+    ):
         assert expected in out, expected
     assert "Use [bold]journal[/bold]\nsecond line\\x1b[31m\n" in out  # literal, newline kept, ESC visible
     assert "\x1b" not in out
@@ -144,8 +155,12 @@ def test_supersede_saves_a_new_memory_and_marks_the_old(run, store):
     document = result.json()
     new_id = document["memory"]["id"]
     assert document["superseded"] == old.id
-    assert (document["memory"]["content"], document["memory"]["topic"], document["memory"]["kind"],
-            document["memory"]["repo_id"]) == ("Use WAL mode", "SQLite", "decision", "acme")
+    assert (
+        document["memory"]["content"],
+        document["memory"]["topic"],
+        document["memory"]["kind"],
+        document["memory"]["repo_id"],
+    ) == ("Use WAL mode", "SQLite", "decision", "acme")
     assert (store.get(old.id).status, store.get(old.id).superseded_by) == ("superseded", new_id)
     assert store.get(old.id).content == "Use the default journal"
     assert _history(store, old.id) == [("active", "superseded", f"superseded by {new_id}")]
@@ -162,7 +177,8 @@ def test_supersede_reads_stdin_without_the_trailing_newline(run, store):
 def test_supersede_stdin_is_bounded(run, store):
     old = store.save("old")
     run("supersede", str(old.id), "-", stdin="x" * (MAX_CONTENT_CHARS + 50)).assert_one_error_line(
-        1, "ERR_VALIDATION_FAILED", str(MAX_CONTENT_CHARS))
+        1, "ERR_VALIDATION_FAILED", str(MAX_CONTENT_CHARS)
+    )
     ok = run("supersede", str(old.id), "-", "--json", stdin="y" * MAX_CONTENT_CHARS + "\n")
     assert ok.code == 0, ok.err
 
@@ -172,7 +188,8 @@ def test_supersede_of_a_tombstoned_memory_is_refused(run, store):
     store.dismiss([memory.id])
     before = store.count(status="all")
     run("supersede", str(memory.id), "new text").assert_one_error_line(
-        1, "ERR_VALIDATION_FAILED", "tombstoned", "mneme restore")
+        1, "ERR_VALIDATION_FAILED", "tombstoned", "mneme restore"
+    )
     assert store.count(status="all") == before and len(_history(store, memory.id)) == 1
 
 
@@ -181,14 +198,16 @@ def test_supersede_refuses_statutory_memories_and_says_why(run, store, kind):
     memory = store.mint("learned by task sync", kind=kind, repo_id="acme", provenance=SYNCED)
     before = store.count(status="all")
     run("supersede", str(memory.id), "by hand").assert_one_error_line(
-        1, "ERR_VALIDATION_FAILED", "statutory", "task sync", f"mneme dismiss {memory.id}", "advisory")
+        1, "ERR_VALIDATION_FAILED", "statutory", "task sync", f"mneme dismiss {memory.id}", "advisory"
+    )
     assert store.count(status="all") == before and _history(store, memory.id) == []
 
 
 def test_supersede_refuses_a_statutory_new_kind(run, store):
     memory = store.save("advice")
     run("supersede", str(memory.id), "now a pitfall", "--kind", "pitfall").assert_one_error_line(
-        1, "ERR_VALIDATION_FAILED", "statutory")
+        1, "ERR_VALIDATION_FAILED", "statutory"
+    )
     assert store.get(memory.id).status == "active" and store.count(status="all") == 1
 
 
@@ -205,13 +224,17 @@ def test_supersede_bad_and_unknown_ids_and_empty_text(run, store):
 def test_edit_supersedes_with_the_edited_text(run, store, tmp_path, monkeypatch):
     memory = store.save("Use the default journal", topic="Storage")
     seen = tmp_path / "seen.txt"
-    _editor(tmp_path, monkeypatch, f"""
+    _editor(
+        tmp_path,
+        monkeypatch,
+        f"""
 import json, os, stat
 text = open(path, encoding="utf-8", newline="").read()
 folder = os.path.dirname(path)
 open({str(seen)!r}, "w").write(json.dumps([text, oct(stat.S_IMODE(os.stat(path).st_mode)), oct(stat.S_IMODE(os.stat(folder).st_mode))]))
 open(path, "w", encoding="utf-8").write(text.replace("default journal", "WAL mode"))
-""")
+""",
+    )
     result = run("edit", str(memory.id), "--json")
     assert result.code == 0, result.err
     assert json.loads(seen.read_text()) == ["Use the default journal\n", "0o600", "0o700"]
@@ -304,8 +327,11 @@ def test_an_immutable_file_left_by_the_editor_is_one_error_line(run, store, tmp_
         pytest.skip("chattr +i is not available here (needs root and a file system that has it)")
     subprocess.run(["chattr", "-i", str(probe)], check=True)
     probe.unlink()
-    _editor(tmp_path, monkeypatch, "import subprocess\nopen(path, 'w').write('edited')\n"
-                                   "subprocess.run(['chattr', '+i', path], check=True)")
+    _editor(
+        tmp_path,
+        monkeypatch,
+        "import subprocess\nopen(path, 'w').write('edited')\nsubprocess.run(['chattr', '+i', path], check=True)",
+    )
     try:
         run("edit", str(memory.id)).assert_one_error_line(1, "ERR_IO", "cannot remove", "by hand")
         assert store.count(status="all") == 1
@@ -324,8 +350,12 @@ def test_a_signal_during_the_edit_leaves_no_text_behind(db, store, tmp_path, mon
     started = tmp_path / "started"
     script = _editor(tmp_path, monkeypatch, f"import time\nopen({str(started)!r}, 'w').write(path)\ntime.sleep(60)")
     env = {**os.environ, "TMPDIR": str(temp), "MNEME_DB": str(db), "EDITOR": f"{sys.executable} {script}"}
-    process = subprocess.Popen([sys.executable, "-m", "mneme_tui", "edit", str(memory.id)], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mneme_tui", "edit", str(memory.id)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     for _ in range(600):
         if started.exists() and started.read_text():
             break

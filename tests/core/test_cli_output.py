@@ -10,8 +10,10 @@ from terminal import on_terminal
 
 from mneme_tui.cli.recall_layout import LEGEND, body_lines
 
-LONG = ("Retry the webhook signer with exponential backoff; the upstream returns 429 during deploys "
-        "and the connection pool must not be exhausted by parallel retries.")
+LONG = (
+    "Retry the webhook signer with exponential backoff; the upstream returns 429 during deploys "
+    "and the connection pool must not be exhausted by parallel retries."
+)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -41,8 +43,9 @@ def test_recall_piped_keeps_every_line_whole_and_shows_match_and_age(cli):
     cli("save", LONG)
     out = cli("recall", "webhook signer", "--profile", "bm25").out
     header, text = out.splitlines()[:2]
-    assert re.fullmatch(r"1\. #1 score \d\.\d{3} \(match 1\.00, age 1\.00\) reflection, 0s old · global · General",
-                        header), header
+    assert re.fullmatch(
+        r"1\. #1 score \d\.\d{3} \(match 1\.00, age 1\.00\) reflection, 0s old · global · General", header
+    ), header
     assert text == f"    {LONG}"
     assert out.endswith(LEGEND + "\n")
 
@@ -64,8 +67,13 @@ def test_a_long_memory_shows_its_first_lines_and_the_line_that_matched(cli):
     memory = cli("save", content, "--json").json()["id"]
     out = cli("recall", "zebra").out
     lines = out.splitlines()
-    assert lines[1:6] == ["    step 1: prepare", "    step 2: prepare", "    step 3: prepare", "    …",
-                          "    the zebra crossing is the trick"]
+    assert lines[1:6] == [
+        "    step 1: prepare",
+        "    step 2: prepare",
+        "    step 3: prepare",
+        "    …",
+        "    the zebra crossing is the trick",
+    ]
     assert lines[6] == f"    … 7 more lines (mneme show {memory})"
 
 

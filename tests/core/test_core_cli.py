@@ -18,7 +18,16 @@ from mneme_reference import raw_rows
 from mneme_tui.memory.kinds import ADVISORY_KINDS, STATUTORY_KINDS
 
 MEMORY_FIELDS = {
-    "id", "repo_id", "kind", "topic", "content", "task_id", "created_at", "status", "superseded_by", "access_count",
+    "id",
+    "repo_id",
+    "kind",
+    "topic",
+    "content",
+    "task_id",
+    "created_at",
+    "status",
+    "superseded_by",
+    "access_count",
     "provenance",
 }
 COMPONENTS = {"cosine", "lexical", "decay", "reinforcement", "locality"}
@@ -52,10 +61,15 @@ def test_save_json_shape_and_defaults(cli, db_path):
 
 
 def test_save_with_options(cli):
-    document = _save(cli, "We chose peewee", "--kind", "decision", "--topic", "Architecture",
-                     "-p", "nomos", "--task", "INT-734")
+    document = _save(
+        cli, "We chose peewee", "--kind", "decision", "--topic", "Architecture", "-p", "nomos", "--task", "INT-734"
+    )
     assert (document["kind"], document["topic"], document["repo_id"], document["task_id"]) == (
-        "decision", "Architecture", "nomos", "INT-734")
+        "decision",
+        "Architecture",
+        "nomos",
+        "INT-734",
+    )
     long = _save(cli, "long options", "--project", "acme")
     assert long["repo_id"] == "acme"
 
@@ -309,10 +323,13 @@ def test_tc_mem_05_cli_empty_stdin_rejected(cli, db_path):
     assert _count(db_path) == 0
 
 
-@pytest.mark.parametrize(("stdin", "needle"), [
-    (b"caf\xe9", "standard input is not UTF-8 text (byte 0xe9 at offset 3)"),
-    (b"x" * 400_001, "content size limit of 100,000 characters"),
-])
+@pytest.mark.parametrize(
+    ("stdin", "needle"),
+    [
+        (b"caf\xe9", "standard input is not UTF-8 text (byte 0xe9 at offset 3)"),
+        (b"x" * 400_001, "content size limit of 100,000 characters"),
+    ],
+)
 def test_stdin_content_is_utf8_and_bounded(cli, db_path, stdin, needle):
     cli("save", "-", stdin=stdin).assert_one_error_line(1, "ERR_VALIDATION_FAILED", needle)
     assert _count(db_path) == 0
@@ -322,12 +339,15 @@ def test_stdin_content_with_a_byte_order_mark(cli):
     assert _save(cli, "-", stdin="\ufeffnoted".encode())["content"] == "noted"
 
 
-@pytest.mark.parametrize(("argv", "needle"), [
-    (("save", "caf\udce9"), "CONTENT is not valid UTF-8 text: lone surrogate \\udce9 (byte 0xe9) at character 3"),
-    (("recall", "x", "-p", "\udce9"), "-p/--project is not valid UTF-8"),
-    (("dismiss", "9" * 30), "not a memory id: 999999999999999999999999999999"),
-    (("--db", "", "list"), "--db cannot be empty"),
-])
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (("save", "caf\udce9"), "CONTENT is not valid UTF-8 text: lone surrogate \\udce9 (byte 0xe9) at character 3"),
+        (("recall", "x", "-p", "\udce9"), "-p/--project is not valid UTF-8"),
+        (("dismiss", "9" * 30), "not a memory id: 999999999999999999999999999999"),
+        (("--db", "", "list"), "--db cannot be empty"),
+    ],
+)
 def test_undecodable_arguments_huge_ids_and_empty_db_rejected(cli, db_path, argv, needle):
     cli(*argv).assert_one_error_line(1, "ERR_VALIDATION_FAILED", needle)
     assert _count(db_path) == 0
@@ -631,8 +651,9 @@ def test_list_plain_with_timezone_stamped_row(cli, db_path):
 def _mneme(*args: str, env_extra: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "mneme_tui", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "mneme_tui", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=60
+    )
 
 
 def test_subprocess_round_trip_and_errors(tmp_path):

@@ -92,11 +92,17 @@ def test_threads_share_one_store(store: Store):
 def _seed(path: Path, rows: int) -> None:
     """``rows`` memories in one transaction, so a cold index has real work to do when it loads them."""
     store = Store(path)
-    store.mint_many([
-        dict(content=f"seed memory {i} about topic {i % 50} and word{i}", kind="reflection", repo_id="seed",
-             provenance=Provenance(SAVE, ""))
-        for i in range(rows)
-    ])
+    store.mint_many(
+        [
+            dict(
+                content=f"seed memory {i} about topic {i % 50} and word{i}",
+                kind="reflection",
+                repo_id="seed",
+                provenance=Provenance(SAVE, ""),
+            )
+            for i in range(rows)
+        ]
+    )
     store.close()
 
 

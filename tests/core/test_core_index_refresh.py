@@ -49,7 +49,9 @@ def test_dismissal_by_second_store_is_excluded(pair):
     target = _ids(first.recall("postgres connection pool", repo="nomos", profile="spec"))[0]
     second.dismiss([target])
     assert target not in _ids(first.recall("postgres connection pool", repo="nomos", limit=10, profile="spec"))
-    assert target not in _ids(first.recall("postgres connection pool", repo="nomos", cross_repo=True, limit=10, profile="spec"))
+    assert target not in _ids(
+        first.recall("postgres connection pool", repo="nomos", cross_repo=True, limit=10, profile="spec")
+    )
 
 
 def test_update_content_by_second_store_changes_ranking(pair):
@@ -73,8 +75,15 @@ def test_raw_insert_is_recalled(pair):
     connection = _raw(first)
     connection.execute(
         "INSERT INTO memories(repo_id, kind, topic, content, task_id, embedding, created_at) VALUES (?,?,?,?,?,?,?)",
-        ("nomos", "decision", "Architecture", "grpc deadline propagation", "INT-9",
-         to_blob(embed("grpc deadline propagation")), "2026-11-19 12:00:00"),
+        (
+            "nomos",
+            "decision",
+            "Architecture",
+            "grpc deadline propagation",
+            "INT-9",
+            to_blob(embed("grpc deadline propagation")),
+            "2026-11-19 12:00:00",
+        ),
     )
     connection.commit()
     new_id = connection.execute("SELECT MAX(id) FROM memories").fetchone()[0]
@@ -91,7 +100,9 @@ def test_raw_status_and_access_updates_are_seen(pair):
     connection = _raw(first)
     connection.execute("UPDATE memories SET access_count = 4 WHERE id = ?", (target,))
     connection.commit()
-    assert first.recall("redis cache stampede", repo="nomos", profile="spec")[0].components["reinforcement"] == pytest.approx(1.2)
+    assert first.recall("redis cache stampede", repo="nomos", profile="spec")[0].components[
+        "reinforcement"
+    ] == pytest.approx(1.2)
     connection.execute("UPDATE memories SET status = 'superseded' WHERE id = ?", (target,))
     connection.commit()
     assert target not in _ids(first.recall("redis cache stampede", repo="nomos", limit=10, profile="spec"))
@@ -107,8 +118,10 @@ def test_raw_content_update_with_new_embedding(pair):
     first, _ = pair
     target = _ids(first.recall("redis cache stampede", repo="nomos", profile="spec"))[0]
     connection = _raw(first)
-    connection.execute("UPDATE memories SET content = ?, embedding = ? WHERE id = ?",
-                       ("zookeeper session expiry", to_blob(embed("zookeeper session expiry")), target))
+    connection.execute(
+        "UPDATE memories SET content = ?, embedding = ? WHERE id = ?",
+        ("zookeeper session expiry", to_blob(embed("zookeeper session expiry")), target),
+    )
     connection.commit()
     connection.close()
     assert _ids(first.recall("zookeeper session", repo="nomos", profile="spec"))[0] == target
@@ -181,8 +194,17 @@ def test_cold_store_from_snapshot_sees_later_changes(tmp_path):
     """A big store writes an index snapshot; a later process starts from it and applies what changed since."""
     path = tmp_path / "big.db"
     first = Store(path)
-    first.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", provenance=SYNCED, kind="reflection",
-                          repo_id=("nomos", "acme", "global")[i % 3]) for i in range(index_snapshot.MIN_ROWS + 50)])
+    first.mint_many(
+        [
+            dict(
+                content=f"bulk row {i} topic{i % 97} cache{i % 13}",
+                provenance=SYNCED,
+                kind="reflection",
+                repo_id=("nomos", "acme", "global")[i % 3],
+            )
+            for i in range(index_snapshot.MIN_ROWS + 50)
+        ]
+    )
     first.recall("bulk row", repo="nomos", profile="spec")
     snapshot = index_snapshot.snapshot_path(path)
     assert snapshot.exists()
@@ -198,21 +220,32 @@ def test_cold_store_from_snapshot_sees_later_changes(tmp_path):
 
     cold = Store(path)
     rows = ref_load(path)
-    for query, repo, cross in (("zebra crossing unique", "nomos", False), ("topic5 cache3", "acme", True),
-                               ("bulk row 10", "nomos", False), ("bulk row 8", "acme", True)):
+    for query, repo, cross in (
+        ("zebra crossing unique", "nomos", False),
+        ("topic5 cache3", "acme", True),
+        ("bulk row 10", "nomos", False),
+        ("bulk row 8", "acme", True),
+    ):
         got = cold.recall(query, repo=repo, cross_repo=cross, limit=8, profile="spec")
         expected = ref_recall(rows, query, repo=repo, cross_repo=cross, limit=8, lambdas=DECAY_LAMBDA)
         assert [r.memory.id for r in got] == [e[0] for e in expected], query
         for result, (_, score, _) in zip(got, expected):
             assert result.score == pytest.approx(score, abs=1e-5)
-    assert {7, added.id} <= set(_ids(cold.recall("zebra crossing unique", repo="nomos", cross_repo=True, profile="spec")))
+    assert {7, added.id} <= set(
+        _ids(cold.recall("zebra crossing unique", repo="nomos", cross_repo=True, profile="spec"))
+    )
     assert 8 not in _ids(cold.recall("bulk row 8", repo="nomos", cross_repo=True, limit=50, profile="spec"))
 
 
 def test_snapshot_of_a_replaced_database_is_not_used(tmp_path):
     path = tmp_path / "replaced.db"
     old = Store(path)
-    old.mint_many([dict(content=f"ghost row {i}", provenance=SYNCED, kind="reflection") for i in range(index_snapshot.MIN_ROWS + 10)])
+    old.mint_many(
+        [
+            dict(content=f"ghost row {i}", provenance=SYNCED, kind="reflection")
+            for i in range(index_snapshot.MIN_ROWS + 10)
+        ]
+    )
     old.recall("ghost row", repo="global", profile="spec")
     old.close()
     assert index_snapshot.snapshot_path(path).exists()
@@ -232,16 +265,27 @@ QUERIES = (("bulk row 17", "nomos", False), ("topic5 cache3", "acme", True), ("c
 
 def _big_store(path) -> Store:
     store = Store(path)
-    store.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", kind="reflection", provenance=SYNCED,
-                          repo_id=("nomos", "acme", "global")[i % 3]) for i in range(index_snapshot.MIN_ROWS + 50)])
+    store.mint_many(
+        [
+            dict(
+                content=f"bulk row {i} topic{i % 97} cache{i % 13}",
+                kind="reflection",
+                provenance=SYNCED,
+                repo_id=("nomos", "acme", "global")[i % 3],
+            )
+            for i in range(index_snapshot.MIN_ROWS + 50)
+        ]
+    )
     store.recall("bulk row", repo="nomos")  # writes the snapshot
     assert index_snapshot.snapshot_path(path).exists()
     return store
 
 
 def _answers(store: Store) -> list[list[tuple[int, float]]]:
-    return [[(r.memory.id, r.score) for r in store.recall(q, repo=repo, cross_repo=cross, limit=8)]
-            for q, repo, cross in QUERIES]
+    return [
+        [(r.memory.id, r.score) for r in store.recall(q, repo=repo, cross_repo=cross, limit=8)]
+        for q, repo, cross in QUERIES
+    ]
 
 
 def _prefix(version: int) -> bytes:
@@ -275,7 +319,9 @@ DAMAGE = {
     "garbage data": lambda data: data[: len(data) - 5000] + b"\xff" * 100 + data[len(data) - 4900 :],
     "garbage header": lambda data: data[:30] + b"}{" + data[32:],
     "not a snapshot": lambda data: b"PK\x03\x04 an old zip file" + data[20:],
-    "another format version": lambda data: _prefix(index_snapshot.FORMAT_VERSION + 1) + data[index_snapshot._PREFIX.size :],
+    "another format version": lambda data: (
+        _prefix(index_snapshot.FORMAT_VERSION + 1) + data[index_snapshot._PREFIX.size :]
+    ),
     "arrays a list": _crafted_header(_with(arrays=[])),
     "header a list": _crafted_header(lambda header: []),
     "negative shape": _crafted_header(_with(arrays={"ids": ["<i8", [-1], 0]})),

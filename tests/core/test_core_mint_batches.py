@@ -54,7 +54,8 @@ def test_a_cold_load_in_batches_gives_the_index_of_one_read(store, db_target, mo
     batched.refresh_index()
     for name in ("ids", "vectors", "repo_codes", "kind_codes", "status_codes", "created_days", "access"):
         assert (getattr(batched.index, name) == getattr(whole.index, name)).all(), name
-    assert [r.memory.id for r in batched.recall("batched row 7", repo="nomos", cross_repo=True, limit=23)] == \
-        [r.memory.id for r in whole.recall("batched row 7", repo="nomos", cross_repo=True, limit=23)]
+    assert [r.memory.id for r in batched.recall("batched row 7", repo="nomos", cross_repo=True, limit=23)] == [
+        r.memory.id for r in whole.recall("batched row 7", repo="nomos", cross_repo=True, limit=23)
+    ]
     for opened in (whole, batched):
         opened.close()

@@ -78,8 +78,10 @@ def test_spec_lambdas():
 
 def test_lambda_applied_for_every_kind(store: Store):
     days = 30
-    ids = {kind: store.mint("lambda probe", provenance=GENERATED, kind=kind, created_at=NOW - timedelta(days=days)).id
-           for kind in K.DECAY_LAMBDA}
+    ids = {
+        kind: store.mint("lambda probe", provenance=GENERATED, kind=kind, created_at=NOW - timedelta(days=days)).id
+        for kind in K.DECAY_LAMBDA
+    }
     for kind, lam in K.DECAY_LAMBDA.items():
         results = store.recall("lambda probe", repo="global", kind=kind, limit=5, profile="spec")
         assert [r.memory.id for r in results] == [ids[kind]], kind
@@ -117,10 +119,22 @@ def test_reinforcement_factor(store: Store, access, factor):
 
 
 def test_locality_and_score_is_product(store: Store):
-    local = store.mint("locality probe words", provenance=GENERATED, kind="decision", repo_id="nomos",
-                       created_at=NOW - timedelta(days=7), access_count=4)
-    shared = store.mint("locality probe other words", provenance=GENERATED, kind="pitfall", repo_id="global",
-                        created_at=NOW - timedelta(days=20), access_count=12)
+    local = store.mint(
+        "locality probe words",
+        provenance=GENERATED,
+        kind="decision",
+        repo_id="nomos",
+        created_at=NOW - timedelta(days=7),
+        access_count=4,
+    )
+    shared = store.mint(
+        "locality probe other words",
+        provenance=GENERATED,
+        kind="pitfall",
+        repo_id="global",
+        created_at=NOW - timedelta(days=20),
+        access_count=12,
+    )
     scoped = _by_id(store.recall("locality probe words", repo="nomos", limit=10, profile="spec"))
     crossed = _by_id(store.recall("locality probe words", repo="nomos", cross_repo=True, limit=10, profile="spec"))
     assert scoped[local.id].components["locality"] == 1.25
@@ -136,8 +150,10 @@ def test_locality_and_score_is_product(store: Store):
 
 def test_ties_ordered_by_lower_id(store: Store):
     # identical texts: minted (save would return the first one again: no new duplicates)
-    ids = [store.mint("same words everywhere", kind="reflection", repo_id="nomos", provenance=GENERATED).id
-           for _ in range(12)]
+    ids = [
+        store.mint("same words everywhere", kind="reflection", repo_id="nomos", provenance=GENERATED).id
+        for _ in range(12)
+    ]
     results = store.recall("same words", repo="nomos", limit=4, profile="spec")
     assert [r.memory.id for r in results] == ids[:4]
     assert len({r.score for r in results}) == 1
@@ -163,8 +179,13 @@ def test_results_ordered_by_score_and_positive(store: Store):
     rng = random.Random(7)
     words = "cache redis ttl eviction lock thread worker pool queue retry backoff".split()
     for _i in range(60):
-        store.mint(" ".join(rng.sample(words, 4)), provenance=GENERATED, kind=rng.choice(K.ALL_KINDS), repo_id="nomos",
-                   created_at=NOW - timedelta(days=rng.uniform(0, 200)))
+        store.mint(
+            " ".join(rng.sample(words, 4)),
+            provenance=GENERATED,
+            kind=rng.choice(K.ALL_KINDS),
+            repo_id="nomos",
+            created_at=NOW - timedelta(days=rng.uniform(0, 200)),
+        )
     results = store.recall("redis cache eviction", repo="nomos", limit=20, profile="spec")
     assert len(results) == 20
     scores = [r.score for r in results]
@@ -217,17 +238,21 @@ def _seed_cap(store: Store, n_nomos: int, n_axioms: int = 3) -> tuple[list[int],
 
     Returns the nomos ids and the axiom ids in their uncapped rank order (taken from a -A recall).
     """
-    nomos = [store.save(f"cache invalidation note {i} for the nomos service", repo_id="nomos").id
-             for i in range(n_nomos)]
-    axioms = [store.save(f"cache invalidation strategy rule{i}", kind="axiom", repo_id="global").id
-              for i in range(n_axioms)]
+    nomos = [
+        store.save(f"cache invalidation note {i} for the nomos service", repo_id="nomos").id for i in range(n_nomos)
+    ]
+    axioms = [
+        store.save(f"cache invalidation strategy rule{i}", kind="axiom", repo_id="global").id for i in range(n_axioms)
+    ]
     store.save("cache invalidation strategy in another repo", repo_id="acme")
     uncapped = store.recall(QUERY, repo="nomos", kind="axiom", limit=50, profile="spec")
     ranked = [r.memory.id for r in uncapped]
     assert sorted(ranked) == axioms
     weakest_axiom = uncapped[-1].score
-    best_nomos = max((r.score for r in store.recall(QUERY, repo="nomos", limit=50, profile="spec") if r.memory.id in nomos),
-                     default=0.0)
+    best_nomos = max(
+        (r.score for r in store.recall(QUERY, repo="nomos", limit=50, profile="spec") if r.memory.id in nomos),
+        default=0.0,
+    )
     assert weakest_axiom > best_nomos  # so the cap, not the score, decides how many axioms show
     return nomos, ranked
 
@@ -315,16 +340,18 @@ def _seed_random(store: Store, count: int, seed: int) -> None:
         words = [rng.choice(WORDS) for _ in range(rng.randint(1, 9))]
         if rng.random() < 0.1:
             words.append(rng.choice(["Hello,", "WORLD!", "x86_64", "[bold]", "v2.0"]))
-        items.append(dict(
-            content=" ".join(words),
-            provenance=GENERATED,
-            kind=kind,
-            repo_id=repo,
-            topic=rng.choice(["General", "Architecture", "Verification"]),
-            created_at=NOW - timedelta(days=rng.uniform(-2, 500), seconds=rng.randint(0, 86399)),
-            status=rng.choices(K.STATUSES, weights=[8, 1, 1])[0],
-            access_count=rng.choice([0, 0, 1, 2, 3, 5, 9, 10, 11, 40]),
-        ))
+        items.append(
+            dict(
+                content=" ".join(words),
+                provenance=GENERATED,
+                kind=kind,
+                repo_id=repo,
+                topic=rng.choice(["General", "Architecture", "Verification"]),
+                created_at=NOW - timedelta(days=rng.uniform(-2, 500), seconds=rng.randint(0, 86399)),
+                status=rng.choices(K.STATUSES, weights=[8, 1, 1])[0],
+                access_count=rng.choice([0, 0, 1, 2, 3, 5, 9, 10, 11, 40]),
+            )
+        )
     store.mint_many(items)
 
 
@@ -354,10 +381,23 @@ SHAPES = [
 
 def _assert_same(store: Store, rows, query: str, shape: dict) -> None:
     limit = shape.get("limit", 5)
-    expected = ref_recall(rows, query, repo=shape["repo"], cross_repo=shape.get("cross_repo", False),
-                          kind=shape.get("kind"), limit=limit, lambdas=K.DECAY_LAMBDA)
-    got = store.recall(query, repo=shape["repo"], cross_repo=shape.get("cross_repo", False),
-                       kind=shape.get("kind"), limit=limit, profile="spec")
+    expected = ref_recall(
+        rows,
+        query,
+        repo=shape["repo"],
+        cross_repo=shape.get("cross_repo", False),
+        kind=shape.get("kind"),
+        limit=limit,
+        lambdas=K.DECAY_LAMBDA,
+    )
+    got = store.recall(
+        query,
+        repo=shape["repo"],
+        cross_repo=shape.get("cross_repo", False),
+        kind=shape.get("kind"),
+        limit=limit,
+        profile="spec",
+    )
     assert [r.memory.id for r in got] == [e[0] for e in expected], (query, shape)
     for result, (_, score, parts) in zip(got, expected):
         assert result.score == pytest.approx(score, abs=1e-5), (query, shape, result.memory.id)

@@ -70,8 +70,17 @@ def store_db(tmp_path: Path) -> sqlite3.Connection:
 def test_memories_columns_equal_spec_ddl(spec_db, store_db):
     expected = _table_info(spec_db)
     assert [c[1] for c in expected] == [
-        "id", "repo_id", "kind", "topic", "content", "task_id", "embedding",
-        "created_at", "status", "superseded_by", "access_count",
+        "id",
+        "repo_id",
+        "kind",
+        "topic",
+        "content",
+        "task_id",
+        "embedding",
+        "created_at",
+        "status",
+        "superseded_by",
+        "access_count",
     ]
     assert _table_info(store_db) == expected
 
@@ -79,8 +88,11 @@ def test_memories_columns_equal_spec_ddl(spec_db, store_db):
 def test_memories_indexes_equal_spec_ddl(spec_db, store_db):
     expected = _indexes(spec_db)
     assert set(expected) == {
-        "idx_memories_topic", "idx_memories_status", "idx_memories_repo",
-        "idx_memories_kind", "idx_memories_repo_kind_status",
+        "idx_memories_topic",
+        "idx_memories_status",
+        "idx_memories_repo",
+        "idx_memories_kind",
+        "idx_memories_repo_kind_status",
     }
     assert expected["idx_memories_repo_kind_status"][2] == ("repo_id", "kind", "status")
     assert _indexes(store_db) == expected
@@ -98,8 +110,15 @@ def test_memories_is_autoincrement_like_the_spec(spec_db, store_db):
 def test_side_tables_live_outside_memories(store_db):
     """Extra state (audit, per-task access) is in separate tables, never extra columns of memories."""
     tables = {r[0] for r in store_db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"memories", "task_access", "memory_audit", "mneme_meta", "memory_revision", "legion_records",
-            "task_sync_ledger"} <= tables
+    assert {
+        "memories",
+        "task_access",
+        "memory_audit",
+        "mneme_meta",
+        "memory_revision",
+        "legion_records",
+        "task_sync_ledger",
+    } <= tables
     task_access = [r[1] for r in store_db.execute("PRAGMA table_info(task_access)")]
     assert {"task_id", "memory_id"} <= set(task_access)
 

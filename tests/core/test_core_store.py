@@ -76,8 +76,16 @@ def test_mint_many_is_all_or_nothing(store: Store):
 
 def test_mint_keeps_given_fields(store: Store):
     when = NOW - timedelta(days=3, hours=4)
-    memory = store.mint("old pitfall", provenance=SYNCED, kind="pitfall", topic="Verification", repo_id="nomos",
-                        task_id="INT-734", created_at=when, access_count=7)
+    memory = store.mint(
+        "old pitfall",
+        provenance=SYNCED,
+        kind="pitfall",
+        topic="Verification",
+        repo_id="nomos",
+        task_id="INT-734",
+        created_at=when,
+        access_count=7,
+    )
     fetched = store.get(memory.id)
     assert fetched == memory
     assert (fetched.created_at, fetched.access_count, fetched.task_id) == (when, 7, "INT-734")
@@ -105,7 +113,9 @@ def test_tc_mem_09_dismiss_tombstones_and_excludes_from_active_recall(store: Sto
     assert change.ids == [gone.id]
     assert store.get(gone.id).status == "tombstoned"
     for cross in (False, True):
-        after = [r.memory.id for r in store.recall("redis cache eviction", repo="nomos", cross_repo=cross, profile="spec")]
+        after = [
+            r.memory.id for r in store.recall("redis cache eviction", repo="nomos", cross_repo=cross, profile="spec")
+        ]
         assert after == [keep.id]
     # nothing deleted; the change is audited
     assert len(raw_rows(store.path)) == 2
@@ -152,7 +162,8 @@ def test_undo_reverts_a_dismissal(store: Store):
     store.undo(change)
     assert store.get(memory.id).status == "active"
     assert [(h.from_status, h.to_status) for h in store.history(memory.id)] == [
-        ("active", "tombstoned"), ("tombstoned", "active"),
+        ("active", "tombstoned"),
+        ("tombstoned", "active"),
     ]
 
 
@@ -169,7 +180,9 @@ def test_tc_mem_10_read_only_recall_does_not_change_access_count(store: Store):
     memory = store.save("flaky test quarantine", repo_id="nomos")
     for _ in range(3):
         assert [r.memory.id for r in store.recall("flaky test", repo="nomos", profile="spec")] == [memory.id]
-        assert [r.memory.id for r in store.recall("flaky test", repo="x", cross_repo=True, profile="spec")] == [memory.id]
+        assert [r.memory.id for r in store.recall("flaky test", repo="x", cross_repo=True, profile="spec")] == [
+            memory.id
+        ]
     assert _access(store, memory.id) == 0
     assert _task_access(store) == set()
 
@@ -215,8 +228,10 @@ def test_reinforcement_is_seen_by_the_next_recall(store: Store):
 # ---------------------------------------------------------------------------------- list
 def test_list_filters_and_order(store: Store):
     t0 = NOW - timedelta(days=10)
-    ids = [store.mint(f"m{i}", provenance=SYNCED, kind="reflection", repo_id=repo, created_at=t0 + timedelta(days=i)).id
-           for i, repo in enumerate(["nomos", "acme", "global", "nomos"])]
+    ids = [
+        store.mint(f"m{i}", provenance=SYNCED, kind="reflection", repo_id=repo, created_at=t0 + timedelta(days=i)).id
+        for i, repo in enumerate(["nomos", "acme", "global", "nomos"])
+    ]
     assert [m.id for m in store.list()] == ids[::-1]  # newest first
     assert [m.id for m in store.list(repo_id="nomos")] == [ids[3], ids[0]]
     assert [m.id for m in store.list(repo_id="nomos", include_global=True)] == [ids[3], ids[2], ids[0]]

@@ -54,7 +54,7 @@ def test_blob_is_little_endian_float32(store: Store):
 
 
 def test_projection_reproduced_independently_for_two_tokens():
-    """"hello world": the sum of the two tokens' nibble projections, normalised (documented in vectors.py)."""
+    """ "hello world": the sum of the two tokens' nibble projections, normalised (documented in vectors.py)."""
     total = [0.0] * 64
     for token in ("hello", "world"):
         digest = hashlib.sha256(token.encode("utf-8")).digest()

@@ -30,6 +30,8 @@ BACKEND_FILE_WORDS = {"postgres", "postgresql", "sqlite", "pg"}
 def _allowed(relative: str) -> bool:
     """The contract, the URL parsers, and modules named for one backend."""
     return relative in ALLOWED or bool(BACKEND_FILE_WORDS & set(Path(relative).stem.split("_")))
+
+
 BACKEND_MODULES = ("sqlite3", "psycopg2", "psycopg", "sqlite_dialect", "postgres_dialect", "pg_copy", "pg_scratch")
 
 
@@ -51,8 +53,12 @@ def backend_branches(source: str) -> list[str]:
     module or driver in ``source``, as ``line: code``."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Compare) and any(map(_names_backend, [node.left, *node.comparators]))) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
-                and any(_backend_class(sub) for sub in ast.walk(node.args[1]))):
+        if (isinstance(node, ast.Compare) and any(map(_names_backend, [node.left, *node.comparators]))) or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "isinstance"
+            and any(_backend_class(sub) for sub in ast.walk(node.args[1]))
+        ):
             found.append(node)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             names = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
@@ -63,21 +69,25 @@ def backend_branches(source: str) -> list[str]:
 
 def test_no_backend_branch_outside_the_dialect_modules():
     offenders = {
-        relative: branches for path in sorted(PACKAGE.rglob("*.py"))
+        relative: branches
+        for path in sorted(PACKAGE.rglob("*.py"))
         if not _allowed(relative := path.relative_to(PACKAGE).as_posix())
         and (branches := backend_branches(path.read_text(encoding="utf-8")))
     }
     assert offenders == {}
 
 
-@pytest.mark.parametrize("code", [
-    'like = "ILIKE" if dialect_of(db).NAME == "postgresql" else "LIKE"',
-    "if dialect.NAME != other: pass",
-    "ok = isinstance(db, postgres_dialect.PostgresDatabase)",
-    "ok = isinstance(db, peewee.SqliteDatabase)",
-    "from mneme_tui.memory.persistence import sqlite_dialect",
-    "import psycopg2.extras",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        'like = "ILIKE" if dialect_of(db).NAME == "postgresql" else "LIKE"',
+        "if dialect.NAME != other: pass",
+        "ok = isinstance(db, postgres_dialect.PostgresDatabase)",
+        "ok = isinstance(db, peewee.SqliteDatabase)",
+        "from mneme_tui.memory.persistence import sqlite_dialect",
+        "import psycopg2.extras",
+    ],
+)
 def test_the_check_finds_a_backend_branch(code):
     assert backend_branches(code)
 

@@ -46,14 +46,20 @@ def _refused_unchanged(path: Path, *statements: str, needles: tuple[str, ...]) -
 
 
 def test_a_foreign_sqlite_file_is_refused_unchanged(tmp_path: Path):
-    _refused_unchanged(tmp_path / "other.db", "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)",
-                       "INSERT INTO invoices VALUES (1, 9.5)", needles=("not a mneme database",))
+    _refused_unchanged(
+        tmp_path / "other.db",
+        "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)",
+        "INSERT INTO invoices VALUES (1, 9.5)",
+        needles=("not a mneme database",),
+    )
 
 
 def test_a_newer_schema_is_refused_unchanged(tmp_path: Path):
     path = tmp_path / "newer.db"
     connection = sqlite3.connect(path)
-    connection.executescript("".join(m.scripts["sqlite"] for m in MIGRATIONS) + f"PRAGMA user_version = {SCHEMA_VERSION + 1};")
+    connection.executescript(
+        "".join(m.scripts["sqlite"] for m in MIGRATIONS) + f"PRAGMA user_version = {SCHEMA_VERSION + 1};"
+    )
     connection.close()
     _refused(path, "newer mneme", f"schema {SCHEMA_VERSION + 1}")
 
@@ -89,8 +95,9 @@ def _open_at_once(folder: Path, processes: int, rounds: int) -> None:
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(processes)
     children = [
-        context.Process(target=exec, args=(OPENER, {"folder": str(folder), "rounds": rounds, "tag": f"p{n}",
-                                                     "barrier": barrier}))
+        context.Process(
+            target=exec, args=(OPENER, {"folder": str(folder), "rounds": rounds, "tag": f"p{n}", "barrier": barrier})
+        )
         for n in range(processes)
     ]
     for child in children:
@@ -116,7 +123,10 @@ def test_many_processes_create_one_new_database_at_once(tmp_path: Path):
     _open_at_once(tmp_path, processes=8, rounds=4)
     for round_number in range(4):
         assert _repos_and_schema(tmp_path / f"fresh-{round_number}.db") == (
-            "wal", SCHEMA_VERSION, sorted(f"p{n}" for n in range(8)))
+            "wal",
+            SCHEMA_VERSION,
+            sorted(f"p{n}" for n in range(8)),
+        )
 
 
 def test_many_processes_upgrade_one_old_database_at_once(tmp_path: Path):
@@ -127,12 +137,19 @@ def test_many_processes_upgrade_one_old_database_at_once(tmp_path: Path):
     _open_at_once(tmp_path, processes=6, rounds=2)
     for round_number in range(2):
         assert _repos_and_schema(tmp_path / f"fresh-{round_number}.db") == (
-            "wal", SCHEMA_VERSION, sorted(old_repos + [f"p{n}" for n in range(6)]))
+            "wal",
+            SCHEMA_VERSION,
+            sorted(old_repos + [f"p{n}" for n in range(6)]),
+        )
 
 
 def test_another_applications_memories_table_is_refused_unchanged(tmp_path: Path):
-    _refused_unchanged(tmp_path / "app.db", "CREATE TABLE memories (id INTEGER PRIMARY KEY, note TEXT)",
-                       "INSERT INTO memories VALUES (1, 'my own notes')", needles=("not a mneme database", "topic"))
+    _refused_unchanged(
+        tmp_path / "app.db",
+        "CREATE TABLE memories (id INTEGER PRIMARY KEY, note TEXT)",
+        "INSERT INTO memories VALUES (1, 'my own notes')",
+        needles=("not a mneme database", "topic"),
+    )
 
 
 def test_a_schema_version_without_tables_is_refused_unchanged(tmp_path: Path):
@@ -143,8 +160,10 @@ def test_a_schema_version_without_tables_is_refused_unchanged(tmp_path: Path):
     _refused(path, "not a mneme database", "schema version 3")
 
 
-@pytest.mark.parametrize("command", [["list"], ["recall", "x"], ["show", "1"], ["dismiss", "1"], ["db", "info"],
-                                     ["task", "candidates"], ["edit", "1"]])
+@pytest.mark.parametrize(
+    "command",
+    [["list"], ["recall", "x"], ["show", "1"], ["dismiss", "1"], ["db", "info"], ["task", "candidates"], ["edit", "1"]],
+)
 def test_a_read_command_on_a_missing_store_creates_nothing(tmp_path: Path, capsys, command: list[str]):
     from mneme_tui.cli import main
 
@@ -206,4 +225,6 @@ def test_a_long_lived_store_follows_its_file_when_it_is_deleted_or_replaced(tmp_
     assert [m.content for m in store.list()] == ["another store"]
     memory = store.save("into the replacement")
     assert Store(path).get(memory.id).content == "into the replacement"
-    assert [r.memory.content for r in store.recall("replacement", repo="global", cross_repo=True)] == ["into the replacement"]
+    assert [r.memory.content for r in store.recall("replacement", repo="global", cross_repo=True)] == [
+        "into the replacement"
+    ]

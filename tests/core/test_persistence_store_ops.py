@@ -29,7 +29,8 @@ def test_restore_brings_tombstoned_and_superseded_back(store: Store):
     assert _statuses(store, gone.id, old.id, new.id) == ["active"] * 3
     assert store.get(old.id).superseded_by == 0
     assert [(h.from_status, h.to_status, h.reason) for h in store.history(gone.id)] == [
-        ("active", "tombstoned", "dismissed"), ("tombstoned", "active", "restored"),
+        ("active", "tombstoned", "dismissed"),
+        ("tombstoned", "active", "restored"),
     ]
     assert store.recall("dismissed earlier session", repo="global", profile="spec")[0].memory.id == gone.id
 
@@ -53,7 +54,13 @@ def test_undo_of_a_restore_tombstones_again(store: Store):
 def test_supersede_saves_a_new_memory_and_links_the_old(store: Store):
     old = store.save("Use sqlite's default journal", kind="decision", topic="Storage", repo_id="acme", task_id="T-1")
     new = store.supersede(old.id, "Use WAL mode with a busy timeout")
-    assert (new.kind, new.topic, new.repo_id, new.task_id, new.status) == ("decision", "Storage", "acme", "T-1", "active")
+    assert (new.kind, new.topic, new.repo_id, new.task_id, new.status) == (
+        "decision",
+        "Storage",
+        "acme",
+        "T-1",
+        "active",
+    )
     assert new.id > old.id
     assert (store.get(old.id).status, store.get(old.id).superseded_by) == ("superseded", new.id)
     assert store.get(old.id).content == "Use sqlite's default journal"  # nothing is overwritten

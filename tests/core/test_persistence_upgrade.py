@@ -32,7 +32,9 @@ def _catalogue(path: Path) -> tuple[int, set[tuple[str, str]]]:
     connection = sqlite3.connect(path)
     try:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
-        names = {(t, n) for t, n in connection.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
+        names = {
+            (t, n) for t, n in connection.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        }
         return version, names
     finally:
         connection.close()
@@ -73,9 +75,14 @@ def test_schema_1_upgrades_to_the_current_schema_and_keeps_every_row(schema1_db:
     version, names = _catalogue(schema1_db)
     assert version == SCHEMA_VERSION == 6
     assert ("trigger", "memories_revision_insert") not in names  # schema 2 dropped it
-    assert {("trigger", "memories_revision_update"), ("table", "legion_records"), ("table", "task_sync_ledger"),
-            ("index", "idx_legion_records_identity"), ("table", "memory_pins"),
-            ("table", "curation_decisions")} <= names  # schema 6: curation
+    assert {
+        ("trigger", "memories_revision_update"),
+        ("table", "legion_records"),
+        ("table", "task_sync_ledger"),
+        ("index", "idx_legion_records_identity"),
+        ("table", "memory_pins"),
+        ("table", "curation_decisions"),
+    } <= names  # schema 6: curation
     after = {table: _dump(schema1_db, table, order) for table, order in tables}
     assert ("provenance_version", "1") in after["mneme_meta"]  # schema 4 recorded every memory's origin
     after["mneme_meta"] = [row for row in after["mneme_meta"] if row[0] != "provenance_version"]
@@ -107,7 +114,8 @@ def test_every_command_works_after_upgrading_schema_1(schema1_db: Path, tmp_path
     memory_dir = tmp_path / "legion" / ".planning" / "memory"
     memory_dir.mkdir(parents=True)
     (memory_dir / "OUTCOMES.md").write_text(
-        OUTCOMES.template + "| O-001 | 2026-11-01 | main | 1 | 01-01 | agent-a | frontend | success | 2 | ui | done |\n",
+        OUTCOMES.template
+        + "| O-001 | 2026-11-01 | main | 1 | 01-01 | agent-a | frontend | success | 2 | ui | done |\n",
         encoding="utf-8",
     )
     synced = cli("legion", "sync", "--json", "-p", "acme", "--dir", str(memory_dir), *db).json()
@@ -117,8 +125,13 @@ def test_every_command_works_after_upgrading_schema_1(schema1_db: Path, tmp_path
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text("def main():\n    pass\n")
     gates = [{"name": "Function Length", "passed": False, "message": "too long", "file": "src/app.py"}]
-    report = {"task_id": "INT-9", "repo": "acme", "modified_files": ["src/app.py"], "walkthrough": "Split main.",
-              "runs": [{"gates": gates}, {"gates": [{**gates[0], "passed": True}]}]}
+    report = {
+        "task_id": "INT-9",
+        "repo": "acme",
+        "modified_files": ["src/app.py"],
+        "walkthrough": "Split main.",
+        "runs": [{"gates": gates}, {"gates": [{**gates[0], "passed": True}]}],
+    }
     (tmp_path / "report.json").write_text(json.dumps(report))
     result = cli("task", "sync", str(tmp_path / "report.json"), "--root", str(root), "--json", *db).json()
     assert result["written"] >= 1
@@ -140,7 +153,8 @@ def test_schema_2_without_the_new_side_tables_upgrades(tmp_path: Path, cli):
     memory_dir = tmp_path / "m"
     memory_dir.mkdir()
     (memory_dir / "OUTCOMES.md").write_text(
-        OUTCOMES.template + "| O-001 | 2026-11-01 | main | 1 | 01-01 | agent-a | frontend | success | 2 | ui | done |\n",
+        OUTCOMES.template
+        + "| O-001 | 2026-11-01 | main | 1 | 01-01 | agent-a | frontend | success | 2 | ui | done |\n",
         encoding="utf-8",
     )
     synced = cli("legion", "sync", "--json", "-p", "acme", "--dir", str(memory_dir), "--db", str(path)).json()

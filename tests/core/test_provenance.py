@@ -44,14 +44,17 @@ def test_every_write_path_records_its_provenance(tmp_path: Path):
     saved = store.save("Prefer small PRs", kind="preference", repo_id="acme")
     from_tui = store.save("Typed in the TUI", repo_id="acme", source="tui")
     pattern = store.mint("Blueprint", kind="pattern", topic="pattern:src", repo_id="acme", provenance=SYNCED)
-    imported = store.mint("Wave tests", kind="practice", repo_id="acme",
-                          provenance=Provenance(LEGION_IMPORT, "PATTERNS.md#P-003"))
+    imported = store.mint(
+        "Wave tests", kind="practice", repo_id="acme", provenance=Provenance(LEGION_IMPORT, "PATTERNS.md#P-003")
+    )
     assert store.get(saved.id).provenance == Provenance("save")
     assert store.get(from_tui.id).provenance == Provenance("tui")
     assert store.get(pattern.id) == pattern and pattern.verified
     assert store.get(imported.id).provenance.detail == "PATTERNS.md#P-003" and not imported.verified
     assert imported.to_json()["provenance"] == {
-        "source": "legion-import", "detail": "PATTERNS.md#P-003", "verified": False,
+        "source": "legion-import",
+        "detail": "PATTERNS.md#P-003",
+        "verified": False,
     }
     assert pattern.to_json()["provenance"] == {"source": "task-sync", "detail": "INT-734", "verified": True}
     assert pattern.from_line() == "From: task sync · INT-734 (verified)"
@@ -108,16 +111,22 @@ def test_schema_1_store_gets_unknown_provenance_and_nothing_counts_as_verified(t
 def _legion_folder(root: Path) -> LegionMemory:
     memory = LegionMemory.for_project(root, branch_provider=lambda _: "main", claude_home=root / "home")
     memory.memory_dir.mkdir(parents=True)
-    (memory.memory_dir / "OUTCOMES.md").write_text(OUTCOMES.template + (
-        "| O-001 | 2026-02-01 | main | 1 | 01-01 | agent-a | frontend | success | 2 | ui | done |\n"
-        "| O-002 | 2026-02-02 | main | 1 | 01-02 | qa | quality-review | success | 2 | ui | review passed |\n"
-    ), encoding="utf-8")
+    (memory.memory_dir / "OUTCOMES.md").write_text(
+        OUTCOMES.template
+        + (
+            "| O-001 | 2026-02-01 | main | 1 | 01-01 | agent-a | frontend | success | 2 | ui | done |\n"
+            "| O-002 | 2026-02-02 | main | 1 | 01-02 | qa | quality-review | success | 2 | ui | review passed |\n"
+        ),
+        encoding="utf-8",
+    )
     (memory.memory_dir / "PATTERNS.md").write_text(
         PATTERNS.template + "| P-001 | 2026-02-01 | main | Wave tests | phase 5 | 3+ plans | O-001 | testing |\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (memory.memory_dir / "ERRORS.md").write_text(
         ERRORS.template + "| E-001 | 2026-02-02 | main | TypeError: x is undefined | guard x | agent-a | true | js |\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     return memory
 
 
@@ -143,8 +152,9 @@ def _as_schema_3(path: Path) -> None:
 def test_schema_3_legion_store_is_retyped_with_an_audit_row_each(tmp_path: Path):
     path = tmp_path / "legion.db"
     store = Store(path)
-    pattern = store.mint("Blueprint for src", kind="pattern", topic="pattern:src", repo_id="proj", task_id="INT-734",
-                         provenance=SYNCED)
+    pattern = store.mint(
+        "Blueprint for src", kind="pattern", topic="pattern:src", repo_id="proj", task_id="INT-734", provenance=SYNCED
+    )
     store.task_sync_ledger.add([("proj", "INT-734", "pattern", "", "src", pattern.id, NOW)])
     note = store.save("a reflection", repo_id="proj")
     legion = _legion_folder(tmp_path / "project")
@@ -172,7 +182,7 @@ def test_schema_3_legion_store_is_retyped_with_an_audit_row_each(tmp_path: Path)
     assert not any(m.verified for m in imported.values())
     review = imported["OUTCOMES.md#O-002"]
     assert [(e.from_status, e.to_status, e.at.isoformat(), e.reason) for e in store.history(review.id)] == [
-        ("active", "active", NOW, "kind review→outcome: imported Legion record, not task-sync verified"),
+        ("active", "active", NOW, "kind review→outcome: imported Legion record, not task-sync verified")
     ]
     assert store.history(imported["PATTERNS.md#P-001"].id)[-1].reason.startswith("kind pattern→practice: ")
     assert store.history(pattern.id) == []  # task-sync knowledge is not touched

@@ -56,10 +56,15 @@ def test_imported_legion_rows_are_never_verified_patterns_or_graduation_candidat
     assert cli("legion", "sync", "-p", "web", "--dir", str(folder)).code == 0
     view = _assert_nothing_verified(cli, "web")
     imported = {(item["kind"], item["file"], item["record_id"]) for item in view["imported"]}
-    assert imported == {("error", "ERRORS.md", "E-001"), ("error", "ERRORS.md", "E-002"),
-                        ("practice", "PATTERNS.md", "P-001")}
-    assert all(item["provenance"]["source"] == "legion-import" and not item["provenance"]["verified"]
-               for item in view["imported"])
+    assert imported == {
+        ("error", "ERRORS.md", "E-001"),
+        ("error", "ERRORS.md", "E-002"),
+        ("practice", "PATTERNS.md", "P-001"),
+    }
+    assert all(
+        item["provenance"]["source"] == "legion-import" and not item["provenance"]["verified"]
+        for item in view["imported"]
+    )
     text = cli("handshake", "-p", "web").out
     assert "## Verified patterns (0)" in text and "## Graduation candidates (0)" in text
     assert "From: Legion import · PATTERNS.md P-001 (not task-verified)" in text

@@ -22,8 +22,10 @@ BACKEND_TABLES = {"sqlite_sequence"}
 
 
 def _expected_columns(dialect: Dialect, table: tables.Table) -> tuple[tuple[str, str, bool], ...]:
-    return tuple((column.name, dialect.COLUMN_TYPES[column.kind], column.not_null or column.name in table.primary_key)
-                 for column in table.columns)
+    return tuple(
+        (column.name, dialect.COLUMN_TYPES[column.kind], column.not_null or column.name in table.primary_key)
+        for column in table.columns
+    )
 
 
 def _assert_declared_shape(dialect: Dialect, db: peewee.Database) -> None:
@@ -47,8 +49,9 @@ def test_each_dialect_builds_exactly_the_declared_tables(db_target):
 def test_an_older_sqlite_store_migrates_to_the_declared_tables(tmp_path: Path, version: int):
     path = tmp_path / "old.db"
     connection = sqlite3.connect(path)
-    connection.executescript("".join(script_at(m, NOW) for m in MIGRATIONS[:version])
-                             + f"PRAGMA user_version = {version};")
+    connection.executescript(
+        "".join(script_at(m, NOW) for m in MIGRATIONS[:version]) + f"PRAGMA user_version = {version};"
+    )
     connection.close()
     store = Store(path)
     try:
@@ -67,14 +70,20 @@ def test_every_dialect_maps_every_kind_of_column():
     assert {column.kind for table in tables.TABLES for column in table.columns} <= set(tables.KINDS)
 
 
-MODEL_KINDS = {peewee.AutoField: tables.ID, peewee.IntegerField: tables.INTEGER, peewee.TextField: tables.TEXT,
-               peewee.BlobField: tables.BLOB, peewee.DateTimeField: tables.TIMESTAMP}
+MODEL_KINDS = {
+    peewee.AutoField: tables.ID,
+    peewee.IntegerField: tables.INTEGER,
+    peewee.TextField: tables.TEXT,
+    peewee.BlobField: tables.BLOB,
+    peewee.DateTimeField: tables.TIMESTAMP,
+}
 
 
-@pytest.mark.parametrize("model, table", [
-    (MemoryRow, tables.MEMORIES), (AuditRow, tables.AUDIT), (TaskAccessRow, tables.TASK_ACCESS),
-])
+@pytest.mark.parametrize(
+    "model, table", [(MemoryRow, tables.MEMORIES), (AuditRow, tables.AUDIT), (TaskAccessRow, tables.TASK_ACCESS)]
+)
 def test_the_peewee_models_have_the_declared_columns(model: type[peewee.Model], table: tables.Table):
     fields = [model._meta.fields[name] for name in model._meta.sorted_field_names]
-    assert [(field.column_name, MODEL_KINDS[type(field)]) for field in fields] == \
-        [(column.name, column.kind) for column in table.columns]
+    assert [(field.column_name, MODEL_KINDS[type(field)]) for field in fields] == [
+        (column.name, column.kind) for column in table.columns
+    ]

@@ -15,16 +15,24 @@ from mneme_tui.memory.store import Store
 
 REPOS = ("nomos", "acme", "global")
 QUERIES = (
-    ("bulk row 17 cache3", "nomos", False), ("topic5 cache3", "acme", True), ("zebra crossing lantern", "nomos", False),
-    ("fresh_lantern quietly", "acme", True), ("secret ledger", "nomos", True), ("bulk row 8", "acme", False),
+    ("bulk row 17 cache3", "nomos", False),
+    ("topic5 cache3", "acme", True),
+    ("zebra crossing lantern", "nomos", False),
+    ("fresh_lantern quietly", "acme", True),
+    ("secret ledger", "nomos", True),
+    ("bulk row 8", "acme", False),
     ("unique words", "acme", True),
 )
 
 
 def _answers(store: Store, profile: str) -> list[list[tuple[int, float]]]:
-    return [[(r.memory.id, round(r.score, 6)) for r in store.recall(q, repo=repo, cross_repo=cross, limit=12,
-                                                                      profile=profile)]
-            for q, repo, cross in QUERIES]
+    return [
+        [
+            (r.memory.id, round(r.score, 6))
+            for r in store.recall(q, repo=repo, cross_repo=cross, limit=12, profile=profile)
+        ]
+        for q, repo, cross in QUERIES
+    ]
 
 
 def _lagging_store(tmp_path, monkeypatch, target) -> tuple[Store, list[int], int]:
@@ -33,16 +41,27 @@ def _lagging_store(tmp_path, monkeypatch, target) -> tuple[Store, list[int], int
     it. (store, new ids, purged id)"""
     monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "cache"))
     writer = Store(target)
-    writer.mint_many([dict(content=f"bulk row {i} topic{i % 97} cache{i % 13}", kind="reflection", provenance=SYNCED,
-                           repo_id=REPOS[i % 3]) for i in range(index_snapshot.MIN_ROWS + 50)])
+    writer.mint_many(
+        [
+            dict(
+                content=f"bulk row {i} topic{i % 97} cache{i % 13}",
+                kind="reflection",
+                provenance=SYNCED,
+                repo_id=REPOS[i % 3],
+            )
+            for i in range(index_snapshot.MIN_ROWS + 50)
+        ]
+    )
     secret = writer.save("the secret ledger of bulk row 40", repo_id="nomos")
     writer.recall("bulk row", repo="nomos")  # writes the snapshot
     snapshot = writer.snapshot_file()
     assert snapshot is not None and snapshot.exists()
     stale = snapshot.read_bytes()
 
-    new_ids = [writer.save(f"zebra crossing lantern {i} fresh_lantern quietly cache3", repo_id=REPOS[i % 3]).id
-               for i in range(40)]
+    new_ids = [
+        writer.save(f"zebra crossing lantern {i} fresh_lantern quietly cache3", repo_id=REPOS[i % 3]).id
+        for i in range(40)
+    ]
     writer.update_content(7, content="zebra crossing unique words topic5")
     writer.dismiss([8, new_ids[3]])
     writer.supersede(17, "bulk row 17 cache3 rewritten with a lantern")
@@ -73,11 +92,13 @@ def test_rows_caught_up_on_are_written_into_the_snapshot_room(tmp_path, monkeypa
     """The appended rows land in the copy-on-write map after the snapshot's rows: the same memory, no copy."""
     lagging, new_ids, _ = _lagging_store(tmp_path, monkeypatch, db_target)
     lagging._load_snapshot()
-    mapped = {name: getattr(lagging.index, name).__array_interface__["data"][0]
-              for name in ("ids", "vectors", "status_codes", "access")}
+    mapped = {
+        name: getattr(lagging.index, name).__array_interface__["data"][0]
+        for name in ("ids", "vectors", "status_codes", "access")
+    }
     terms = lagging.index.terms.doc_len.__array_interface__["data"][0]
     lagging.index.refresh(lagging.db)  # the catch-up alone (the purge seen in it is the next test's)
-    assert set(new_ids) <= set(lagging.index.ids[index_snapshot.MIN_ROWS:].tolist())
+    assert set(new_ids) <= set(lagging.index.ids[index_snapshot.MIN_ROWS :].tolist())
     for name, address in mapped.items():
         assert getattr(lagging.index, name).__array_interface__["data"][0] == address, name
     assert lagging.index.terms.doc_len.__array_interface__["data"][0] == terms  # (rows whose text changed are
@@ -114,6 +135,7 @@ def test_a_batch_of_lookups_finds_what_one_by_one_lookups_find():
     probes = [*WORDS, "alp", "alphabets", "zz", "", "a\0", "日", "ölbadx", "0", "~"]
     batch.prefetch(probes)
     assert batch._lookups == 0 and not batch._filled
-    assert {word: batch.get(word) for word in probes} == {word: WORDS.index(word) if word in WORDS else None
-                                                           for word in probes}
+    assert {word: batch.get(word) for word in probes} == {
+        word: WORDS.index(word) if word in WORDS else None for word in probes
+    }
     assert batch._lookups == 0  # every look-up was answered by the batch

@@ -12,11 +12,26 @@ from mneme_tui.memory.store import Store
 SAMPLE = Provenance(DEMO, "curation tests")
 
 
-def mint(store: Store, content: str, *, repo: str = "acme", kind: str = "reflection", topic: str = "Testing",
-         created: str = "2026-11-01", access: int = 0) -> int:
+def mint(
+    store: Store,
+    content: str,
+    *,
+    repo: str = "acme",
+    kind: str = "reflection",
+    topic: str = "Testing",
+    created: str = "2026-11-01",
+    access: int = 0,
+) -> int:
     """One memory with a fixed creation time; its id."""
-    return store.mint(content, kind=kind, topic=topic, repo_id=repo, provenance=SAMPLE,
-                      created_at=datetime.fromisoformat(created), access_count=access).id
+    return store.mint(
+        content,
+        kind=kind,
+        topic=topic,
+        repo_id=repo,
+        provenance=SAMPLE,
+        created_at=datetime.fromisoformat(created),
+        access_count=access,
+    ).id
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ from mneme_tui.memory.store import Store
 HOURS = (0, 1, 5, 11, 13, 30, 24 * 40, 24 * 200)
 
 
-def test_a_moving_clock_gives_the_proposals_computed_from_nothing(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_moving_clock_gives_the_proposals_computed_from_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     start = config.now()
     path = tmp_path / "clock.db"
     live = Store(path)

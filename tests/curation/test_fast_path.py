@@ -80,8 +80,12 @@ def test_kept_up_to_date_equals_computed_afresh(tmp_path: Path, work_tree: Path)
     decide(live, conflict.id, "accept", root=work_tree)
     _reviews_agree(live, path, work_tree)
     text = live.get(conflict.memory_ids[0]).content
-    live.mint_ids([{**next(generate(1, now=now)), "content": text, "repo_id": REPO},  # a new exact copy
-                   {**next(generate(1, seed=3, now=now)), "repo_id": REPO}])
+    live.mint_ids(
+        [
+            {**next(generate(1, now=now)), "content": text, "repo_id": REPO},  # a new exact copy
+            {**next(generate(1, seed=3, now=now)), "repo_id": REPO},
+        ]
+    )
     live.dismiss([proposals[-1].memory_ids[0]])
     proposals = _reviews_agree(live, path, work_tree)
     assert any(p.kind == "duplicate" and p.repo_id == REPO for p in proposals)
@@ -109,8 +113,35 @@ def _regex_claim(normal: str) -> T.Claim:
 
 
 def test_claims_from_words_equal_the_regular_expressions() -> None:
-    vocabulary = ["do", "does", "did", "should", "must", "not", "never", "no", "don't", "can't", "avoid", "stop",
-                  "use", "undo", "donot", "timeout", "5", "10", "٣", "²", "½", "Ⅻ", "İ", "ß", "a_b", "--", "  "]
+    vocabulary = [
+        "do",
+        "does",
+        "did",
+        "should",
+        "must",
+        "not",
+        "never",
+        "no",
+        "don't",
+        "can't",
+        "avoid",
+        "stop",
+        "use",
+        "undo",
+        "donot",
+        "timeout",
+        "5",
+        "10",
+        "٣",
+        "²",
+        "½",
+        "Ⅻ",
+        "İ",
+        "ß",
+        "a_b",
+        "--",
+        "  ",
+    ]
     rng = random.Random(20261201)
     texts = [" ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 9))) for _ in range(20_000)]
     texts += [item["content"] for item in generate(2_000, now=config.now())]

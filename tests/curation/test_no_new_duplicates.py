@@ -36,8 +36,12 @@ def test_save_of_the_same_text_stores_nothing_and_says_so(tmp_path: Path, capsys
     again = json.loads(out)
     assert code == 0 and again["id"] == first["id"] and again["duplicate_of"] == first["id"]
     code, out = cli(capsys, db, "save", TEXT)
-    assert code == 0 and out == f"Not stored: the same text (after normalising case, whitespace and punctuation) " \
-                                f"is already memory {first['id']}\n"
+    assert (
+        code == 0
+        and out
+        == f"Not stored: the same text (after normalising case, whitespace and punctuation) "
+        f"is already memory {first['id']}\n"
+    )
     code, out = cli(capsys, db, "save", TEXT, "--kind", "decision", "--json")  # another kind: stored
     assert "duplicate_of" not in json.loads(out)
     code, out = cli(capsys, db, "save", TEXT, "-p", "other", "--json")  # another repo: stored
@@ -69,8 +73,16 @@ def test_db_copy_merge_twice_copies_once(tmp_path: Path, capsys) -> None:
     destination = tmp_path / "dest.db"
     mint(Store(destination), "Already there", created="2026-09-01")
     for run in (1, 2):
-        code, out = cli(capsys, tmp_path / "source.db", "db", "copy", str(tmp_path / "source.db"), str(destination),
-                        "--merge", "--json")
+        code, out = cli(
+            capsys,
+            tmp_path / "source.db",
+            "db",
+            "copy",
+            str(tmp_path / "source.db"),
+            str(destination),
+            "--merge",
+            "--json",
+        )
         report = json.loads(out)
         assert code == 0 and report["copied"]["memories"] == (2 if run == 1 else 0)
         assert report["skipped"] == (0 if run == 1 else 2)
@@ -101,10 +113,16 @@ def test_task_sync_of_the_same_report_twice_writes_once(tmp_path: Path) -> None:
     (root / "src").mkdir(parents=True)
     (root / "src" / "store.py").write_text("class Store:\n    def save(self):\n        return 1\n")
     gate = {"name": "Cognitive Complexity", "file": "src/store.py"}
-    report = {"task_id": "INT-1", "repo": "acme", "modified_files": ["src/store.py"],
-              "walkthrough": "Split Store.save so each function stays small.",
-              "runs": [{"gates": [{**gate, "passed": False, "message": "over"}]},
-                       {"gates": [{**gate, "passed": True, "message": "ok"}]}]}
+    report = {
+        "task_id": "INT-1",
+        "repo": "acme",
+        "modified_files": ["src/store.py"],
+        "walkthrough": "Split Store.save so each function stays small.",
+        "runs": [
+            {"gates": [{**gate, "passed": False, "message": "over"}]},
+            {"gates": [{**gate, "passed": True, "message": "ok"}]},
+        ],
+    }
     store = Store(tmp_path / "m.db")
     sync_task(store, parse_report_text(json.dumps(report)), root)
     written = store.count()

@@ -10,10 +10,12 @@ from .conftest import mint
 
 
 def test_a_pinned_pitfall_is_not_cooled_and_comes_first(store: Store) -> None:
-    old = mint(store, "Old one-off: the watcher raced the writer", kind="pitfall", topic="gate:Race",
-               created="2026-06-01")
-    recent = mint(store, "Recent: the busy timeout was too short", kind="pitfall", topic="gate:Timeout",
-                  created="2026-11-28")
+    old = mint(
+        store, "Old one-off: the watcher raced the writer", kind="pitfall", topic="gate:Race", created="2026-06-01"
+    )
+    recent = mint(
+        store, "Recent: the busy timeout was too short", kind="pitfall", topic="gate:Timeout", created="2026-11-28"
+    )
     view = orientation(store, "acme")
     assert view.cooled == (old,) and [p.memory.id for p in view.learned_pitfalls] == [recent]
     store.pin([old])
@@ -28,5 +30,6 @@ def test_pinning_leaves_the_spec_score_unchanged(store: Store) -> None:
     before = store.recall("busy timeout", repo="acme", profile="spec")
     store.pin([memory])
     after = store.recall("busy timeout", repo="acme", profile="spec")
-    assert [(r.memory.id, r.score, r.components) for r in before] == [(r.memory.id, r.score, r.components)
-                                                                      for r in after]
+    assert [(r.memory.id, r.score, r.components) for r in before] == [
+        (r.memory.id, r.score, r.components) for r in after
+    ]

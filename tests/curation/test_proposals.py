@@ -16,8 +16,11 @@ def kinds(store: Store, kind: str, repo: str | None = "acme"):
 
 def test_exact_duplicates_are_one_merge_keeping_the_most_read(store: Store) -> None:
     first = mint(store, FLAKY, created="2026-10-01", access=3)
-    second = mint(store, "the flaky test in TEST_SYNC was a clock problem -- freezing mneme_now made it deterministic",
-                  created="2026-11-01")
+    second = mint(
+        store,
+        "the flaky test in TEST_SYNC was a clock problem -- freezing mneme_now made it deterministic",
+        created="2026-11-01",
+    )
     third = mint(store, FLAKY + "  ", created="2026-11-02")
     mint(store, FLAKY, repo="other")  # another repo: not a duplicate of these
     [proposal] = kinds(store, "duplicate")
@@ -33,10 +36,13 @@ def test_newest_is_kept_when_none_was_read_more(store: Store) -> None:
 
 
 def test_near_duplicates_are_proposed_with_their_similarity(store: Store) -> None:
-    a = mint(store, "Open one peewee connection per thread worker with connection_context or the TUI sees "
-                    "an empty database")
-    b = mint(store, "Open one peewee connection per thread worker with connection_context or the TUI will see "
-                    "an empty database")
+    a = mint(
+        store, "Open one peewee connection per thread worker with connection_context or the TUI sees an empty database"
+    )
+    b = mint(
+        store,
+        "Open one peewee connection per thread worker with connection_context or the TUI will see an empty database",
+    )
     [proposal] = kinds(store, "duplicate")
     assert proposal.memory_ids == (a, b) and 0.7 <= proposal.score < 1.0 and "similarity" in proposal.reason
 

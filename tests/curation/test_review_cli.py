@@ -38,7 +38,8 @@ def test_accept_undo_reject_from_the_cli(run) -> None:
     code, out, _ = run("show", "1", "--json")
     shown = json.loads(out)
     assert shown["memory"]["status"] == "superseded" and shown["history"][-1]["reason"] == (
-        "review: conflict, superseded by #2")
+        "review: conflict, superseded by #2"
+    )
     code, out, _ = run("review", "undo", proposal["id"], "--json")
     assert json.loads(out)["decisions"][0]["changed"] == [1]
     code, out, _ = run("review", "reject", proposal["id"])

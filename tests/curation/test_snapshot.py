@@ -69,8 +69,9 @@ def _restored_agrees(path: Path, monkeypatch: pytest.MonkeyPatch) -> list:
         restored.close()
 
 
-def test_a_new_process_from_the_snapshot_equals_one_from_nothing(tmp_path: Path, small_snapshots,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_new_process_from_the_snapshot_equals_one_from_nothing(
+    tmp_path: Path, small_snapshots, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "generated.db"
     live = _generated(path)
     proposals = open_proposals(live, None)
@@ -81,8 +82,9 @@ def test_a_new_process_from_the_snapshot_equals_one_from_nothing(tmp_path: Path,
     decide(live, duplicate.id, "accept")  # a merge after the snapshot: statuses change
     conflict = next(p for p in proposals if p.kind == "conflict" and len(p.memory_ids) == 2)
     decide(live, conflict.id, "accept")
-    live.mint_ids([{**next(generate(1, now=config.now())), "content": live.get(conflict.memory_ids[1]).content,
-                    "repo_id": REPO}])  # a new exact copy
+    live.mint_ids(
+        [{**next(generate(1, now=config.now())), "content": live.get(conflict.memory_ids[1]).content, "repo_id": REPO}]
+    )  # a new exact copy
     live.dismiss([proposals[-1].memory_ids[0]])
     moved = next(p for p in proposals if p.kind == "conflict" and p.id != conflict.id).memory_ids[0]
     live.update_content(moved, content=live.get(moved).content, topic="Elsewhere")
@@ -112,9 +114,9 @@ def _fifo(file: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", [_truncated, _flipped, _fifo], ids=["truncated", "flipped byte", "fifo"])
-def test_an_unusable_snapshot_is_deleted_reported_and_rebuilt(tmp_path: Path, small_snapshots, damage,
-                                                              monkeypatch: pytest.MonkeyPatch,
-                                                              caplog: pytest.LogCaptureFixture) -> None:
+def test_an_unusable_snapshot_is_deleted_reported_and_rebuilt(
+    tmp_path: Path, small_snapshots, damage, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "generated.db"
     live = _generated(path)
     proposals = open_proposals(live, None)
@@ -132,8 +134,9 @@ def test_an_unusable_snapshot_is_deleted_reported_and_rebuilt(tmp_path: Path, sm
     reopened.close()
 
 
-def test_another_databases_snapshot_is_not_used(tmp_path: Path, small_snapshots,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_another_databases_snapshot_is_not_used(
+    tmp_path: Path, small_snapshots, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, other_path = tmp_path / "generated.db", tmp_path / "other.db"
     first = _generated(path)
     open_proposals(first, None)
@@ -156,8 +159,9 @@ def test_a_purge_deletes_the_snapshot(tmp_path: Path, small_snapshots) -> None:
     assert not snapshot.snapshot_path(path).exists()
 
 
-def test_the_benchs_first_review_leaves_the_cache_its_cold_review_starts_from(tmp_path: Path, small_snapshots,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_benchs_first_review_leaves_the_cache_its_cold_review_starts_from(
+    tmp_path: Path, small_snapshots, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "generated.db"
     _generated(path).close()
     assert first_review(str(path))["first_ms"] > 0

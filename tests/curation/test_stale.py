@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "legion-corpus"
 CREATED = datetime(2026, 6, 1)
-STORE_PY = '''class Store:
+STORE_PY = """class Store:
     def save(self):
         return 1
 
@@ -28,7 +28,7 @@ STORE_PY = '''class Store:
 
 
 MAX_ROWS = 10
-'''
+"""
 
 
 class Repo:
@@ -41,9 +41,16 @@ class Repo:
 
     def git(self, *arguments: str, day: int = 0) -> None:
         stamp = _date(day)
-        env = {**os.environ, "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-               "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
-               "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_CONFIG_NOSYSTEM": "1"}
+        env = {
+            **os.environ,
+            "GIT_AUTHOR_NAME": "Test",
+            "GIT_AUTHOR_EMAIL": "test@example.invalid",
+            "GIT_COMMITTER_NAME": "Test",
+            "GIT_COMMITTER_EMAIL": "test@example.invalid",
+            "GIT_AUTHOR_DATE": stamp,
+            "GIT_COMMITTER_DATE": stamp,
+            "GIT_CONFIG_NOSYSTEM": "1",
+        }
         subprocess.run(["git", *arguments], cwd=self.root, env=env, check=True, capture_output=True)
 
     def write(self, path: str, text: str) -> None:
@@ -71,8 +78,10 @@ def repo(tmp_path: Path) -> Repo:
 
 
 def test_code_refs_finds_paths_symbols_directories_and_bare_file_names() -> None:
-    text = ("Refactored src/store/store.py [Store.save, load, +2 more]\n"
-            "See ./docs/guide.md, the scope src/store/ and setup.py. Also src/store/store.py again.")
+    text = (
+        "Refactored src/store/store.py [Store.save, load, +2 more]\n"
+        "See ./docs/guide.md, the scope src/store/ and setup.py. Also src/store/store.py again."
+    )
     assert code_refs(text) == [
         CodeRef("src/store/store.py", ("Store.save", "load")),
         CodeRef("docs/guide.md"),
@@ -82,7 +91,7 @@ def test_code_refs_finds_paths_symbols_directories_and_bare_file_names() -> None
 
 
 def test_code_refs_takes_whole_tokens_with_their_punctuation() -> None:
-    text = "In (`src/a.py`), **lib/b.go**, \"c/d.ts\" and src/e.py:12 and [f/g.rs]; also x/y.py."
+    text = 'In (`src/a.py`), **lib/b.go**, "c/d.ts" and src/e.py:12 and [f/g.rs]; also x/y.py.'
     assert [ref.path for ref in code_refs(text)] == ["src/a.py", "lib/b.go", "c/d.ts", "src/e.py", "f/g.rs", "x/y.py"]
 
 
@@ -92,14 +101,17 @@ def test_code_refs_reads_the_label_task_sync_writes() -> None:
     assert code_refs(content) == [CodeRef("src/a.py", ("Store", "Store.save", "load_rows"))]
 
 
-@pytest.mark.parametrize("text", [
-    "Docs at https://example.com/guide/setup.py and http://x.org/a/b",
-    "Upgrade to 1.2.3, e.g. v2.0.1 or 10.4",
-    "Mail ops@example.com about it",
-    "Edit /etc/hosts or ~/.config/mneme/config.toml",
-    "Nothing here: a sentence. Another one.",
-    "../outside/file.py is not ours",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Docs at https://example.com/guide/setup.py and http://x.org/a/b",
+        "Upgrade to 1.2.3, e.g. v2.0.1 or 10.4",
+        "Mail ops@example.com about it",
+        "Edit /etc/hosts or ~/.config/mneme/config.toml",
+        "Nothing here: a sentence. Another one.",
+        "../outside/file.py is not ours",
+    ],
+)
 def test_code_refs_ignores_ordinary_text(text: str) -> None:
     assert code_refs(text) == []
 
@@ -111,7 +123,10 @@ def test_a_long_token_that_names_no_code_is_skipped_whole() -> None:
 
 def test_brackets_that_are_not_symbol_lists_are_not_symbols() -> None:
     assert code_refs("Fixed ci.yml [skip ci] and notes.md [see](http://x) and a.py [1]") == [
-        CodeRef("ci.yml"), CodeRef("notes.md"), CodeRef("a.py")]
+        CodeRef("ci.yml"),
+        CodeRef("notes.md"),
+        CodeRef("a.py"),
+    ]
 
 
 def test_a_deleted_file_is_missing(repo: Repo) -> None:
@@ -121,9 +136,11 @@ def test_a_deleted_file_is_missing(repo: Repo) -> None:
     repo.delete("src/store/models.py", 200)
     found = StaleChecker(repo.root).evidence("Pitfall in src/store/models.py: keep it small", CREATED)
     assert [(item.reason, item.ref.path, item.score) for item in found] == [
-        ("missing_path", "src/store/models.py", 1.0)]
-    assert found[0].detail == ("src/store/models.py no longer exists in the work tree; "
-                               "last touched by a commit on 2026-07-20")
+        ("missing_path", "src/store/models.py", 1.0)
+    ]
+    assert found[0].detail == (
+        "src/store/models.py no longer exists in the work tree; last touched by a commit on 2026-07-20"
+    )
 
 
 def test_a_renamed_file_is_missing_under_its_old_name(repo: Repo) -> None:
@@ -148,8 +165,10 @@ def test_a_file_that_still_exists_and_changed_once_is_not_stale(repo: Repo) -> N
 def test_paths_git_never_knew_are_not_judged(repo: Repo) -> None:
     repo.write("src/app.py", "x = 1\n")
     repo.commit(1)
-    text = ("Use read/write locks and/or TCP/IP; other/repo/main.py belongs elsewhere; "
-            "Node.js and README.md are not here; see www.example.com/a/b.py")
+    text = (
+        "Use read/write locks and/or TCP/IP; other/repo/main.py belongs elsewhere; "
+        "Node.js and README.md are not here; see www.example.com/a/b.py"
+    )
     assert StaleChecker(repo.root).evidence(text, CREATED) == []
 
 
@@ -160,10 +179,8 @@ def test_a_removed_directory_scope_is_missing_and_a_present_one_is_not(repo: Rep
     shutil.rmtree(repo.root / "src/legacy")
     repo.commit(2)
     checker = StaleChecker(repo.root)
-    assert [item.ref.path for item in checker.evidence("Scope src/legacy/ and src/store/", CREATED)] == [
-        "src/legacy/"]
-    assert [item.ref.path for item in checker.evidence("Cognitive Complexity @ src/legacy", CREATED)] == [
-        "src/legacy"]
+    assert [item.ref.path for item in checker.evidence("Scope src/legacy/ and src/store/", CREATED)] == ["src/legacy/"]
+    assert [item.ref.path for item in checker.evidence("Cognitive Complexity @ src/legacy", CREATED)] == ["src/legacy"]
 
 
 def test_python_symbols_are_checked_with_ast(repo: Repo) -> None:
@@ -174,7 +191,8 @@ def test_python_symbols_are_checked_with_ast(repo: Repo) -> None:
     checker = StaleChecker(repo.root)
     found = checker.evidence("Refactored src/store/store.py [Store.save, Store.load, MAX_ROWS]", CREATED)
     assert [(item.reason, item.detail) for item in found] == [
-        ("missing_symbol", "Store.save is no longer defined in src/store/store.py (parsed with ast)")]
+        ("missing_symbol", "Store.save is no longer defined in src/store/store.py (parsed with ast)")
+    ]
     assert checker.evidence("src/store/store.py [load, Store, persist]", CREATED) == []
 
 
@@ -193,7 +211,8 @@ def test_other_languages_keep_a_symbol_while_its_word_is_in_the_file(repo: Repo)
     assert checker.evidence("server/store.go [Store.Save] web/app.ts [render]", CREATED) == []
     found = checker.evidence("server/store.go [Store.Load, Store.Save]", CREATED)
     assert [(item.reason, item.detail) for item in found] == [
-        ("missing_symbol", "Store.Load is no longer defined in server/store.go (no word of that name is left in it)")]
+        ("missing_symbol", "Store.Load is no longer defined in server/store.go (no word of that name is left in it)")
+    ]
 
 
 def test_python_that_does_not_parse_falls_back_to_the_word_match(repo: Repo) -> None:
@@ -221,7 +240,8 @@ def test_a_file_changed_in_many_commits_since_the_memory_is_churned(repo: Repo) 
     _churn(repo, "src/hot.py", range(160, 172))  # twelve after it
     found = StaleChecker(repo.root).evidence("Careful with src/hot.py", CREATED)
     assert [(item.reason, item.detail) for item in found] == [
-        ("churned", "src/hot.py changed in 12 commits since the memory was created (the threshold is 10)")]
+        ("churned", "src/hot.py changed in 12 commits since the memory was created (the threshold is 10)")
+    ]
     assert 0.4 < found[0].score < 0.7
 
 
@@ -229,8 +249,7 @@ def test_churn_counts_only_commits_after_the_memory(repo: Repo) -> None:
     _churn(repo, "src/hot.py", range(1, 30))
     checker = StaleChecker(repo.root)
     assert checker.evidence("Careful with src/hot.py", CREATED) == []
-    assert [item.reason for item in checker.evidence("Careful with src/hot.py", datetime(2026, 1, 1))] == [
-        "churned"]
+    assert [item.reason for item in checker.evidence("Careful with src/hot.py", datetime(2026, 1, 1))] == ["churned"]
 
 
 def test_the_churn_threshold_is_a_setting(repo: Repo) -> None:
@@ -271,8 +290,8 @@ def test_a_bare_file_name_is_found_anywhere_and_missing_only_when_none_is_left(r
     repo.delete("docs/guide.md", 2)
     found = StaleChecker(repo.root).evidence("Read guide.md first", CREATED)
     assert [item.detail for item in found] == [
-        "no file named guide.md is left in the work tree (it was docs/guide.md); "
-        "last touched by a commit on 2026-01-03"]
+        "no file named guide.md is left in the work tree (it was docs/guide.md); last touched by a commit on 2026-01-03"
+    ]
 
 
 def test_the_work_tree_decides_not_the_last_commit(repo: Repo) -> None:
@@ -342,8 +361,13 @@ def test_one_ls_files_and_one_log_per_checker(repo: Repo, monkeypatch: pytest.Mo
 
 def test_evidence_json() -> None:
     item = stale.StaleEvidence(CodeRef("a.py", ("f",)), "missing_symbol", "f is no longer defined in a.py", 0.8)
-    assert item.to_json() == {"path": "a.py", "symbols": ["f"], "reason": "missing_symbol",
-                              "detail": "f is no longer defined in a.py", "score": 0.8}
+    assert item.to_json() == {
+        "path": "a.py",
+        "symbols": ["f"],
+        "reason": "missing_symbol",
+        "detail": "f is no longer defined in a.py",
+        "score": 0.8,
+    }
 
 
 def test_real_legion_files_name_paths_but_are_no_evidence_in_an_unrelated_repository(repo: Repo) -> None:

@@ -25,10 +25,19 @@ def source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     first = store.save("peewee keeps one connection per thread", kind="decision", topic="peewee", repo_id="shop")
     store.save("Refactored app.py [Store.save]\n```\ncode\n```\n— ünïcode", topic="notes", repo_id="shop")
     monkeypatch.setenv("MNEME_NOW", "2026-11-29T13:00:00.250000")
-    pitfall = store.mint("Cognitive Complexity over 15 in src/store.py", kind="pitfall", repo_id="shop",
-                         task_id="INT-1", provenance=Provenance(TASK_SYNC, "INT-1"))
-    store.mint("PATTERNS.md P-003: retry once", kind="practice", repo_id="legacy",
-               provenance=Provenance(LEGION_IMPORT, "PATTERNS.md#P-003"))
+    pitfall = store.mint(
+        "Cognitive Complexity over 15 in src/store.py",
+        kind="pitfall",
+        repo_id="shop",
+        task_id="INT-1",
+        provenance=Provenance(TASK_SYNC, "INT-1"),
+    )
+    store.mint(
+        "PATTERNS.md P-003: retry once",
+        kind="practice",
+        repo_id="legacy",
+        provenance=Provenance(LEGION_IMPORT, "PATTERNS.md#P-003"),
+    )
     second = store.supersede(first.id, "peewee: one connection per thread; open one per worker")
     store.supersede(second.id, "peewee: connection_context() in each worker thread")
     store.dismiss([2])
@@ -66,7 +75,10 @@ def test_export_then_import_into_an_empty_store_gives_back_everything(source, tm
     target = new_db_target("target")
     status, out, err = run(capsys, "import", str(tmp_path / "out.jsonl"), "--db", str(target))
     assert (status, err) == (0, "")
-    assert out == "Imported 6 memories (5 history entries) from " + str(tmp_path / "out.jsonl") + "; 0 already in the store.\n"
+    assert (
+        out
+        == "Imported 6 memories (5 history entries) from " + str(tmp_path / "out.jsonl") + "; 0 already in the store.\n"
+    )
     assert everything(target) == everything(source)
 
 
@@ -102,12 +114,15 @@ def test_into_a_store_with_memories_ids_are_new_and_links_follow(source, tmp_pat
         assert shown["created_by"] == old["created_by"]
 
 
-@pytest.mark.parametrize("bad, reason", [
-    ("{not json", "not a JSON object (Expecting property name enclosed in double quotes at column 2)"),
-    ('{"format": "mneme-memory", "version": 1}', "missing field 'provenance'"),
-    ("[1, 2]", "not a JSON object"),
-    ('{"format": "something-else", "version": 1}', "not a mneme-memory version 1 line"),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ("{not json", "not a JSON object (Expecting property name enclosed in double quotes at column 2)"),
+        ('{"format": "mneme-memory", "version": 1}', "missing field 'provenance'"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"format": "something-else", "version": 1}', "not a mneme-memory version 1 line"),
+    ],
+)
 def test_a_malformed_line_is_named_and_nothing_is_imported(source, tmp_path, capsys, bad, reason):
     export(capsys, source, tmp_path / "out.jsonl")
     lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
@@ -120,13 +135,17 @@ def test_a_malformed_line_is_named_and_nothing_is_imported(source, tmp_path, cap
     assert Store(target).count() == 0
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("content", " ", "memory content cannot be empty"),
-    ("created_at", "yesterday", "created_at is not an ISO-8601 time: 'yesterday'"),
-    ("superseded_by", -1, "superseded_by must be an integer ≥ 0"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("content", " ", "memory content cannot be empty"),
+        ("created_at", "yesterday", "created_at is not an ISO-8601 time: 'yesterday'"),
+        ("superseded_by", -1, "superseded_by must be an integer ≥ 0"),
+    ],
+)
 def test_a_line_that_fails_the_checks_of_a_save_is_named_and_nothing_is_imported(
-        source, tmp_path, capsys, field, value, message):
+    source, tmp_path, capsys, field, value, message
+):
     export(capsys, source, tmp_path / "out.jsonl")
     lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
     record = json.loads(lines[4])
@@ -162,10 +181,24 @@ def test_export_filters_by_repo_and_status(source, tmp_path, capsys, monkeypatch
 
 
 def test_markdown_is_one_readable_file_per_repo(source, tmp_path, capsys):
-    status, out, _err = run(capsys, "export", "-A", "--status", "all", "--format", "markdown", "--db", str(source),
-                            "-o", str(tmp_path / "md"), "--json")
-    assert status == 0 and json.loads(out)["files"] == [str(tmp_path / "md" / "legacy.md"),
-                                                         str(tmp_path / "md" / "shop.md")]
+    status, out, _err = run(
+        capsys,
+        "export",
+        "-A",
+        "--status",
+        "all",
+        "--format",
+        "markdown",
+        "--db",
+        str(source),
+        "-o",
+        str(tmp_path / "md"),
+        "--json",
+    )
+    assert status == 0 and json.loads(out)["files"] == [
+        str(tmp_path / "md" / "legacy.md"),
+        str(tmp_path / "md" / "shop.md"),
+    ]
     shop = (tmp_path / "md" / "shop.md").read_text(encoding="utf-8")
     assert shop.startswith("# Memories of shop\n\n5 memories (active 3, superseded 2).\n\n## General\n")
     assert "````text\nRefactored app.py [Store.save]\n```\ncode\n```\n— ünïcode\n````" in shop  # a longer fence

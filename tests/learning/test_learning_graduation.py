@@ -31,7 +31,10 @@ def test_tc_mem_08_structural_pitfall_recurring_in_two_tasks_graduates(store, re
     assert candidate.rule == "recurrence" and candidate.structural
     assert (candidate.recurrence, candidate.tasks, candidate.scope) == (2, ("INT-1", "INT-2"), "src/store")
     assert candidate.memory.id == second and candidate.related_ids == (first, second)
-    assert candidate.reason == "Cognitive Complexity (structural gate) recurs in 2 tasks (INT-1, INT-2) within scope src/store"
+    assert (
+        candidate.reason
+        == "Cognitive Complexity (structural gate) recurs in 2 tasks (INT-1, INT-2) within scope src/store"
+    )
     assert graduation_candidates(store, "other") == []
     assert [c.memory.id for c in graduation_candidates(store)] == [second]
 
@@ -71,7 +74,9 @@ def test_tc_mem_08_cli_lists_candidates_and_rules(cli, write_report, make_report
     assert code == 0 and candidate["rule"] == "recurrence" and candidate["tasks"] == ["INT-1", "INT-2"]
     assert candidate["memory"]["topic"] == "Statement Coverage @ src/store"
     code, out, _ = cli("task", "candidates", "-p", "acme")
-    assert code == 0 and out.startswith("#3 [acme] Statement Coverage @ src/store\n   recurrence: Statement Coverage (structural gate) recurs in 2 tasks")
+    assert code == 0 and out.startswith(
+        "#3 [acme] Statement Coverage @ src/store\n   recurrence: Statement Coverage (structural gate) recurs in 2 tasks"
+    )
     code, out, _ = cli("task", "candidates", "-p", "acme", "--rules")
     assert '  gate: "Statement Coverage"\n  scope: "src/store"\n  kind: structural' in out
     assert "  guidance: |-\n    Refactored src/store/models.py [Row]\n" in out
@@ -91,9 +96,13 @@ def test_tc_mem_09_dismissed_pitfalls_leave_the_candidates(store, repo_root, mak
 
 def test_rule_text_is_a_block_or_a_quoted_scalar(store, repo_root, make_report):
     for task in ("INT-1", "INT-2"):
-        sync_task(store, parse_report(make_report(task, walkthrough="ok: fine\n  indented\n# not a comment")), repo_root)
+        sync_task(
+            store, parse_report(make_report(task, walkthrough="ok: fine\n  indented\n# not a comment")), repo_root
+        )
     for task in ("INT-3", "INT-4"):
-        document = make_report(task, files=("setup.py",), trapped=(("Lint", "setup.py"),), walkthrough="trailing  \n\x1b[31mred")
+        document = make_report(
+            task, files=("setup.py",), trapped=(("Lint", "setup.py"),), walkthrough="trailing  \n\x1b[31mred"
+        )
         sync_task(store, parse_report(document), repo_root)
     block, quoted = sorted(graduation_candidates(store, "acme"), key=lambda c: c.gate)
     text = block.rule_text()
@@ -112,7 +121,14 @@ def test_rule_text_comment_cannot_be_broken_out_of_by_a_newline_in_the_topic(tmp
 
     store = Store(tmp_path / "m.db")
     for task in ("T-1", "T-2"):
-        store.mint("Refactored a.py [f]", provenance=SYNCED, kind="pitfall", topic="Bad\ngate: evil @ src", repo_id="r", task_id=task)
+        store.mint(
+            "Refactored a.py [f]",
+            provenance=SYNCED,
+            kind="pitfall",
+            topic="Bad\ngate: evil @ src",
+            repo_id="r",
+            task_id=task,
+        )
     (candidate,) = graduation_candidates(store, "r")
     text = candidate.rule_text()
     top_level = [line for line in text.splitlines() if line and not line.startswith((" ", "#", "- "))]

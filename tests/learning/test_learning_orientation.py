@@ -20,7 +20,9 @@ def fixed_clock(monkeypatch):
 
 
 def _pitfall(store, root, make_report, task, file="src/store/store.py", gate="Cognitive Complexity"):
-    return sync_task(store, parse_report(make_report(task, files=(file,), trapped=((gate, file),))), root).ids("pitfall")[0]
+    return sync_task(store, parse_report(make_report(task, files=(file,), trapped=((gate, file),))), root).ids(
+        "pitfall"
+    )[0]
 
 
 # ---------------------------------------------------------------- TC-MEM-10
@@ -106,11 +108,35 @@ def test_handshake_json_shape(store, repo_root, make_report):
     _pitfall(store, repo_root, make_report, "INT-1")
     document = orientation(store, "acme", modified=["src/store/store.py"]).to_json()
     assert list(document) == [
-        "repo", "task_id", "read_only", "scoped", "modified_files", "generated_at", "cooling_days",
-        "learned_pitfalls", "verified_patterns", "graduation_candidates", "imported", "cooled", "reinforced", "omitted",
+        "repo",
+        "task_id",
+        "read_only",
+        "scoped",
+        "modified_files",
+        "generated_at",
+        "cooling_days",
+        "learned_pitfalls",
+        "verified_patterns",
+        "graduation_candidates",
+        "imported",
+        "cooled",
+        "reinforced",
+        "omitted",
     ]
     pitfall = document["learned_pitfalls"][0]
-    assert {"id", "topic", "content", "access_count", "gate", "scope", "recurrence", "tasks", "age_days", "in_scope", "structural"} <= set(pitfall)
+    assert {
+        "id",
+        "topic",
+        "content",
+        "access_count",
+        "gate",
+        "scope",
+        "recurrence",
+        "tasks",
+        "age_days",
+        "in_scope",
+        "structural",
+    } <= set(pitfall)
     assert document["verified_patterns"][0]["scope"] == "src/store"
     assert json.loads(json.dumps(document)) == document
 
@@ -121,7 +147,10 @@ def test_handshake_text_reads_well_and_is_literal(store, repo_root, make_report)
     sync_task(store, parse_report(make_report("INT-2", walkthrough=walkthrough)), repo_root)
     text = orientation(store, "acme", task_id="INT-9").to_text()
     assert text.startswith("# Mneme orientation: repo acme\nTask INT-9:")
-    assert "## Learned pitfalls (2)\n1. #3 Cognitive Complexity @ src/store (structural gate; 2 tasks: INT-1, INT-2; less than a day old)" in text
+    assert (
+        "## Learned pitfalls (2)\n1. #3 Cognitive Complexity @ src/store (structural gate; 2 tasks: INT-1, INT-2; less than a day old)"
+        in text
+    )
     assert "   Moved [bold]validation[/bold] out; \\x1b[2J never clears a screen." in text
     assert "\x1b" not in text
     assert "## Verified patterns (1)\n1. #4 pattern:src/store (task INT-2; less than a day old)" in text
@@ -130,7 +159,11 @@ def test_handshake_text_reads_well_and_is_literal(store, repo_root, make_report)
 
 def test_limit_and_global_pitfalls(store, repo_root, make_report):
     _pitfall(store, repo_root, make_report, "INT-1")
-    sync_task(store, parse_report(make_report("G-1", repo="global", trapped=(("Lint", "setup.py"),), files=("setup.py",))), repo_root)
+    sync_task(
+        store,
+        parse_report(make_report("G-1", repo="global", trapped=(("Lint", "setup.py"),), files=("setup.py",))),
+        repo_root,
+    )
     assert len(orientation(store, "acme").learned_pitfalls) == 2
     assert len(orientation(store, "acme", limit=1).learned_pitfalls) == 1
     assert orientation(store, "other").learned_pitfalls[0].memory.repo_id == "global"

@@ -20,4 +20,7 @@ def test_task_sync_and_handshake_as_a_subprocess(tmp_path, repo_root, make_repor
     assert synced.returncode == 0, synced.stderr
     assert json.loads(synced.stdout)["written"] == 2
     shown = run("handshake", "-p", "acme", "--json")
-    assert shown.returncode == 0 and json.loads(shown.stdout)["learned_pitfalls"][0]["topic"] == "Cognitive Complexity @ src/store"
+    assert (
+        shown.returncode == 0
+        and json.loads(shown.stdout)["learned_pitfalls"][0]["topic"] == "Cognitive Complexity @ src/store"
+    )

@@ -77,7 +77,9 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize(("path", "value", "expected"), [case[1:] for case in MALFORMED], ids=[case[0] for case in MALFORMED])
+@pytest.mark.parametrize(
+    ("path", "value", "expected"), [case[1:] for case in MALFORMED], ids=[case[0] for case in MALFORMED]
+)
 def test_malformed_report_is_rejected_with_a_clear_error(make_report, path, value, expected):
     document = copy.deepcopy(make_report())
     _mutate(document, path, value)
@@ -107,8 +109,13 @@ def test_not_a_json_object_is_rejected(text):
 def test_cli_rejects_malformed_reports_and_writes_nothing(cli, write_report, make_report, repo_root):
     broken = make_report()
     broken["runs"][1]["gates"][0]["passed"] = "yes"
-    cases = [write_report("{not json", raw=True), write_report(broken), write_report({"task_id": "X"}),
-             write_report([]), repo_root / "missing.json"]
+    cases = [
+        write_report("{not json", raw=True),
+        write_report(broken),
+        write_report({"task_id": "X"}),
+        write_report([]),
+        repo_root / "missing.json",
+    ]
     for path in cases:
         code, out, err = cli("task", "sync", str(path), "--root", str(repo_root))
         assert code == 1, path

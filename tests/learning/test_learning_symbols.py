@@ -37,11 +37,27 @@ def test_python_syntax_error_falls_back_to_a_line_scan(tmp_path):
 @pytest.mark.parametrize(
     ("language", "source", "expected"),
     [
-        ("go", "func (t *Table) Columns() []string {\nfunc Parse(s string) {\ntype Table struct {\n", ("Table.Columns", "Parse", "Table")),
-        ("rust", "pub fn parse() {}\nstruct Row {}\n  pub(crate) async fn load() {}\nimpl Row {}\n", ("parse", "Row", "load")),
-        ("js", "export async function load() {}\nexport default class View {}\nconst f = (a) => a\nconst n = 3\n", ("load", "View", "f")),
+        (
+            "go",
+            "func (t *Table) Columns() []string {\nfunc Parse(s string) {\ntype Table struct {\n",
+            ("Table.Columns", "Parse", "Table"),
+        ),
+        (
+            "rust",
+            "pub fn parse() {}\nstruct Row {}\n  pub(crate) async fn load() {}\nimpl Row {}\n",
+            ("parse", "Row", "load"),
+        ),
+        (
+            "js",
+            "export async function load() {}\nexport default class View {}\nconst f = (a) => a\nconst n = 3\n",
+            ("load", "View", "f"),
+        ),
         ("java", "public final class Store {\n  public void save() {\ninterface Repo {\n", ("Store", "Repo")),
-        ("ruby", "module Mneme\n  class Store\n    def save!\n    def self.open\n", ("Mneme", "Store", "save!", "open")),
+        (
+            "ruby",
+            "module Mneme\n  class Store\n    def save!\n    def self.open\n",
+            ("Mneme", "Store", "save!", "open"),
+        ),
         ("shell", "function setup {\nteardown() {\n", ("setup", "teardown")),
         ("c", "static int parse_line(char *s) {\nstruct row {\n    if (x) {\n", ("parse_line", "row")),
     ],
@@ -54,7 +70,12 @@ def test_files_without_symbols_give_a_note_not_an_error(tmp_path, repo_root):
     (tmp_path / "notes.md").write_text("# class Nope\n")
     (tmp_path / "blob.py").write_bytes(b"\x00\x01def x(): pass")
     (tmp_path / "dir.py").mkdir()
-    cases = {"notes.md": "no symbol scanner for .md", "blob.py": "binary file", "gone.py": "was not found", "dir.py": "was not found"}
+    cases = {
+        "notes.md": "no symbol scanner for .md",
+        "blob.py": "binary file",
+        "gone.py": "was not found",
+        "dir.py": "was not found",
+    }
     for name, note in cases.items():
         scan = scan_file(tmp_path, name)
         assert scan.symbols == () and note in scan.note and scan.label() == "[]"
@@ -84,4 +105,8 @@ def test_topics_round_trip_and_structural_gates():
     assert split_topic(pitfall_topic("Function Length", "src/a")) == ("Function Length", "src/a")
     assert split_topic("pattern:src/a") == ("pattern", "src/a")
     assert split_topic("Verification") == ("Verification", None)
-    assert is_structural("cognitive_complexity") and is_structural("Statement-Coverage") and not is_structural("No Raw SQL")
+    assert (
+        is_structural("cognitive_complexity")
+        and is_structural("Statement-Coverage")
+        and not is_structural("No Raw SQL")
+    )

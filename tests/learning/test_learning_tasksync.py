@@ -31,7 +31,12 @@ def test_tc_mem_07_clean_verified_sync_distils_a_pattern(store, repo_root, make_
     assert result.verified
     [pattern_id] = result.ids("pattern")
     pattern = store.get(pattern_id)
-    assert (pattern.kind, pattern.topic, pattern.repo_id, pattern.task_id) == ("pattern", "pattern:src/store", "acme", "INT-1")
+    assert (pattern.kind, pattern.topic, pattern.repo_id, pattern.task_id) == (
+        "pattern",
+        "pattern:src/store",
+        "acme",
+        "INT-1",
+    )
     assert pattern.content.startswith("Verified pattern for src/store (task INT-1, 2/2 gates passed")
     assert "- src/store/store.py [Store, Store.save, Store._validate, Store._insert, open_store]" in pattern.content
     assert "- src/store/models.py [Row]" in pattern.content
@@ -59,7 +64,9 @@ def test_tc_mem_07_cli_sync_then_handshake_recalls_verified_pattern(cli, write_r
 
 def test_new_pattern_supersedes_the_active_one_for_its_scope(store, repo_root, make_report):
     first = _sync(store, repo_root, make_report("INT-1")).ids("pattern")[0]
-    other_scope = _sync(store, repo_root, make_report("INT-2", files=("src/schema/table.go",), trapped=())).ids("pattern")[0]
+    other_scope = _sync(store, repo_root, make_report("INT-2", files=("src/schema/table.go",), trapped=())).ids(
+        "pattern"
+    )[0]
     second = _sync(store, repo_root, make_report("INT-3", walkthrough="Moved validation out of Store.save."))
     [new_id] = second.ids("pattern")
     assert second.written[-1].supersedes == (first,)
@@ -126,7 +133,10 @@ def test_gate_absent_from_the_final_run_is_not_a_pitfall(repo_root, make_report,
 def test_failed_final_run_writes_nothing_and_says_why(store, repo_root, make_report):
     result = _sync(store, repo_root, make_report(final_passed=False))
     assert not result.verified and not result.learnings
-    assert "final run failed 1 of 2 gates (Cognitive Complexity (src/store/store.py): still over the limit)" in result.reason
+    assert (
+        "final run failed 1 of 2 gates (Cognitive Complexity (src/store/store.py): still over the limit)"
+        in result.reason
+    )
     assert store.count() == 0
 
 
@@ -146,9 +156,14 @@ def test_same_task_gate_and_file_synced_twice_does_not_duplicate(store, repo_roo
     first = _sync(store, repo_root, make_report())
     again = _sync(store, repo_root, make_report(walkthrough="A different account of the same fix."))
     assert len(first.written) == 2 and again.written == ()
-    assert [(d.kind, d.memory_id) for d in again.duplicates] == [("pitfall", first.ids("pitfall")[0]), ("pattern", first.ids("pattern")[0])]
+    assert [(d.kind, d.memory_id) for d in again.duplicates] == [
+        ("pitfall", first.ids("pitfall")[0]),
+        ("pattern", first.ids("pattern")[0]),
+    ]
     assert store.count() == 2
-    more = make_report(trapped=(("Cognitive Complexity", "src/store/store.py"), ("Docstring Density", "src/store/models.py")))
+    more = make_report(
+        trapped=(("Cognitive Complexity", "src/store/store.py"), ("Docstring Density", "src/store/models.py"))
+    )
     third = _sync(store, repo_root, more)
     assert [w.topic for w in third.written] == ["Docstring Density @ src/store"]
     assert store.count() == 3
@@ -215,8 +230,13 @@ def test_a_report_with_30000_gates_learns_a_pattern_that_fits(repo_root, make_ga
     from mneme_tui.validation import MAX_CONTENT_CHARS
 
     gates = [make_gate(f"gate-{n:05d}", True, "ok " * 30, "src/store/store.py") for n in range(30_000)]
-    document = {"task_id": "BIG-1", "repo": "acme", "modified_files": ["src/store/store.py"],
-                "walkthrough": "Ran every gate.", "runs": [{"gates": gates}]}
+    document = {
+        "task_id": "BIG-1",
+        "repo": "acme",
+        "modified_files": ["src/store/store.py"],
+        "walkthrough": "Ran every gate.",
+        "runs": [{"gates": gates}],
+    }
     assert len(json.dumps(document)) > 3_600_000
     plan = distill(parse_report(document), repo_root)
     assert plan.verified and plan.pattern is not None
@@ -232,5 +252,6 @@ def test_a_learning_over_the_content_limit_is_cut_with_a_note(repo_root, make_re
     plan = distill(parse_report(document), repo_root)
     [pitfall] = plan.pitfalls
     assert len(pitfall.content) == MAX_CONTENT_CHARS and pitfall.content.endswith("…")
-    assert any("the pitfall for gate 'Cognitive Complexity' is 100," in note and "first 100,000" in note
-               for note in plan.notes), plan.notes
+    assert any(
+        "the pitfall for gate 'Cognitive Complexity' is 100," in note and "first 100,000" in note for note in plan.notes
+    ), plan.notes

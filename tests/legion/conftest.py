@@ -38,8 +38,17 @@ def memory(project: Path, tmp_path: Path) -> LegionMemory:
 
 
 def outcome_row(
-    n: int, date: str, *, agent: str = "agent-a", outcome: str = "success", importance: int = 2,
-    task_type: str = "frontend", phase: str = "1", branch: str = "main", tags: str = "ui", summary: str = "done",
+    n: int,
+    date: str,
+    *,
+    agent: str = "agent-a",
+    outcome: str = "success",
+    importance: int = 2,
+    task_type: str = "frontend",
+    phase: str = "1",
+    branch: str = "main",
+    tags: str = "ui",
+    summary: str = "done",
 ) -> str:
     return (
         f"| O-{n:03d} | {date} | {branch} | {phase} | 0{phase}-01 | {agent} | {task_type} | {outcome} "

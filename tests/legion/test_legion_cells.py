@@ -46,14 +46,55 @@ tags = st.lists(tag, max_size=4, unique=True)
 branch = st.text(min_size=1, max_size=15)
 
 records = st.one_of(
-    st.builds(OutcomeRecord, id=text, date=text, branch=branch, phase=text, plan=text, agent=text, task_type=text,
-              outcome=text, importance=st.integers(1, 5), tags=tags, summary=text),
-    st.builds(PatternRecord, id=text, date=text, branch=branch, pattern=text, context=text, reuse_criteria=text,
-              source=text, tags=tags),
-    st.builds(ErrorRecord, id=text, date=text, branch=branch, error_signature=text, fix=text, agent=text,
-              resolved=st.booleans(), tags=tags),
-    st.builds(PreferenceRecord, id=text, date=text, branch=branch, decision_point=text, context=text, proposed=text,
-              user_choice=text, signal=text, agent=text, tags=tags),
+    st.builds(
+        OutcomeRecord,
+        id=text,
+        date=text,
+        branch=branch,
+        phase=text,
+        plan=text,
+        agent=text,
+        task_type=text,
+        outcome=text,
+        importance=st.integers(1, 5),
+        tags=tags,
+        summary=text,
+    ),
+    st.builds(
+        PatternRecord,
+        id=text,
+        date=text,
+        branch=branch,
+        pattern=text,
+        context=text,
+        reuse_criteria=text,
+        source=text,
+        tags=tags,
+    ),
+    st.builds(
+        ErrorRecord,
+        id=text,
+        date=text,
+        branch=branch,
+        error_signature=text,
+        fix=text,
+        agent=text,
+        resolved=st.booleans(),
+        tags=tags,
+    ),
+    st.builds(
+        PreferenceRecord,
+        id=text,
+        date=text,
+        branch=branch,
+        decision_point=text,
+        context=text,
+        proposed=text,
+        user_choice=text,
+        signal=text,
+        agent=text,
+        tags=tags,
+    ),
 )
 SCHEMAS = {"outcome": OUTCOMES, "pattern": PATTERNS, "error": ERRORS, "preference": PREFERENCES}
 
@@ -77,14 +118,26 @@ def test_any_record_survives_render_and_parse(record) -> None:
 
 
 @settings(max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(summary=st.text(min_size=1).filter(str.strip), agent=st.text(min_size=1, max_size=30).filter(str.strip),
-       plan=text, tag_list=tags)
+@given(
+    summary=st.text(min_size=1).filter(str.strip),
+    agent=st.text(min_size=1, max_size=30).filter(str.strip),
+    plan=text,
+    tag_list=tags,
+)
 def test_stored_outcome_reads_back_unchanged(summary: str, agent: str, plan: str, tag_list: list[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        memory = LegionMemory.for_project(Path(folder), branch_provider=lambda root: "feature/x|y",
-                                          claude_home=Path(folder))
-        stored = memory.record_outcome(agent=agent, outcome="success", summary=summary, plan=plan,
-                                       task_type="frontend", tags=tag_list, importance=3)
+        memory = LegionMemory.for_project(
+            Path(folder), branch_provider=lambda root: "feature/x|y", claude_home=Path(folder)
+        )
+        stored = memory.record_outcome(
+            agent=agent,
+            outcome="success",
+            summary=summary,
+            plan=plan,
+            task_type="frontend",
+            tags=tag_list,
+            importance=3,
+        )
         (back,) = memory.read_all().file("OUTCOMES.md").records  # type: ignore[union-attr]
         assert back.summary == summary and back.agent == agent.strip() and back.plan == plan
         assert back.tags == tag_list and back.branch == "feature/x|y"

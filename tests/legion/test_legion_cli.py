@@ -15,10 +15,24 @@ from mneme_tui.legion.markdown.schemas import ARCHIVE, OUTCOMES, PREFERENCES
 from .conftest import outcome_row
 
 ROWS = [
-    outcome_row(1, "2026-10-10", agent="agent-a", task_type="frontend", tags="ui, web",
-                summary="Refactored app.py [Store.save] [bold]x[/bold]"),
-    outcome_row(2, "2026-10-11", agent="agent-a", task_type="frontend", outcome="failed", importance=5,
-                branch="feature-x", summary="broke the build"),
+    outcome_row(
+        1,
+        "2026-10-10",
+        agent="agent-a",
+        task_type="frontend",
+        tags="ui, web",
+        summary="Refactored app.py [Store.save] [bold]x[/bold]",
+    ),
+    outcome_row(
+        2,
+        "2026-10-11",
+        agent="agent-a",
+        task_type="frontend",
+        outcome="failed",
+        importance=5,
+        branch="feature-x",
+        summary="broke the build",
+    ),
     outcome_row(3, "2026-10-12", agent="agent-b", task_type="backend", tags="api", summary="api done"),
     outcome_row(4, "2026-10-13", agent="agent-b", task_type="backend", tags="api", summary="api tests"),
     outcome_row(5, "2026-01-02", agent="agent-c", task_type="backend", importance=1, summary="old and small"),
@@ -85,8 +99,9 @@ def test_sync_exports_a_saved_preference(capsys, folder: Path) -> None:
     assert [r.context for r in records] == ["Prefer small PRs"]
 
 
-def test_sync_uses_env_folder_and_project_default(capsys, proj: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   tmp_path: Path) -> None:
+def test_sync_uses_env_folder_and_project_default(
+    capsys, proj: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     other = tmp_path / "elsewhere"
     other.mkdir()
     (other / "OUTCOMES.md").write_text(OUTCOMES.template + ROWS[0], encoding="utf-8")
@@ -124,8 +139,21 @@ def test_recall_json_and_filters(capsys, folder: Path) -> None:
     document = json.loads(out)
     assert code == 0 and document["total_records"] == 5 and len(document["records"]) == 1
     record = document["records"][0]
-    for key in ("id", "date", "branch", "phase", "plan", "agent", "task_type", "outcome", "importance", "tags",
-                "summary", "decay_score", "recency_weight"):
+    for key in (
+        "id",
+        "date",
+        "branch",
+        "phase",
+        "plan",
+        "agent",
+        "task_type",
+        "outcome",
+        "importance",
+        "tags",
+        "summary",
+        "decay_score",
+        "recency_weight",
+    ):
         assert key in record
     assert record["id"] == "O-004" and record["decay_score"] == 2.0
     _, out, _ = run(capsys, "legion", "recall", "--json", "--tags", "api,web")
@@ -179,11 +207,40 @@ def test_agents_plain_and_json(capsys, folder: Path) -> None:
 
 # -------------------------------------------------------------------------------- record
 def test_record_outcome_plain_and_json(capsys, folder: Path) -> None:
-    code, out, _ = run(capsys, "legion", "record", "outcome", "--agent", "agent-z", "--outcome", "success",
-                       "--summary", "shipped [it]", "--task-type", "frontend", "--tags", "a,b", "--plan", "07-01")
+    code, out, _ = run(
+        capsys,
+        "legion",
+        "record",
+        "outcome",
+        "--agent",
+        "agent-z",
+        "--outcome",
+        "success",
+        "--summary",
+        "shipped [it]",
+        "--task-type",
+        "frontend",
+        "--tags",
+        "a,b",
+        "--plan",
+        "07-01",
+    )
     assert code == 0 and "Recorded O-006 in OUTCOMES.md" in out
-    code, out, _ = run(capsys, "legion", "record", "outcome", "--json", "--agent", "agent-z", "--outcome", "partial",
-                       "--summary", "half", "--importance", "4")
+    code, out, _ = run(
+        capsys,
+        "legion",
+        "record",
+        "outcome",
+        "--json",
+        "--agent",
+        "agent-z",
+        "--outcome",
+        "partial",
+        "--summary",
+        "half",
+        "--importance",
+        "4",
+    )
     document = json.loads(out)
     assert code == 0 and document["action"] == "created" and document["record"]["id"] == "O-007"
     assert document["record"]["branch"] == "feature-x" and document["record"]["importance"] == 4
@@ -199,35 +256,52 @@ def test_record_pattern_error_preference(capsys, folder: Path) -> None:
     assert code == 0 and "Recorded E-001" in out
     code, out, _ = run(capsys, *args, "--json")
     assert code == 0 and json.loads(out)["action"] == "skipped"
-    code, out, _ = run(capsys, "legion", "record", "preference", "--decision-point", "agent-selection",
-                       "--context", "picked b", "--signal", "positive", "--json")
+    code, out, _ = run(
+        capsys,
+        "legion",
+        "record",
+        "preference",
+        "--decision-point",
+        "agent-selection",
+        "--context",
+        "picked b",
+        "--signal",
+        "positive",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["record"]["id"] == "D-001"
     assert json.loads(out)["record"]["agent"] == "system"
 
 
-@pytest.mark.parametrize("argv", [
-    ("outcome", "--agent", "", "--outcome", "success", "--summary", "s"),
-    ("outcome", "--agent", "a", "--outcome", "success", "--summary", "s", "--importance", "9"),
-    ("pattern", "--pattern", "   "),
-    ("error", "--error-signature", "x", "--fix", ""),
-    ("pattern", "--pattern", "p", "--branch", " "),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("outcome", "--agent", "", "--outcome", "success", "--summary", "s"),
+        ("outcome", "--agent", "a", "--outcome", "success", "--summary", "s", "--importance", "9"),
+        ("pattern", "--pattern", "   "),
+        ("error", "--error-signature", "x", "--fix", ""),
+        ("pattern", "--pattern", "p", "--branch", " "),
+    ],
+)
 def test_record_validation_is_one_line_and_writes_nothing(capsys, proj: Path, argv: tuple[str, ...]) -> None:
     code, out, err = run(capsys, "legion", "record", *argv)
     assert code == 1 and out == "" and one_line_error(err) and "ERR_VALIDATION_FAILED" in err
     assert not any((proj / ".planning" / "memory").glob("*.md"))
 
 
-@pytest.mark.parametrize("argv", [
-    ("outcome", "--agent", "a", "--importance", "high"),
-    ("lesson", "--text", "x"),
-    ("outcome", "--review-cycles", "-1"),
-    ("outcome", "--agent", "a", "--outcome", "maybe", "--summary", "s"),
-    ("outcome", "--outcome", "success", "--summary", "s"),
-    ("error", "--error-signature", "x"),
-    ("preference", "--decision-point", "lunch", "--context", "c", "--signal", "positive"),
-    ("preference", "--decision-point", "manual-edit", "--context", "c", "--signal", "meh"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("outcome", "--agent", "a", "--importance", "high"),
+        ("lesson", "--text", "x"),
+        ("outcome", "--review-cycles", "-1"),
+        ("outcome", "--agent", "a", "--outcome", "maybe", "--summary", "s"),
+        ("outcome", "--outcome", "success", "--summary", "s"),
+        ("error", "--error-signature", "x"),
+        ("preference", "--decision-point", "lunch", "--context", "c", "--signal", "positive"),
+        ("preference", "--decision-point", "manual-edit", "--context", "c", "--signal", "meh"),
+    ],
+)
 def test_record_usage_errors_exit_2(capsys, proj: Path, argv: tuple[str, ...]) -> None:
     code, out, err = run(capsys, "legion", "record", *argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
@@ -348,8 +422,9 @@ def test_read_commands_with_a_folder_but_no_outcomes_display_nothing(capsys, pro
         assert code == 0 and out == "" and err == "", argv
 
 
-def test_a_failed_write_prints_the_record_as_it_would_have_been_written(capsys, proj: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_prints_the_record_as_it_would_have_been_written(
+    capsys, proj: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Skill §3 step 7: the recovery record carries the ID and the computed importance, not blanks and 2."""
     from mneme_tui.legion.markdown import storage
 
@@ -364,8 +439,9 @@ def test_a_failed_write_prints_the_record_as_it_would_have_been_written(capsys, 
         return document
 
     monkeypatch.setattr(storage, "load_document", lose_the_row)
-    code, out, err = run(capsys, "legion", "record", "outcome", "--agent", "agent-z", "--outcome", "failed",
-                         "--summary", "lost write")
+    code, out, err = run(
+        capsys, "legion", "record", "outcome", "--agent", "agent-z", "--outcome", "failed", "--summary", "lost write"
+    )
     assert code == 1 and one_line_error(err)
     assert "  id: O-002" in out and "  importance: 5" in out and "  summary: lost write" in out
 
@@ -394,7 +470,9 @@ def test_a_table_missing_a_required_column_warns_and_is_never_written_into(capsy
     path.write_text(MISSING_OUTCOME_COLUMN, encoding="utf-8")
     code, out, err = run(capsys, "legion", "recall")
     assert code == 0 and "Warning: OUTCOMES.md could not be parsed" in err and "lacks the Outcome column" in err
-    code, out, err = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success", "--summary", "s")
+    code, out, err = run(
+        capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success", "--summary", "s"
+    )
     assert code == 1 and one_line_error(err) and "could not be parsed" in err and "summary: s" in out
     assert path.read_text(encoding="utf-8") == MISSING_OUTCOME_COLUMN
 
@@ -402,18 +480,43 @@ def test_a_table_missing_a_required_column_warns_and_is_never_written_into(capsy
 def test_record_takes_the_phase_from_state_md_when_none_is_given(capsys, folder: Path, proj: Path) -> None:
     """Skill §3 step 5: "Phase: from the current phase context"."""
     (proj / ".planning" / "STATE.md").write_text("# State\n\nPhase: 4 of 6 (api)\n", encoding="utf-8")
-    code, out, _ = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success",
-                       "--summary", "no phase given", "--json")
+    code, out, _ = run(
+        capsys,
+        "legion",
+        "record",
+        "outcome",
+        "--agent",
+        "a",
+        "--outcome",
+        "success",
+        "--summary",
+        "no phase given",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["record"]["phase"] == "4"
-    code, out, _ = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success",
-                       "--summary", "phase given", "--phase", "2", "--json")
+    code, out, _ = run(
+        capsys,
+        "legion",
+        "record",
+        "outcome",
+        "--agent",
+        "a",
+        "--outcome",
+        "success",
+        "--summary",
+        "phase given",
+        "--phase",
+        "2",
+        "--json",
+    )
     assert code == 0 and json.loads(out)["record"]["phase"] == "2"
 
 
 def test_an_auto_prune_failure_lists_the_records_in_text_mode(capsys, folder: Path) -> None:
     """Skill §7: a failed prune after a store outputs the records that would have been archived."""
-    (folder.parent / "settings.json").write_text('{"memory": {"auto_prune": true, "prune_threshold": 2}}',
-                                                 encoding="utf-8")
+    (folder.parent / "settings.json").write_text(
+        '{"memory": {"auto_prune": true, "prune_threshold": 2}}', encoding="utf-8"
+    )
     (folder / ARCHIVE.file_name).mkdir()  # ARCHIVE.md cannot be written
     code, out, _ = run(capsys, "legion", "record", "outcome", "--agent", "a", "--outcome", "success", "--summary", "s")
     assert code == 0 and "the records are listed below" in out

@@ -84,7 +84,10 @@ def phase_dir(tmp_path: Path) -> Path:
 def test_extractors() -> None:
     assert requirement_ids("REQ-12, AUTH-03 and FR-1; not UTF-8 or O-001") == ["REQ-12", "AUTH-03", "FR-1"]
     assert file_paths("see `src/app.py`, docs/a.md. and https://x.io/a/b.py, 21/21 passed, `README.md`") == [
-        "src/app.py", "docs/a.md", "README.md"]
+        "src/app.py",
+        "docs/a.md",
+        "README.md",
+    ]
 
 
 def test_compact_phase(phase_dir: Path) -> None:
@@ -100,15 +103,27 @@ def test_compact_phase(phase_dir: Path) -> None:
     )
     for heading in ("## Deliverables", "## Decisions", "## Files Modified", "## Verification", "## Agents"):
         assert heading in text
-    for kept in ("Cell codec with escapes", "Chose flock over lockfile polling", "Highest ID + 1",
-                 "`mneme_tui/legion/markdown/cells.py`", "`mneme_tui/legion/skill/prune.py`", "40 passed", "Self-Check: PASSED",
-                 "engineering-backend-architect", "testing-qa-verification-specialist", "Prune plan and apply"):
+    for kept in (
+        "Cell codec with escapes",
+        "Chose flock over lockfile polling",
+        "Highest ID + 1",
+        "`mneme_tui/legion/markdown/cells.py`",
+        "`mneme_tui/legion/skill/prune.py`",
+        "40 passed",
+        "Self-Check: PASSED",
+        "engineering-backend-architect",
+        "testing-qa-verification-specialist",
+        "Prune plan and apply",
+    ):
         assert kept in text, kept
     assert "test_case_30" not in text and "Duration: 12 min" not in text
     # paths quoted only in a log or a code block are no files of the phase: not added to Files Modified
     assert "tests/test_mod.py" not in text and "scripts/gen_fixture.py" not in text
-    assert result.file_paths == ["mneme_tui/legion/markdown/cells.py", "mneme_tui/legion/markdown/document.py",
-                                 "mneme_tui/legion/skill/prune.py"]
+    assert result.file_paths == [
+        "mneme_tui/legion/markdown/cells.py",
+        "mneme_tui/legion/markdown/document.py",
+        "mneme_tui/legion/skill/prune.py",
+    ]
     assert result.missing_added == []
     assert result.ratio == round(result.compacted_chars / result.original_chars, 3)
     assert {p.name: p.read_bytes() for p in phase_dir.iterdir() if p.name != "05-COMPACTED.md"} == originals
@@ -168,7 +183,9 @@ def test_roadmap_forms() -> None:
     assert phase_status(ROADMAP.format(status="x"), 2) == "Complete"
     assert phase_status("- [x] **Phase 3: API**\n- [ ] **Phase 4: UI**\n", 4) == "Not Started"
     assert phase_status("- [x] **Phase 3: API**\n", 3) == "Complete"
-    assert phase_status("### Phase 3: API\n**Goal**: x\n**Status**: In progress\n### Phase 4\nDone\n", 3) == "In Progress"
+    assert (
+        phase_status("### Phase 3: API\n**Goal**: x\n**Status**: In progress\n### Phase 4\nDone\n", 3) == "In Progress"
+    )
     assert phase_status("## Phase 13: Later — Complete\n", 3) is None
     assert phase_status("nothing here", 3) is None
 
@@ -221,21 +238,27 @@ def test_a_test_log_adds_no_files_and_the_size_is_measured(tmp_path: Path) -> No
     result = compact_phase(folder)
     text = (folder / "03-COMPACTED.md").read_text(encoding="utf-8")
     table = text.split("## Files Modified\n", 1)[1].split("\n\n", 1)[0]
-    assert table.splitlines()[2:] == ["| `src/api.py` | endpoints (03-01) |",
-                                      "| `src/validation.py` | shared validation (03-01) |"]
+    assert table.splitlines()[2:] == [
+        "| `src/api.py` | endpoints (03-01) |",
+        "| `src/validation.py` | shared validation (03-01) |",
+    ]
     assert "test_mod" not in text and result.missing_added == []
     assert "180 passed, 0 failed" in text and "test_slow.py::test_timeout - flaky" in text  # what was flagged
     assert "Serve the memory store over HTTP" in text  # why: the goal addressed
     # §12 Target: "compacted summary should be 30-50% of original length"
     assert result.ratio == round(len(text) / result.original_chars, 3) and result.ratio < 0.30
     assert f"the compacted summary is {result.ratio:.0%} of the originals' size; the skill targets 30%-50%" in (
-        result.warnings)
+        result.warnings
+    )
 
 
 def test_within_the_target_no_size_warning(tmp_path: Path) -> None:
     dropped = "\n".join(f"- Step {n}: ran the generator again and looked at its output" for n in range(20))
-    folder = _phase(tmp_path, ROADMAP.format(status="Complete"),
-                    LOGGED.split("## Test Results")[0] + "## Execution Details\n" + dropped + "\n")
+    folder = _phase(
+        tmp_path,
+        ROADMAP.format(status="Complete"),
+        LOGGED.split("## Test Results")[0] + "## Execution Details\n" + dropped + "\n",
+    )
     result = compact_phase(folder)
     assert 0.30 <= result.ratio <= 0.50 and result.warnings == []
 

@@ -73,7 +73,7 @@ def test_padding_after_a_rows_closing_pipe_reads_and_renders_exactly(corpus: Pat
     index = plain.segments.index(last)
     line = last.lines[-1]
     body = line.rstrip("\r\n")
-    last.lines[-1] = body + " " * 5000 + line[len(body):]
+    last.lines[-1] = body + " " * 5000 + line[len(body) :]
     padded_text = plain.render()
     padded = parse(padded_text, name)
     assert padded.parseable and padded.warnings == plain.warnings
@@ -155,19 +155,56 @@ def test_facade_reads_a_corpus_project(corpus: Path, memory: LegionMemory) -> No
 @pytest.mark.parametrize(
     ("source", "target", "method", "kwargs"),
     [
-        ("ace027__custom-psa-nolegion__OUTCOMES.md", "OUTCOMES.md", "record_outcome",
-         {"agent": "engineering-senior-developer", "outcome": "success", "summary": "new", "phase": 5,
-          "plan": "05-01", "task_type": "implementation"}),
-        ("ace027__Dokapon-kingdom-2__OUTCOMES.md", "OUTCOMES.md", "record_outcome",
-         {"agent": "engineering-senior-developer", "outcome": "partial", "summary": "nine columns", "phase": "03",
-          "plan": "03-01", "task_type": "implementation"}),
-        ("ace027__Dokapon-kingdom-2__ERRORS.md", "ERRORS.md", "record_error",
-         {"error_signature": "ECONNREFUSED 127.0.0.1:5432 during migrate", "fix": "start postgres first"}),
-        ("ace027__Dokapon-kingdom-2__PREFERENCES.later.md", "PREFERENCES.md", "record_preference",
-         {"decision_point": "review-verdict", "context": "Phase 3 review", "proposed": "PASS",
-          "user_choice": "accepted", "signal": "positive"}),
-        ("ace027__soulbound__OUTCOMES.md", "OUTCOMES.md", "record_outcome",
-         {"agent": "ship-pipeline", "outcome": "success", "summary": "shipped", "task_type": "ship"}),
+        (
+            "ace027__custom-psa-nolegion__OUTCOMES.md",
+            "OUTCOMES.md",
+            "record_outcome",
+            {
+                "agent": "engineering-senior-developer",
+                "outcome": "success",
+                "summary": "new",
+                "phase": 5,
+                "plan": "05-01",
+                "task_type": "implementation",
+            },
+        ),
+        (
+            "ace027__Dokapon-kingdom-2__OUTCOMES.md",
+            "OUTCOMES.md",
+            "record_outcome",
+            {
+                "agent": "engineering-senior-developer",
+                "outcome": "partial",
+                "summary": "nine columns",
+                "phase": "03",
+                "plan": "03-01",
+                "task_type": "implementation",
+            },
+        ),
+        (
+            "ace027__Dokapon-kingdom-2__ERRORS.md",
+            "ERRORS.md",
+            "record_error",
+            {"error_signature": "ECONNREFUSED 127.0.0.1:5432 during migrate", "fix": "start postgres first"},
+        ),
+        (
+            "ace027__Dokapon-kingdom-2__PREFERENCES.later.md",
+            "PREFERENCES.md",
+            "record_preference",
+            {
+                "decision_point": "review-verdict",
+                "context": "Phase 3 review",
+                "proposed": "PASS",
+                "user_choice": "accepted",
+                "signal": "positive",
+            },
+        ),
+        (
+            "ace027__soulbound__OUTCOMES.md",
+            "OUTCOMES.md",
+            "record_outcome",
+            {"agent": "ship-pipeline", "outcome": "success", "summary": "shipped", "task_type": "ship"},
+        ),
     ],
 )
 def test_store_into_corpus_file_keeps_everything_else(

@@ -83,15 +83,17 @@ def test_store_into_block_only_file_appends_a_table(memory: LegionMemory) -> Non
     original = "# Preferences\n\n## PRF-001: Use MCP\n- **Date**: 2026-09-26\n- **Signal**: positive\n\nText.\n\n---\n"
     path = memory.memory_dir / "PREFERENCES.md"
     path.write_text(original, encoding="utf-8")
-    stored = memory.record_preference(decision_point="manual-edit", context="edit", proposed="p", user_choice="u",
-                                      signal="corrective", agent="dev")
+    stored = memory.record_preference(
+        decision_point="manual-edit", context="edit", proposed="p", user_choice="u", signal="corrective", agent="dev"
+    )
     text = path.read_text(encoding="utf-8")
     assert text.startswith(original) and stored.record.id == "D-001"
     assert "\n## Preferences\n\n| ID | Date | Branch | Decision Point |" in text
     ids = [r.id for r in memory.recall_preferences().records]
     assert sorted(ids) == ["D-001", "PRF-001"]
-    stored = memory.record_preference(decision_point="manual-edit", context="again", proposed="p", user_choice="u",
-                                      signal="negative")
+    stored = memory.record_preference(
+        decision_point="manual-edit", context="again", proposed="p", user_choice="u", signal="negative"
+    )
     assert stored.record.id == "D-002" and path.read_text(encoding="utf-8").count("## Preferences") == 1
 
 

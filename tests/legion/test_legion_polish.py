@@ -65,13 +65,15 @@ def test_the_lock_files_stay_out_of_git_status(tmp_path, capsys, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     subprocess.run(["git", "init", "-q", "."], check=True)
-    code, _, _ = run(capsys, "legion", "record", "pattern", "--pattern", "pin versions", "--context", "ci",
-                     "--branch", "main")
+    code, _, _ = run(
+        capsys, "legion", "record", "pattern", "--pattern", "pin versions", "--context", "ci", "--branch", "main"
+    )
     assert code == 0 and run(capsys, "legion", "sync")[0] == 0
     folder = tmp_path / ".planning" / "memory"
     assert (folder / ".lock").exists() and (folder / ".sync.lock").exists()
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], capture_output=True, text=True,
-                            check=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], capture_output=True, text=True, check=True
+    ).stdout
     assert status.splitlines() == ["?? .planning/memory/PATTERNS.md"]
 
 
@@ -100,8 +102,10 @@ def test_the_sync_preview_counts_per_file_and_writes_nothing(folder, tmp_path):
         before = (folder / "ERRORS.md").read_bytes()
         preview = preview_sync(store, LegionMemory(folder), "proj")
         assert preview.imports == {"ERRORS.md": 2} and preview.exports == {"PREFERENCES.md": 1}
-        assert preview.writes_files and preview.lines() == ["ERRORS.md: import 2, export 0",
-                                                            "PREFERENCES.md: import 0, export 1"]
+        assert preview.writes_files and preview.lines() == [
+            "ERRORS.md: import 2, export 0",
+            "PREFERENCES.md: import 0, export 1",
+        ]
         assert (folder / "ERRORS.md").read_bytes() == before and not (folder / "PREFERENCES.md").exists()
     finally:
         store.close()

@@ -54,13 +54,13 @@ def test_current_phase_forms(text: str, phase: int | None) -> None:
 
 def _project_rows() -> list[str]:
     return [
-        outcome_row(1, "2026-01-10", importance=2, phase="1"),   # candidate
-        outcome_row(2, "2026-01-11", importance=4, phase="1"),   # high importance
-        outcome_row(3, "2026-01-12", importance=3, phase="5"),   # current phase
-        outcome_row(4, "2026-10-01", importance=1, phase="2"),   # recent
-        outcome_row(5, "someday", importance=1, phase="2"),      # undated
+        outcome_row(1, "2026-01-10", importance=2, phase="1"),  # candidate
+        outcome_row(2, "2026-01-11", importance=4, phase="1"),  # high importance
+        outcome_row(3, "2026-01-12", importance=3, phase="5"),  # current phase
+        outcome_row(4, "2026-10-01", importance=1, phase="2"),  # recent
+        outcome_row(5, "someday", importance=1, phase="2"),  # undated
         outcome_row(6, "2026-07-16", importance=3, phase="02"),  # 91 days: candidate
-        outcome_row(7, "2026-07-17", importance=3, phase="2"),   # 90 days: recent
+        outcome_row(7, "2026-07-17", importance=3, phase="2"),  # 90 days: recent
     ]
 
 
@@ -76,7 +76,10 @@ def test_prune_plan_lists_candidates_and_reasons(memory: LegionMemory, project: 
     assert plan.current_phase == 5 and plan.total_records == 7
     assert [e.record.id for e in plan.candidates] == ["O-001", "O-006"]
     assert {e.record.id: e.reason for e in plan.kept} == {
-        "O-002": "high importance", "O-003": "current phase", "O-004": "recent", "O-005": "undated",
+        "O-002": "high importance",
+        "O-003": "current phase",
+        "O-004": "recent",
+        "O-005": "undated",
         "O-007": "recent",
     }
     assert plan.to_json()["candidates"][1]["days_old"] == 91

@@ -18,36 +18,69 @@ TODAY = date(2026, 10, 15)
 
 @pytest.mark.parametrize(
     ("when", "weight"),
-    [("2026-10-15", 1.0), ("2026-10-08", 1.0), ("2026-10-07", 0.7), ("2026-09-15", 0.7), ("2026-09-14", 0.4),
-     ("2026-07-17", 0.4), ("2026-07-16", 0.1), ("2020-01-01", 0.1), ("someday", 0.4), ("", 0.4),
-     ("2026-13-40", 0.4), ("2026-10-20", 1.0)],
+    [
+        ("2026-10-15", 1.0),
+        ("2026-10-08", 1.0),
+        ("2026-10-07", 0.7),
+        ("2026-09-15", 0.7),
+        ("2026-09-14", 0.4),
+        ("2026-07-17", 0.4),
+        ("2026-07-16", 0.1),
+        ("2020-01-01", 0.1),
+        ("someday", 0.4),
+        ("", 0.4),
+        ("2026-13-40", 0.4),
+        ("2026-10-20", 1.0),
+    ],
 )
 def test_recency_tiers(when: str, weight: float) -> None:
     assert recency_weight(when, TODAY) == weight
 
 
 def test_recall_filters_decay_exclusion_and_sort(memory: LegionMemory) -> None:
-    write_outcomes(memory, [
-        outcome_row(1, "2026-10-14", importance=2, tags="ui, react"),
-        outcome_row(2, "2026-09-20", importance=5, tags="api", task_type="backend", agent="agent-b"),
-        outcome_row(3, "2026-01-01", importance=1, tags="ui"),  # 1 x 0.1 < 0.2: excluded
-        outcome_row(4, "2026-01-01", importance=2, tags="ui"),  # 2 x 0.1 = 0.2: kept
-        outcome_row(5, "not a date", importance=3, tags="ui", branch="feature/x"),  # 3 x 0.4
-        outcome_row(6, "2026-10-10", importance=2, agent="agent-c, agent-a", tags="ui", task_type="frontend, qa"),
-    ])
+    write_outcomes(
+        memory,
+        [
+            outcome_row(1, "2026-10-14", importance=2, tags="ui, react"),
+            outcome_row(2, "2026-09-20", importance=5, tags="api", task_type="backend", agent="agent-b"),
+            outcome_row(3, "2026-01-01", importance=1, tags="ui"),  # 1 x 0.1 < 0.2: excluded
+            outcome_row(4, "2026-01-01", importance=2, tags="ui"),  # 2 x 0.1 = 0.2: kept
+            outcome_row(5, "not a date", importance=3, tags="ui", branch="feature/x"),  # 3 x 0.4
+            outcome_row(6, "2026-10-10", importance=2, agent="agent-c, agent-a", tags="ui", task_type="frontend, qa"),
+        ],
+    )
     recall = memory.recall_outcomes()
     assert [r.id for r in recall.records] == ["O-002", "O-001", "O-006", "O-005", "O-004"]
     assert [r.decay_score for r in recall.records] == [3.5, 2.0, 2.0, 1.2, 0.2]
     assert recall.total_records == 6 and recall.note == ""
-    assert [r.id for r in memory.recall_outcomes(tags=["UI"], agent="agent-a").records] == ["O-001", "O-006",
-                                                                                             "O-005", "O-004"]
+    assert [r.id for r in memory.recall_outcomes(tags=["UI"], agent="agent-a").records] == [
+        "O-001",
+        "O-006",
+        "O-005",
+        "O-004",
+    ]
     assert [r.id for r in memory.recall_outcomes(task_type="qa").records] == ["O-006"]
     assert [r.id for r in memory.recall_outcomes(tags=["api", "react"], limit=1).records] == ["O-002"]
     assert [r.id for r in memory.recall_outcomes(branch="feature/x").records] == ["O-005"]
     assert "O-005" not in [r.id for r in memory.recall_outcomes(branch="current").records]
     data = recall.to_json()
-    assert set(data["records"][0]) >= {"id", "date", "branch", "phase", "plan", "agent", "task_type", "outcome",
-                                       "importance", "tags", "summary", "decay_score", "source_file", "line", "key"}
+    assert set(data["records"][0]) >= {
+        "id",
+        "date",
+        "branch",
+        "phase",
+        "plan",
+        "agent",
+        "task_type",
+        "outcome",
+        "importance",
+        "tags",
+        "summary",
+        "decay_score",
+        "source_file",
+        "line",
+        "key",
+    }
 
 
 def test_default_limit_and_200_record_note(memory: LegionMemory) -> None:
@@ -173,7 +206,9 @@ def test_preference_recall_filters_and_boost(memory: LegionMemory) -> None:
     assert [r.id for r in memory.recall_preferences().records] == ["D-004", "D-005", "D-003", "D-002", "D-001"]
     assert [r.id for r in memory.recall_preferences(signal="corrective").records] == ["D-005", "D-002"]
     assert [r.id for r in memory.recall_preferences(decision_point="review-verdict", agent="agent-a").records] == [
-        "D-004", "D-001"]
+        "D-004",
+        "D-001",
+    ]
     assert [r.id for r in memory.recall_preferences(tags=["review"], branch="dev").records] == ["D-003"]
     boost = memory.preference_boost("agent-a")
     assert (boost.positive, boost.corrective, boost.negative) == (2, 2, 0)

@@ -25,8 +25,29 @@ from mneme_tui.memory import vectors
 from mneme_tui.memory.store import Store
 
 _WORDS = [
-    "alpha", "Beta", "\u212a", "KELVIN\u212a", "AbC9", "γάμμα", "ΣΊΣΥΦΟΣ", "x_y", "123", "日本語", "naïve",
-    "İstanbul", "straße", "O-001", "é", "ﬁx", "", "!!", "\t", "\n", "a-b", "٣٤", "ǅ",
+    "alpha",
+    "Beta",
+    "\u212a",
+    "KELVIN\u212a",
+    "AbC9",
+    "γάμμα",
+    "ΣΊΣΥΦΟΣ",
+    "x_y",
+    "123",
+    "日本語",
+    "naïve",
+    "İstanbul",
+    "straße",
+    "O-001",
+    "é",
+    "ﬁx",
+    "",
+    "!!",
+    "\t",
+    "\n",
+    "a-b",
+    "٣٤",
+    "ǅ",
 ]
 
 
@@ -109,7 +130,7 @@ def test_columns_json_is_json_dumps() -> None:
     for record in parse(synthetic_outcomes(200), "OUTCOMES.md").records:
         columns = record_columns(record)
         assert columns_json(columns) == json.dumps(columns, ensure_ascii=False)
-    odd = {"a": "é\u2028\x00\"", "b": [1, "x"], "c": {"z": None}, "d": True, "e": 1.5}
+    odd = {"a": 'é\u2028\x00"', "b": [1, "x"], "c": {"z": None}, "d": True, "e": 1.5}
     assert columns_json(odd) == json.dumps(odd, ensure_ascii=False)
 
 
@@ -144,9 +165,11 @@ def test_bench_import_report_is_consistent() -> None:
 
 def test_record_json_keeps_field_order_and_values() -> None:
     records: list = list(parse(synthetic_outcomes(50), "OUTCOMES.md").records)
-    records += [PatternRecord(id="PAT-1", pattern="p", tags=["a"], extra={"z": "1", "b": "2"}),
-                ErrorRecord(id="PIT-1", error_signature="e", resolved=True, line=4, occurrence=2),
-                PreferenceRecord(id="PRF-1", context="c", recency_weight=0.5)]
+    records += [
+        PatternRecord(id="PAT-1", pattern="p", tags=["a"], extra={"z": "1", "b": "2"}),
+        ErrorRecord(id="PIT-1", error_signature="e", resolved=True, line=4, occurrence=2),
+        PreferenceRecord(id="PRF-1", context="c", recency_weight=0.5),
+    ]
     for record in records:
         expected = {name: value for name, value in vars(record).items() if name not in mirror_module._NOT_COLUMNS}
         expected["tags"] = list(record.tags)
@@ -182,7 +205,9 @@ def test_record_json_is_json_dumps_of_record_columns(record: Record) -> None:
 def test_mint_ids_returns_the_ids_mint_many_would(tmp_path: Path) -> None:
     store = Store(tmp_path / "m.db")
     first = store.mint_many([dict(content="one", provenance=SYNCED, kind="task", repo_id="r")])
-    ids = store.mint_ids([dict(content=f"text {n}", provenance=SYNCED, kind="pitfall", repo_id="r", topic="T") for n in range(7)])
+    ids = store.mint_ids(
+        [dict(content=f"text {n}", provenance=SYNCED, kind="pitfall", repo_id="r", topic="T") for n in range(7)]
+    )
     assert ids == list(range(first[0].id + 1, first[0].id + 8))
     found = store.get_many(ids)
     assert [found[i].content for i in ids] == [f"text {n}" for n in range(7)]

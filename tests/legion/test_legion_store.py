@@ -35,8 +35,14 @@ CATALOG = """# Agent Catalog
 
 
 def _store(memory: LegionMemory, **kw):
-    args = {"agent": "agent-a", "outcome": "success", "summary": "done", "phase": 1, "plan": "01-01",
-            "task_type": "frontend"}
+    args = {
+        "agent": "agent-a",
+        "outcome": "success",
+        "summary": "done",
+        "phase": 1,
+        "plan": "01-01",
+        "task_type": "frontend",
+    }
     args.update(kw)
     return memory.record_outcome(**args)
 
@@ -46,7 +52,7 @@ def test_first_store_creates_folder_and_template(memory: LegionMemory) -> None:
     path = memory.memory_dir / "OUTCOMES.md"
     text = path.read_text(encoding="utf-8")
     assert text.startswith(OUTCOMES.template)
-    assert text[len(OUTCOMES.template):] == (
+    assert text[len(OUTCOMES.template) :] == (
         "| O-001 | 2026-10-15 | main | 1 | 01-01 | agent-a | frontend | success | 3 | ui, phase-1 | done |\n"
     )
     assert result.record.id == "O-001" and result.action == "created"
@@ -57,11 +63,29 @@ def test_first_store_creates_folder_and_template(memory: LegionMemory) -> None:
 @pytest.mark.parametrize(
     ("method", "schema", "kwargs"),
     [
-        ("record_pattern", PATTERNS, {"pattern": "wave tests", "context": "phase 5", "reuse_criteria": "3+ plans",
-                                      "source": "O-001", "tags": ["testing"]}),
+        (
+            "record_pattern",
+            PATTERNS,
+            {
+                "pattern": "wave tests",
+                "context": "phase 5",
+                "reuse_criteria": "3+ plans",
+                "source": "O-001",
+                "tags": ["testing"],
+            },
+        ),
         ("record_error", ERRORS, {"error_signature": "TypeError: x is undefined", "fix": "guard", "agent": "a"}),
-        ("record_preference", PREFERENCES, {"decision_point": "review-verdict", "context": "Phase 1 review",
-                                            "proposed": "PASS", "user_choice": "accepted", "signal": "positive"}),
+        (
+            "record_preference",
+            PREFERENCES,
+            {
+                "decision_point": "review-verdict",
+                "context": "Phase 1 review",
+                "proposed": "PASS",
+                "user_choice": "accepted",
+                "signal": "positive",
+            },
+        ),
     ],
 )
 def test_other_files_get_their_templates(memory: LegionMemory, method: str, schema, kwargs: dict) -> None:
@@ -91,8 +115,14 @@ def test_next_id_is_highest_plus_one_including_archive(memory: LegionMemory) -> 
 
 
 def test_duplicate_ids_from_a_merge_both_survive(memory: LegionMemory) -> None:
-    write_outcomes(memory, [outcome_row(1, "2026-10-01"), outcome_row(2, "2026-10-02", agent="x"),
-                            outcome_row(2, "2026-10-02", agent="y")])
+    write_outcomes(
+        memory,
+        [
+            outcome_row(1, "2026-10-01"),
+            outcome_row(2, "2026-10-02", agent="x"),
+            outcome_row(2, "2026-10-02", agent="y"),
+        ],
+    )
     records = memory.read_all().file("OUTCOMES.md").records  # type: ignore[union-attr]
     assert [r.key for r in records] == ["OUTCOMES.md:O-001:0", "OUTCOMES.md:O-002:0", "OUTCOMES.md:O-002:1"]
     assert _store(memory).record.id == "O-003"
@@ -147,8 +177,9 @@ def test_validation_errors(memory: LegionMemory) -> None:
     with pytest.raises(MnemeError):
         _store(memory, summary="  ")
     with pytest.raises(MnemeError):
-        memory.record_preference(decision_point="review-verdict", context="c", proposed="p", user_choice="u",
-                                 signal="meh")
+        memory.record_preference(
+            decision_point="review-verdict", context="c", proposed="p", user_choice="u", signal="meh"
+        )
     assert not (memory.memory_dir / "OUTCOMES.md").exists()
 
 
@@ -165,8 +196,10 @@ def test_unparseable_file_is_never_rewritten(memory: LegionMemory) -> None:
 
 
 def test_conflict_markers_and_bad_utf8_are_unparseable(memory: LegionMemory) -> None:
-    path = write_outcomes(memory, ["<<<<<<< HEAD\n", outcome_row(1, "2026-10-01"), "=======\n",
-                                   outcome_row(1, "2026-10-02"), ">>>>>>> branch\n"])
+    path = write_outcomes(
+        memory,
+        ["<<<<<<< HEAD\n", outcome_row(1, "2026-10-01"), "=======\n", outcome_row(1, "2026-10-02"), ">>>>>>> branch\n"],
+    )
     assert memory.recall_outcomes().warnings and memory.recall_outcomes().records == []
     path.write_bytes(b"# x\n\xff\xfe\n")
     report = memory.read_all().file("OUTCOMES.md")
@@ -232,17 +265,28 @@ def test_file_without_trailing_newline(memory: LegionMemory) -> None:
 
 
 def test_error_dedup_is_fuzzy(memory: LegionMemory) -> None:
-    first = memory.record_error(error_signature="TypeError: Cannot read property 'map' of undefined in render",
-                                fix="add optional chaining", agent="dev-a", resolved=True, tags=["react"])
-    dup = memory.record_error(error_signature="typeerror: cannot read property 'map' of undefined",
-                              fix="something else")
+    first = memory.record_error(
+        error_signature="TypeError: Cannot read property 'map' of undefined in render",
+        fix="add optional chaining",
+        agent="dev-a",
+        resolved=True,
+        tags=["react"],
+    )
+    dup = memory.record_error(
+        error_signature="typeerror: cannot read property 'map' of undefined", fix="something else"
+    )
     assert dup.action == "skipped" and dup.existing_id == first.record.id == "E-001"
 
-    unresolved = memory.record_error(error_signature="ECONNREFUSED 127.0.0.1:5432 while running migrations",
-                                     fix="retry", resolved=False, tags=["db"])
+    unresolved = memory.record_error(
+        error_signature="ECONNREFUSED 127.0.0.1:5432 while running migrations", fix="retry", resolved=False, tags=["db"]
+    )
     assert unresolved.record.id == "E-002" and unresolved.action == "created"
-    updated = memory.record_error(error_signature="connect ECONNREFUSED 127.0.0.1:5432 running migrations",
-                                  fix="start postgres before migrations", agent="dev-b", tags=["postgres"])
+    updated = memory.record_error(
+        error_signature="connect ECONNREFUSED 127.0.0.1:5432 running migrations",
+        fix="start postgres before migrations",
+        agent="dev-b",
+        tags=["postgres"],
+    )
     assert updated.action == "updated" and updated.record.id == "E-002"
     rows = memory.recall_errors(limit=None).records
     assert len(rows) == 2
@@ -267,6 +311,7 @@ def test_two_processes_appending_lose_nothing(project: Path) -> None:
     memory = LegionMemory.for_project(project, branch_provider=lambda r: "main", claude_home=project)
     records = memory.read_all().file("OUTCOMES.md").records  # type: ignore[union-attr]
     assert len(records) == 100
-    assert sorted(r.summary for r in records) == sorted([f"proc-a {n}" for n in range(50)] +
-                                                        [f"proc-b {n}" for n in range(50)])
+    assert sorted(r.summary for r in records) == sorted(
+        [f"proc-a {n}" for n in range(50)] + [f"proc-b {n}" for n in range(50)]
+    )
     assert sorted(r.id for r in records) == [f"O-{n:03d}" for n in range(1, 101)]

@@ -14,14 +14,26 @@ SEVEN_WEEKS_AGO = "2026-08-27"  # the clock is 2026-10-15
 
 
 def test_word_for_word_outcomes_rank_top_three_by_default(store: Store, memory: LegionMemory) -> None:
-    write_outcomes(memory, [
-        outcome_row(1, SEVEN_WEEKS_AGO, outcome="failure", task_type="e2e", summary="playwright booking flow failed"),
-        outcome_row(2, "2026-08-28", outcome="failure", task_type="e2e", summary="playwright booking flow failed again"),
-        *(outcome_row(n, "2026-10-14", summary=f"refactored the cart page step {n}") for n in range(3, 12)),
-    ])
-    (memory.memory_dir / "PREFERENCES.md").write_text(PREFERENCES.template + (
-        "| D-001 | 2026-10-14 | main | review-verdict | Phase 5 review | keep commits small | accepted | positive "
-        "| agent-a | review |\n"), encoding="utf-8")
+    write_outcomes(
+        memory,
+        [
+            outcome_row(
+                1, SEVEN_WEEKS_AGO, outcome="failure", task_type="e2e", summary="playwright booking flow failed"
+            ),
+            outcome_row(
+                2, "2026-08-28", outcome="failure", task_type="e2e", summary="playwright booking flow failed again"
+            ),
+            *(outcome_row(n, "2026-10-14", summary=f"refactored the cart page step {n}") for n in range(3, 12)),
+        ],
+    )
+    (memory.memory_dir / "PREFERENCES.md").write_text(
+        PREFERENCES.template
+        + (
+            "| D-001 | 2026-10-14 | main | review-verdict | Phase 5 review | keep commits small | accepted | positive "
+            "| agent-a | review |\n"
+        ),
+        encoding="utf-8",
+    )
     sync(store, memory, "proj")
     assert DEFAULT_PROFILE == "bm25"
     results = store.recall("playwright booking flow failed", repo="proj", limit=10)

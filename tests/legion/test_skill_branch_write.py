@@ -50,8 +50,20 @@ def test_a_record_on_develop_in_a_legacy_table_is_recalled_by_branch(
     with path.open("a", encoding="utf-8") as other_writer:  # an agent appends without our lock
         other_writer.write(HAND_ROW)
 
-    code, _ = _run(capsys, "legion", "record", "outcome", "--agent", "d", "--outcome", "success",
-                   "--summary", "made on develop", "--task-type", "build")
+    code, _ = _run(
+        capsys,
+        "legion",
+        "record",
+        "outcome",
+        "--agent",
+        "d",
+        "--outcome",
+        "success",
+        "--summary",
+        "made on develop",
+        "--task-type",
+        "build",
+    )
     assert code == 0
     code, out = _run(capsys, "legion", "recall", "--branch", "develop", "--json")
     found = json.loads(out)["records"]
@@ -82,11 +94,17 @@ def test_a_row_appended_while_migrating_is_kept_and_migrated(tmp_path: Path) -> 
                 other_writer.write(HAND_ROW)
         return record
 
-    new = OutcomeRecord(date="2026-10-15", branch="develop", agent="d", task_type="build", outcome="success",
-                        importance=2, summary="made on develop")
+    new = OutcomeRecord(
+        date="2026-10-15",
+        branch="develop",
+        agent="d",
+        task_type="build",
+        outcome="success",
+        importance=2,
+        summary="made on develop",
+    )
     [result] = store_records(folder, OUTCOMES, [new], default_branch="main", lock_timeout=5, prepare=prepare)
     document = load_document(path)
     assert document.parseable
     assert [r.summary for r in document.records] == ["piped | summary", "second", "appended by hand", "made on develop"]
     assert result.record.id == "O-004" and document.records[-1].branch == "develop"
-

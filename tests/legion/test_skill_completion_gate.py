@@ -14,8 +14,12 @@ from mneme_tui.legion.skill.api import LegionMemory
 
 
 def test_placeholders_are_found_in_text_and_lists() -> None:
-    for values in ({"summary": "Fixed {task type} for {agent}"}, {"tags": ["ok", "{tag}"]}, {"id": "O-{NNN}"},
-                   {"context": "Next ID = D-{count + 1}"}):
+    for values in (
+        {"summary": "Fixed {task type} for {agent}"},
+        {"tags": ["ok", "{tag}"]},
+        {"id": "O-{NNN}"},
+        {"context": "Next ID = D-{count + 1}"},
+    ):
         with pytest.raises(MnemeError) as caught:
             reject_placeholders(values)
         assert caught.value.code == ERR_VALIDATION_FAILED and "placeholder {" in str(caught.value)
@@ -27,8 +31,9 @@ def test_each_record_type_refuses_a_placeholder_and_writes_nothing(memory: Legio
         lambda: memory.record_outcome(agent="a", outcome="success", summary="{summary}", task_type="build"),
         lambda: memory.record_pattern(pattern="Pattern: {describe what worked}"),
         lambda: memory.record_error(error_signature="TypeError in render", fix="{fix}"),
-        lambda: memory.record_preference(decision_point="review-verdict", context="{context}", proposed="p",
-                                         user_choice="u", signal="positive"),
+        lambda: memory.record_preference(
+            decision_point="review-verdict", context="{context}", proposed="p", user_choice="u", signal="positive"
+        ),
     ]
     for attempt in attempts:
         with pytest.raises(MnemeError, match="placeholder"):
@@ -39,18 +44,44 @@ def test_each_record_type_refuses_a_placeholder_and_writes_nothing(memory: Legio
 def test_cli_record_with_placeholder_is_one_line_exit_1(capsys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "mem"
-    code = main(["legion", "record", "pattern", "--dir", str(folder), "--pattern", "x", "--source", "O-{NNN}",
-                 "--branch", "main"])
+    code = main(
+        [
+            "legion",
+            "record",
+            "pattern",
+            "--dir",
+            str(folder),
+            "--pattern",
+            "x",
+            "--source",
+            "O-{NNN}",
+            "--branch",
+            "main",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "{NNN}" in err
     assert not folder.exists()
 
 
-ORDINARY_TEXT = ["Edited src/{a,b}.py in one go", "Reads ${HOME}/.config first", 'import {x} from "y"',
-                 "Sends {json: 1} to the API", 'import {foo, bar} from "lib"', "Jinja {{name}} stays",
-                 "a { x, y } destructuring", "regex a{2,3} and \\d{4}"]
-TEMPLATE_TEXT = ["{What was built, one bullet per plan}", "Phase {N}: {name}", "{archived_count} pruned",
-                 "{Pass/fail per requirement, one line each}", "| {task type} |", "{summary}"]
+ORDINARY_TEXT = [
+    "Edited src/{a,b}.py in one go",
+    "Reads ${HOME}/.config first",
+    'import {x} from "y"',
+    "Sends {json: 1} to the API",
+    'import {foo, bar} from "lib"',
+    "Jinja {{name}} stays",
+    "a { x, y } destructuring",
+    "regex a{2,3} and \\d{4}",
+]
+TEMPLATE_TEXT = [
+    "{What was built, one bullet per plan}",
+    "Phase {N}: {name}",
+    "{archived_count} pruned",
+    "{Pass/fail per requirement, one line each}",
+    "| {task type} |",
+    "{summary}",
+]
 
 
 @pytest.mark.parametrize("text", ORDINARY_TEXT)

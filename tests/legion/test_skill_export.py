@@ -23,25 +23,35 @@ DOKAPON = "ace027__Dokapon-kingdom-2__PREFERENCES.md"
 def test_a_saved_preference_becomes_a_learn_block_after_the_table(store: Store, memory: LegionMemory) -> None:
     memory.memory_dir.mkdir(parents=True)
     path = memory.memory_dir / "PREFERENCES.md"
-    row = ("| D-001 | 2026-10-03 | main | review-verdict | Phase 5 review | fix auth | accepted | positive "
-           "| agent-a | review |\n")
+    row = (
+        "| D-001 | 2026-10-03 | main | review-verdict | Phase 5 review | fix auth | accepted | positive "
+        "| agent-a | review |\n"
+    )
     path.write_text(PREFERENCES.template + row, encoding="utf-8")
-    saved = store.save("Squash before merging\nKeeps main bisectable.\n\nAsk first.", kind="preference",
-                       topic="git", repo_id=P)
+    saved = store.save(
+        "Squash before merging\nKeeps main bisectable.\n\nAsk first.", kind="preference", topic="git", repo_id=P
+    )
     report = sync(store, memory, P)
     assert [(e.action, e.record_id) for e in report.exports] == [("appended", "PRF-001")]
     text = path.read_text(encoding="utf-8")
     assert text == PREFERENCES.template + row + (
         "\n## PRF-001: Squash before merging\n- **Date**: 2026-10-15\n- **Type**: preference\n- **Branch**: main\n"
-        "- **Tags**: git\n\nKeeps main bisectable.\n\nAsk first.\n\n---\n")
+        "- **Tags**: git\n\nKeeps main bisectable.\n\nAsk first.\n\n---\n"
+    )
     records = parse(text, "PREFERENCES.md").records
     assert [r.id for r in records] == ["D-001", "PRF-001"]
     assert memory.preference_boost("").positive == 0  # the block gives no signal to any agent
     assert store.get(saved.id).content == saved.content and not sync(store, memory, P).changed
 
     # a row recorded afterwards still goes into the table, and the block stays a record
-    memory.record_preference(decision_point="agent-selection", context="pick", proposed="a", user_choice="a",
-                             signal="positive", agent="agent-b")
+    memory.record_preference(
+        decision_point="agent-selection",
+        context="pick",
+        proposed="a",
+        user_choice="a",
+        signal="positive",
+        agent="agent-b",
+    )
     again = parse(path.read_text(encoding="utf-8"), "PREFERENCES.md")
     assert again.parseable and [r.id for r in again.records] == ["D-001", "D-002", "PRF-001"]
     totals = sync(store, memory, P).totals
@@ -71,8 +81,14 @@ def test_export_into_the_corpus_block_file_takes_the_next_prf_id(
 
 def test_pattern_export_names_no_agent_and_keeps_its_true_source(store: Store, memory: LegionMemory) -> None:
     memory.memory_dir.mkdir(parents=True)
-    store.mint("Blueprint for src\nfiles: a.py", provenance=SYNCED, kind="pattern", topic="pattern:src",
-               repo_id=P, task_id="INT-1")
+    store.mint(
+        "Blueprint for src\nfiles: a.py",
+        provenance=SYNCED,
+        kind="pattern",
+        topic="pattern:src",
+        repo_id=P,
+        task_id="INT-1",
+    )
     sync(store, memory, P)
     text = (memory.memory_dir / "PATTERNS.md").read_text(encoding="utf-8")
     assert "| mneme task INT-1 |" in text and "| mneme |" not in text
@@ -82,8 +98,12 @@ def test_a_body_line_that_would_end_the_block_is_escaped(store: Store, memory: L
     """A saved text holding a heading or a table row stays one block: one memory, one record."""
     memory.memory_dir.mkdir(parents=True)
     (memory.memory_dir / "PREFERENCES.md").write_text(PREFERENCES.template, encoding="utf-8")
-    saved = store.save("Title line\n## PRF-009: not a record\n| 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 |\nmore",
-                       kind="preference", topic="t", repo_id=P)
+    saved = store.save(
+        "Title line\n## PRF-009: not a record\n| 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 |\nmore",
+        kind="preference",
+        topic="t",
+        repo_id=P,
+    )
     sync(store, memory, P)
     text = (memory.memory_dir / "PREFERENCES.md").read_text(encoding="utf-8")
     records = parse(text, "PREFERENCES.md").records

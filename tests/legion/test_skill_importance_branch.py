@@ -44,8 +44,11 @@ def test_first_time_for_a_listed_agent_or_type_that_is_new() -> None:
 def test_no_first_time_bonus_for_implementation_on_the_dokapon_file(corpus: Path, tmp_path: Path) -> None:
     """The corpus file's senior developer has earlier ``implementation, testing`` rows: no +1 on a new one."""
     document = load_document(corpus / DOKAPON)
-    earlier = [r for r in document.records if isinstance(r, OutcomeRecord) and SENIOR in r.agent
-               and "implementation" in r.task_type]
+    earlier = [
+        r
+        for r in document.records
+        if isinstance(r, OutcomeRecord) and SENIOR in r.agent and "implementation" in r.task_type
+    ]
     assert len(earlier) >= 9
     assert not first_time(document.records, SENIOR, "implementation")
 
@@ -58,9 +61,13 @@ def test_no_first_time_bonus_for_implementation_on_the_dokapon_file(corpus: Path
 
 
 def _git(root: Path, *arguments: str) -> None:
-    subprocess.run(["git", *arguments], cwd=root, check=True, capture_output=True,
-                   env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin",
-                        "HOME": str(root)})
+    subprocess.run(
+        ["git", *arguments],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin", "HOME": str(root)},
+    )
 
 
 # Spec §11 Backwards Compatibility: 'Existing records without a Branch field are treated as "main"
@@ -89,7 +96,9 @@ def test_rows_without_branch_read_as_the_repository_default(tmp_path: Path) -> N
     (folder / "OUTCOMES.md").write_text(
         "| Date | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n"
         "|---|---|---|---|---|---|---|---|---|\n"
-        "| 2026-10-01 | 1 | 01-01 | a | build | success | 2 | x | legacy row |\n", encoding="utf-8")
+        "| 2026-10-01 | 1 | 01-01 | a | build | success | 2 | x | legacy row |\n",
+        encoding="utf-8",
+    )
     memory = LegionMemory(folder, branch_provider=lambda root: "develop", claude_home=tmp_path / "home")
     assert memory.default_branch == "develop"
     recalled = memory.recall_outcomes(branch="current").records

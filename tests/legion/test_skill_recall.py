@@ -44,7 +44,8 @@ def folder(proj: Path) -> Path:
     memory_dir.mkdir(parents=True)
     (memory_dir / "OUTCOMES.md").write_text(
         OUTCOMES.template + outcome_row(1, "2026-10-10", summary="first") + outcome_row(2, "2026-10-11"),
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (memory_dir / "PATTERNS.md").write_text(PATTERNS.template + PATTERN_ROWS, encoding="utf-8")
     (memory_dir / "ERRORS.md").write_text(ERRORS.template + ERROR_ROWS, encoding="utf-8")
     (memory_dir / "PREFERENCES.md").write_text(PREFERENCES.template + PREFERENCE_ROWS, encoding="utf-8")
@@ -115,21 +116,37 @@ def test_preferences_filters_boost_and_note(capsys, folder: Path) -> None:
 # "This is advisory — never auto-select an approach based on preferences"
 def test_preference_notes_need_a_cluster_of_live_corrective_review_verdicts() -> None:
     def pref(n: int, signal: str, *, point: str = "review-verdict", superseded: str = "") -> PreferenceRecord:
-        return PreferenceRecord(id=f"D-{n:03d}", date=f"2026-10-{n:02d}", decision_point=point, signal=signal,
-                                user_choice=f"choice {n}", tags=["api"], superseded_by=superseded, line=n)
+        return PreferenceRecord(
+            id=f"D-{n:03d}",
+            date=f"2026-10-{n:02d}",
+            decision_point=point,
+            signal=signal,
+            user_choice=f"choice {n}",
+            tags=["api"],
+            superseded_by=superseded,
+            line=n,
+        )
 
     assert preference_notes([pref(1, "corrective")]) == []
     assert preference_notes([pref(1, "corrective"), pref(2, "positive")]) == []
     assert preference_notes([pref(1, "corrective"), pref(2, "corrective", point="manual-edit")]) == []
     assert preference_notes([pref(1, "corrective"), pref(2, "corrective", superseded="D-009")]) == []
     assert preference_notes([pref(1, "corrective"), pref(3, "corrective")]) == [
-        "Previous preference signals suggest 'choice 3' for api (2 corrective review-verdict signals)"]
+        "Previous preference signals suggest 'choice 3' for api (2 corrective review-verdict signals)"
+    ]
 
 
 def test_filters_that_do_not_belong_to_the_kind_are_usage_errors(capsys, folder: Path) -> None:
-    for argv in (("patterns", "--agent", "a"), ("errors", "--signal", "positive"), ("outcomes", "--signal", "all"),
-                 ("preferences", "--task-type", "x"), ("patterns", "some", "words"), ("nonsense",),
-                 ("preferences", "--signal", "maybe"), ("errors", "-n", "0")):
+    for argv in (
+        ("patterns", "--agent", "a"),
+        ("errors", "--signal", "positive"),
+        ("outcomes", "--signal", "all"),
+        ("preferences", "--task-type", "x"),
+        ("patterns", "some", "words"),
+        ("nonsense",),
+        ("preferences", "--signal", "maybe"),
+        ("errors", "-n", "0"),
+    ):
         code, out, err = run(capsys, "legion", "recall", *argv)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, argv
 

@@ -47,7 +47,10 @@ def test_legacy_ten_column_table_gains_branch_losslessly() -> None:
     assert [t.fields[:3] for t in tables_without_branch(document)] == [["id", "date", "phase"]]
     migrated = add_branch_column(document)
     lines = migrated.splitlines(keepends=True)
-    assert lines[4] == "| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\r\n"
+    assert (
+        lines[4]
+        == "| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\r\n"
+    )
     assert lines[5].startswith("|----|------|--------|-------|")
     assert lines[6] == "| O-001 | 2026-10-01 |  | 1 | 01-01 | a | build | success | 2 | x | piped \\| summary |\r\n"
     assert lines[10] == "| O-002 | 2026-10-02 |  | 1 | 01-02 | b | build | failed | 5 | y | second |\r\n"
@@ -92,7 +95,9 @@ def test_branch_position_and_cell_insertion() -> None:
 
 
 def test_unparseable_file_is_returned_as_is() -> None:
-    text = "| ID | Date | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n|--|\n<<<<<<< HEAD\n"
+    text = (
+        "| ID | Date | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n|--|\n<<<<<<< HEAD\n"
+    )
     document = parse(text, "OUTCOMES.md")
     assert not document.parseable and add_branch_column(document) == text
 

@@ -50,16 +50,21 @@ def write(memory: LegionMemory, name: str, text: str) -> Path:
 
 PATTERN_ROW = "| P-001 | 2026-10-01 | main | Wave tests | phase 5 | 3+ plans | O-001 | testing, waves |\n"
 ERROR_ROW = "| E-001 | 2026-10-02 | main | TypeError: x is undefined | guard x | agent-a | true | js |\n"
-PREF_ROW = ("| D-001 | 2026-10-03 | main | review-verdict | Phase 5 review | fix auth | accepted | positive "
-            "| agent-a | review, auth |\n")
+PREF_ROW = (
+    "| D-001 | 2026-10-03 | main | review-verdict | Phase 5 review | fix auth | accepted | positive "
+    "| agent-a | review, auth |\n"
+)
 
 
 @pytest.fixture
 def full(memory: LegionMemory) -> LegionMemory:
-    write_outcomes(memory, [
-        outcome_row(1, "2026-10-01", task_type="frontend, ui", tags="ui, web"),
-        outcome_row(2, "2026-10-02", task_type="quality-review", agent="qa", summary="review passed"),
-    ])
+    write_outcomes(
+        memory,
+        [
+            outcome_row(1, "2026-10-01", task_type="frontend, ui", tags="ui, web"),
+            outcome_row(2, "2026-10-02", task_type="quality-review", agent="qa", summary="review passed"),
+        ],
+    )
     write(memory, "PATTERNS.md", PATTERNS.template + PATTERN_ROW)
     write(memory, "ERRORS.md", ERRORS.template + ERROR_ROW)
     write(memory, "PREFERENCES.md", PREFERENCES.template + PREF_ROW)
@@ -97,10 +102,27 @@ def test_companion_row_holds_the_legion_columns(store: Store, full: LegionMemory
     row = mt.row_for_memory(store.db, memory.id)
     assert row is not None
     data = row.to_json()
-    assert (data["project"], data["source_file"], data["record_id"], data["occurrence"]) == (P, "OUTCOMES.md", "O-001", 0)
+    assert (data["project"], data["source_file"], data["record_id"], data["occurrence"]) == (
+        P,
+        "OUTCOMES.md",
+        "O-001",
+        0,
+    )
     assert data["archived"] is False and data["origin"] == "file" and len(data["content_hash"]) == 64
     columns = data["columns"]
-    for name in ("id", "date", "branch", "phase", "plan", "agent", "task_type", "outcome", "importance", "tags", "summary"):
+    for name in (
+        "id",
+        "date",
+        "branch",
+        "phase",
+        "plan",
+        "agent",
+        "task_type",
+        "outcome",
+        "importance",
+        "tags",
+        "summary",
+    ):
         assert name in columns
     assert columns["task_type"] == "frontend, ui" and columns["tags"] == ["ui", "web"] and columns["importance"] == 2
     assert mt.row_for_memory(store.db, 999_999) is None
@@ -138,9 +160,13 @@ def test_pruned_row_keeps_its_memory_and_becomes_archived(store: Store, memory: 
 
 
 def test_superseded_marker_points_at_the_successor(store: Store, memory: LegionMemory) -> None:
-    write(memory, "PREFERENCES.md", "# Preferences\n\n"
-          "## PRF-001 (SUPERSEDED by PRF-002): Old rule\n- **Date**: 2026-09-01\n- **Tags**: models\n\nUse opus.\n\n---\n\n"
-          "## PRF-002: New rule\n- **Date**: 2026-09-10\n- **Tags**: models\n\nUse sonnet.\n")
+    write(
+        memory,
+        "PREFERENCES.md",
+        "# Preferences\n\n"
+        "## PRF-001 (SUPERSEDED by PRF-002): Old rule\n- **Date**: 2026-09-01\n- **Tags**: models\n\nUse opus.\n\n---\n\n"
+        "## PRF-002: New rule\n- **Date**: 2026-09-10\n- **Tags**: models\n\nUse sonnet.\n",
+    )
     sync(store, memory, P)
     old, new = memory_of(store, "PRF-001"), memory_of(store, "PRF-002")
     assert (old.status, old.superseded_by) == ("superseded", new.id)
@@ -220,10 +246,10 @@ def test_a_review_task_type_keeps_the_outcome_memory(store: Store, memory: Legio
 
 
 def test_duplicate_ids_from_a_merge_both_survive(store: Store, memory: LegionMemory) -> None:
-    path = write_outcomes(memory, [
-        outcome_row(1, "2026-10-01", summary="from branch a"),
-        outcome_row(1, "2026-10-02", summary="from branch b"),
-    ])
+    path = write_outcomes(
+        memory,
+        [outcome_row(1, "2026-10-01", summary="from branch a"), outcome_row(1, "2026-10-02", summary="from branch b")],
+    )
     report = sync(store, memory, P)
     assert report.totals["added"] == 2
     found = mirrored(store)
@@ -231,8 +257,9 @@ def test_duplicate_ids_from_a_merge_both_survive(store: Store, memory: LegionMem
     assert a.content.startswith("from branch a") and b.content.startswith("from branch b")
     assert not sync(store, memory, P).changed
     # dropping the first one keeps the second one's memory (matched by content, not position)
-    path.write_text(path.read_text().replace(outcome_row(1, "2026-10-01", summary="from branch a"), ""),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text().replace(outcome_row(1, "2026-10-01", summary="from branch a"), ""), encoding="utf-8"
+    )
     report = sync(store, memory, P)
     assert report.file("OUTCOMES.md").removed == 1
     assert store.get(b.id).status == "active" and store.get(a.id).status == "superseded"
@@ -291,7 +318,8 @@ def test_store_preference_is_appended_and_not_reimported(store: Store, memory: L
     saved = store.save("Prefer small PRs | one concern each", kind="preference", topic="workflow", repo_id=P)
     report = sync(store, memory, P)
     assert [(e.memory_id, e.action, e.file, e.record_id) for e in report.exports] == [
-        (saved.id, "appended", "PREFERENCES.md", "PRF-001")]
+        (saved.id, "appended", "PREFERENCES.md", "PRF-001")
+    ]
     assert report.file("PREFERENCES.md").exported == 1 and report.file("PREFERENCES.md").added == 0
     text = (memory.memory_dir / "PREFERENCES.md").read_text()
     record = parse(text, "PREFERENCES.md").records[0]
@@ -311,10 +339,22 @@ def test_store_preference_is_appended_and_not_reimported(store: Store, memory: L
 
 def test_task_sync_pitfall_and_pattern_are_exported(store: Store, memory: LegionMemory) -> None:
     memory.memory_dir.mkdir(parents=True)
-    pitfall = store.mint("Refactored app.py [Store.save]\nsplit the function", provenance=SYNCED, kind="pitfall",
-                         topic="complexity @ src", repo_id=P, task_id="INT-1")
-    pattern = store.mint("Blueprint for src\nfiles: a.py, b.py", provenance=SYNCED, kind="pattern", topic="pattern:src",
-                         repo_id=P, task_id="INT-1")
+    pitfall = store.mint(
+        "Refactored app.py [Store.save]\nsplit the function",
+        provenance=SYNCED,
+        kind="pitfall",
+        topic="complexity @ src",
+        repo_id=P,
+        task_id="INT-1",
+    )
+    pattern = store.mint(
+        "Blueprint for src\nfiles: a.py, b.py",
+        provenance=SYNCED,
+        kind="pattern",
+        topic="pattern:src",
+        repo_id=P,
+        task_id="INT-1",
+    )
     report = sync(store, memory, P)
     assert sorted(e.action for e in report.exports) == ["appended", "appended"]
     error = parse((memory.memory_dir / "ERRORS.md").read_text()).records[0]
@@ -341,7 +381,9 @@ def test_only_project_active_exportable_memories_are_exported(store: Store, memo
 def test_known_error_signature_is_merged_not_appended(store: Store, memory: LegionMemory) -> None:
     write(memory, "ERRORS.md", ERRORS.template + ERROR_ROW)
     sync(store, memory, P)
-    pitfall = store.mint("guard x before use", provenance=SYNCED, kind="pitfall", topic="TypeError: X is undefined!", repo_id=P)
+    pitfall = store.mint(
+        "guard x before use", provenance=SYNCED, kind="pitfall", topic="TypeError: X is undefined!", repo_id=P
+    )
     report = sync(store, memory, P)
     assert [(e.action, e.record_id) for e in report.exports] == [("merged", "E-001")]
     assert len(parse((memory.memory_dir / "ERRORS.md").read_text()).records) == 1
@@ -359,8 +401,9 @@ def test_identical_unimported_record_is_linked_instead_of_duplicated(store: Stor
     assert len(parse((memory.memory_dir / "ERRORS.md").read_text()).records) == 1
 
 
-def test_interrupted_export_is_linked_not_appended_twice(store: Store, memory: LegionMemory,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_interrupted_export_is_linked_not_appended_twice(
+    store: Store, memory: LegionMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     memory.memory_dir.mkdir(parents=True)
     saved = store.save("Keep migrations reversible", kind="preference", repo_id=P)
 

@@ -47,8 +47,9 @@ def memory_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_batched_sync_stores_what_one_batch_stores(memory_dir: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_batched_sync_stores_what_one_batch_stores(
+    memory_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sync_module, "BATCH_ROWS", ROWS * 2)  # everything in one batch: the reference
     monkeypatch.setattr(vectors, "EMBED_BATCH", ROWS * 2)
     _sync_into(tmp_path / "one.db", memory_dir)
@@ -86,8 +87,9 @@ RESYNC_ROWS = 8_000
 SAVER_BUSY_MS = 1_500
 
 
-def test_saves_beside_a_resync_that_changes_every_row_all_succeed(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_saves_beside_a_resync_that_changes_every_row_all_succeed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A re-sync that updates 8,000 memories commits in slices: a saver waiting at most 1.5 s never fails."""
     import threading
 
@@ -99,8 +101,9 @@ def test_saves_beside_a_resync_that_changes_every_row_all_succeed(tmp_path: Path
     outcomes.write_text(synthetic_outcomes(RESYNC_ROWS), encoding="utf-8")
     store = Store(tmp_path / "m.db")
     sync(store, folder, repo=P)
-    outcomes.write_text(outcomes.read_text(encoding="utf-8").replace(" complete |", " completed, then changed |"),
-                        encoding="utf-8")
+    outcomes.write_text(
+        outcomes.read_text(encoding="utf-8").replace(" complete |", " completed, then changed |"), encoding="utf-8"
+    )
     monkeypatch.setattr(sqlite_dialect, "BUSY_TIMEOUT_MS", SAVER_BUSY_MS)  # the saver's store waits 1.5 s, not 10 s
     done, failures, saved = threading.Event(), [], []
 
@@ -109,8 +112,15 @@ def test_saves_beside_a_resync_that_changes_every_row_all_succeed(tmp_path: Path
         try:
             while (not done.is_set() or len(saved) < 3) and len(failures) < 5:
                 try:
-                    saved.append(saver.mint(f"saved beside the re-sync {len(saved)}", kind="reflection",
-                                            topic="t", repo_id=P, provenance=SAVED).id)
+                    saved.append(
+                        saver.mint(
+                            f"saved beside the re-sync {len(saved)}",
+                            kind="reflection",
+                            topic="t",
+                            repo_id=P,
+                            provenance=SAVED,
+                        ).id
+                    )
                 except Exception as exc:
                     failures.append(str(exc))
                 done.wait(0.01)

@@ -21,9 +21,26 @@ from mneme_tui.cli import main as cli_main
 REPO = "acme"
 CLIENT = Implementation(name="mneme-tests", version="1")
 TOOLS = {
-    "recall", "save", "list", "show", "dismiss", "restore", "supersede", "handshake", "task_sync", "legion_briefing", "legion_recall",
-    "legion_record_outcome", "legion_record_pattern", "legion_record_error", "legion_record_preference", "purge",
-    "review", "review_decide", "pin", "unpin",
+    "recall",
+    "save",
+    "list",
+    "show",
+    "dismiss",
+    "restore",
+    "supersede",
+    "handshake",
+    "task_sync",
+    "legion_briefing",
+    "legion_recall",
+    "legion_record_outcome",
+    "legion_record_pattern",
+    "legion_record_error",
+    "legion_record_preference",
+    "purge",
+    "review",
+    "review_decide",
+    "pin",
+    "unpin",
 }
 
 
@@ -50,12 +67,14 @@ async def server(work: Path) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "mneme_tui", "mcp", "--db", str(db(work)), "--legion-dir", str(legion_dir(work))],
-        env=dict(os.environ), cwd=work,
+        env=dict(os.environ),
+        cwd=work,
     )
     with (work / "server.err").open("a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-            read, write, client_info=CLIENT
-        ) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, client_info=CLIENT) as session,
+        ):
             await session.initialize()
             yield session
 

@@ -24,18 +24,29 @@ from mcp.types import Implementation
 
 from mneme_tui.mcp.transport import MAX_MESSAGE_BYTES
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}},
+}
 
 
 def _call(request_id: int, tool: str, arguments: str) -> bytes:
-    return (f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":"{tool}",'
-            f'"arguments":{arguments}}}}}').encode()
+    return (
+        f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":"{tool}",'
+        f'"arguments":{arguments}}}}}'
+    ).encode()
 
 
 def _start(tmp_path: Path, stdin: Any = subprocess.PIPE) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "mneme_tui", "mcp", "--db", str(tmp_path / "mneme.db")],
-                            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    return subprocess.Popen(
+        [sys.executable, "-m", "mneme_tui", "mcp", "--db", str(tmp_path / "mneme.db")],
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
 
 
 def _send(process: subprocess.Popen[bytes], line: bytes) -> None:
@@ -54,12 +65,17 @@ def _answer(process: subprocess.Popen[bytes]) -> dict[str, Any]:
 @asynccontextmanager
 async def _session(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
     """The SDK's client on a live ``mneme mcp OPTIONS`` in ``tmp_path`` (its stderr in ``server.err``)."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mneme_tui", "mcp", *options],
-                                   env={**os.environ, **(env or {})}, cwd=tmp_path)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mneme_tui", "mcp", *options],
+        env={**os.environ, **(env or {})},
+        cwd=tmp_path,
+    )
     with (tmp_path / "server.err").open("w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-            read, write, client_info=Implementation(name="test", version="1")
-        ) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, client_info=Implementation(name="test", version="1")) as session,
+        ):
             await session.initialize()
             yield session
 
@@ -167,6 +183,7 @@ async def test_acknowledged_saves_exist_after_the_database_is_deleted_or_replace
 
     path = tmp_path / "X.db"
     async with _session(tmp_path, "--db", str(path)) as session:
+
         async def save(content: str) -> int:
             result = await session.call_tool("save", {"content": content})
             assert not result.is_error, result.content
@@ -201,8 +218,11 @@ async def test_the_server_reconnects_after_postgresql_restarts(tmp_path: Path, p
         assert not (await session.call_tool("save", {"content": "before the restart"})).is_error
         pg_server.restart()
         time.sleep(IDLE_PROBE_S)  # the server's connection is now idle long enough to be checked first
-        for tool, arguments in (("list", {}), ("recall", {"query": "restart", "all_repos": True}),
-                                ("save", {"content": "after the restart"})):
+        for tool, arguments in (
+            ("list", {}),
+            ("recall", {"query": "restart", "all_repos": True}),
+            ("save", {"content": "after the restart"}),
+        ):
             result = await session.call_tool(tool, arguments)
             assert not result.is_error, (tool, result.content)
     assert [m.content for m in Store(pg_database.url).list(order="id")] == ["before the restart", "after the restart"]

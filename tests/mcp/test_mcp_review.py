@@ -23,8 +23,9 @@ def test_the_tools_enums_and_annotations_are_curations() -> None:
     assert all(operation.effect.idempotent and not operation.effect.read_only for operation in (PIN, UNPIN))
 
 
-async def test_review_accept_undo_reject_and_pins_answer_like_the_cli(workspace: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+async def test_review_accept_undo_reject_and_pins_answer_like_the_cli(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     async with server(workspace) as session:
         first = await call(session, "save", content=TEXT)
         again = await call(session, "save", content=TEXT.upper())

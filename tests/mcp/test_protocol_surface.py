@@ -14,8 +14,16 @@ from mcp_session import cli_error, cli_json, error, server
 from mneme_tui.memory.kinds import ADVISORY_KINDS, ALL_KINDS, STATUSES
 
 READ_ONLY = {"recall", "list", "show", "handshake", "legion_briefing", "legion_recall", "review"}
-DESTRUCTIVE = {"dismiss", "restore", "supersede", "legion_record_outcome", "purge",  # an outcome may set off auto-prune
-               "review_decide", "pin", "unpin"}
+DESTRUCTIVE = {
+    "dismiss",
+    "restore",
+    "supersede",
+    "legion_record_outcome",
+    "purge",  # an outcome may set off auto-prune
+    "review_decide",
+    "pin",
+    "unpin",
+}
 
 
 async def test_every_tool_has_a_title_annotations_and_plain_descriptions(workspace: Path) -> None:
@@ -64,14 +72,20 @@ SCHEMA_FAILURES: list[tuple[str, dict, str]] = [
     ("recall", {"query": "x", "limit": "five"}, "ERR_VALIDATION_FAILED: limit must be a whole number, not text (five)"),
     ("recall", {"query": "x", "limit": True}, "ERR_VALIDATION_FAILED: limit must be a whole number, not a boolean"),
     ("recall", {"query": 5}, "ERR_VALIDATION_FAILED: query must be text, not a number (5)"),
-    ("recall", {"query": "x", "bogus": 1},
-     "ERR_VALIDATION_FAILED: unknown argument 'bogus' (recall takes: query, all_repos, repo, limit, kind, profile, "
-     "budget, task_id, detail)"),
+    (
+        "recall",
+        {"query": "x", "bogus": 1},
+        "ERR_VALIDATION_FAILED: unknown argument 'bogus' (recall takes: query, all_repos, repo, limit, kind, profile, "
+        "budget, task_id, detail)",
+    ),
     ("recall", {"query": "x", "budget": 0}, "ERR_VALIDATION_FAILED: budget must be at least 1: '0'"),
     ("legion_briefing", {"budget": -5}, "ERR_VALIDATION_FAILED: budget must be at least 1: '-5'"),
     ("dismiss", {"ids": []}, "ERR_VALIDATION_FAILED: ids needs at least one memory id"),
-    ("legion_recall", {"kind": "patterns", "signal": "loud"},
-     "ERR_VALIDATION_FAILED: signal must be one of all, positive, negative, corrective: 'loud'"),
+    (
+        "legion_recall",
+        {"kind": "patterns", "signal": "loud"},
+        "ERR_VALIDATION_FAILED: signal must be one of all, positive, negative, corrective: 'loud'",
+    ),
     ("no_such_tool", {}, "ERR_NOT_FOUND: no tool named 'no_such_tool'"),
 ]
 
@@ -88,15 +102,19 @@ async def test_schema_failures_are_one_cli_style_line(workspace: Path) -> None:
 
 async def test_a_bad_memory_id_says_what_the_cli_says(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     async with server(workspace) as session:
-        for tool, arguments, argv in (("show", {"memory_id": -1}, ["show", "-1"]),
-                                      ("show", {"memory_id": 0}, ["show", "0"]),
-                                      ("dismiss", {"ids": [3, -2]}, ["dismiss", "3", "-2"]),
-                                      ("supersede", {"memory_id": -1, "content": "x"}, ["supersede", "-1", "x"])):
+        for tool, arguments, argv in (
+            ("show", {"memory_id": -1}, ["show", "-1"]),
+            ("show", {"memory_id": 0}, ["show", "0"]),
+            ("dismiss", {"ids": [3, -2]}, ["dismiss", "3", "-2"]),
+            ("supersede", {"memory_id": -1, "content": "x"}, ["supersede", "-1", "x"]),
+        ):
             expected = cli_error(capsys, workspace, *argv)
             assert await error(session, tool, **arguments) == f"Error executing tool {tool}: {expected}"
 
 
-async def test_the_handshake_prompt_and_the_memory_resource(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_the_handshake_prompt_and_the_memory_resource(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     memory = cli_json(capsys, workspace, "save", "run the migrations before the app starts")
     async with server(workspace) as session:
         prompts = (await session.list_prompts()).prompts

@@ -24,12 +24,18 @@ from mneme_tui.memory.store import Store
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    ("postgresql://alice:s3cret@db.example:5432/team", "postgresql://alice@db.example:5432/team"),
-    ("postgresql://alice@db.example/team", "postgresql://alice@db.example/team"),
-    ("postgres://:pw@/team?host=/run/pg&password=pw2&sslmode=require", "postgres://@/team?host=/run/pg&sslmode=require"),
-    ("postgresql:///team", "postgresql:///team"),
-])
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://alice:s3cret@db.example:5432/team", "postgresql://alice@db.example:5432/team"),
+        ("postgresql://alice@db.example/team", "postgresql://alice@db.example/team"),
+        (
+            "postgres://:pw@/team?host=/run/pg&password=pw2&sslmode=require",
+            "postgres://@/team?host=/run/pg&sslmode=require",
+        ),
+        ("postgresql:///team", "postgresql:///team"),
+    ],
+)
 def test_redacted_url_drops_every_password(url: str, shown: str):
     assert config.redacted_url(url) == shown
 
@@ -118,13 +124,19 @@ def test_many_processes_lose_nothing(pg_database, tmp_path: Path):
     workers, saves = 8, 200
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     processes = [
-        subprocess.Popen([sys.executable, "-c", WORKER, pg_database.url, str(n), str(saves)], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, pg_database.url, str(n), str(saves)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for n in range(workers)
     ]
     store = Store(pg_database.url)
-    legion = LegionMemory.for_project(tmp_path / "project", branch_provider=lambda root: "main",
-                                      claude_home=tmp_path / "home")
+    legion = LegionMemory.for_project(
+        tmp_path / "project", branch_provider=lambda root: "main", claude_home=tmp_path / "home"
+    )
     legion.memory_dir.mkdir(parents=True)
     (legion.memory_dir / "OUTCOMES.md").write_text(synthetic_outcomes(50), encoding="utf-8")
     report = sync(store, legion, "proj")
@@ -135,7 +147,8 @@ def test_many_processes_lose_nothing(pg_database, tmp_path: Path):
     team = store.list(repo_id="team", status="all", limit=None)
     assert len(team) == workers * saves
     assert sorted(m.content for m in team) == sorted(
-        f"worker {w} memory {n}" for w in range(workers) for n in range(saves))
+        f"worker {w} memory {n}" for w in range(workers) for n in range(saves)
+    )
     assert store.count(repo_id="team", status="tombstoned") == workers * (saves // 10)
     assert len({m.id for m in team}) == len(team)
     assert max(m.access_count for m in team) == 1  # one task: at most one reinforcement per memory
@@ -154,8 +167,12 @@ def test_same_task_recalling_at_once_counts_once(pg_database):
         print(store.reinforce("TASK-1", [int(sys.argv[2])]))
     """)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    processes = [subprocess.Popen([sys.executable, "-c", script, pg_database.url, str(memory.id)], env=env,
-                                  stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, pg_database.url, str(memory.id)], env=env, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
     outputs = [json.loads(p.communicate(timeout=120)[0]) for p in processes]
     assert sorted(len(o) for o in outputs) == [0, 0, 0, 1]
     assert store.get(memory.id).access_count == 1
@@ -179,5 +196,6 @@ def test_index_loads_by_binary_copy_with_null_embeddings_as_zeros(pg_database, t
     expected = np.frombuffer(bytes(plain[0][5]), dtype="<f4")
     assert np.array_equal(vectors[0], expected)
     fresh = Store(pg_database.url)
-    assert [r.memory.id for r in fresh.recall("memory number", repo="team", limit=5)] \
-        == [r.memory.id for r in store.recall("memory number", repo="team", limit=5)]
+    assert [r.memory.id for r in fresh.recall("memory number", repo="team", limit=5)] == [
+        r.memory.id for r in store.recall("memory number", repo="team", limit=5)
+    ]

@@ -41,11 +41,24 @@ def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_data
     before = _objects(pg_database)
     figures = postgresql_bench.run_size(pg_database.url, 200, str(tmp_path))
     assert set(figures) == {  # docs/json.md's table lists these
-        "size", "memories", "db_copy_s", "index_load_ms", "recall", "save_per_s", "concurrent_save_per_s", "writers",
-        "write_to_visible_ms", "peak_rss_mb", "cold_recall_ms", "cold_recall_peak_rss_mb",
+        "size",
+        "memories",
+        "db_copy_s",
+        "index_load_ms",
+        "recall",
+        "save_per_s",
+        "concurrent_save_per_s",
+        "writers",
+        "write_to_visible_ms",
+        "peak_rss_mb",
+        "cold_recall_ms",
+        "cold_recall_peak_rss_mb",
     }
-    assert set(figures["cold_recall_ms"]) == set(figures["cold_recall_peak_rss_mb"]) == {"with_snapshot",
-                                                                                      "without_snapshot"}
+    assert (
+        set(figures["cold_recall_ms"])
+        == set(figures["cold_recall_peak_rss_mb"])
+        == {"with_snapshot", "without_snapshot"}
+    )
     assert figures["size"] == figures["memories"] == 200
     assert set(figures["recall"]) == set(PROFILES)
     for profile in figures["recall"].values():
@@ -81,10 +94,16 @@ def test_bench_names_an_unreachable_server_in_one_line_without_the_password(caps
     assert err.startswith("mneme: ERR_DATABASE:") and len(err.splitlines()) == 1 and "s3cret" not in err
 
 
-@pytest.mark.parametrize("url, options", [
-    ("postgresql://u@/db?host=/tmp/s&port=5432", "-c lock_timeout=10s -c TimeZone=UTC -c search_path=mneme_bench_x"),
-    ("postgresql://u@h/db?options=-c%20work_mem%3D8MB", "-c work_mem=8MB -c search_path=mneme_bench_x"),
-])
+@pytest.mark.parametrize(
+    "url, options",
+    [
+        (
+            "postgresql://u@/db?host=/tmp/s&port=5432",
+            "-c lock_timeout=10s -c TimeZone=UTC -c search_path=mneme_bench_x",
+        ),
+        ("postgresql://u@h/db?options=-c%20work_mem%3D8MB", "-c work_mem=8MB -c search_path=mneme_bench_x"),
+    ],
+)
 def test_the_scratch_url_keeps_the_url_and_puts_the_schema_first(url, options):
     scratch = with_search_path(url, SCHEMA_PREFIX + "x")
     assert psycopg2.extensions.parse_dsn(scratch) == {**psycopg2.extensions.parse_dsn(url), "options": options}

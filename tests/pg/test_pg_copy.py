@@ -38,16 +38,19 @@ def test_a_header_extension_is_skipped() -> None:
     assert ids.tolist() == [9] and matrix.tobytes() == blob
 
 
-@pytest.mark.parametrize("data, problem", [
-    (b"PGCOPY", "too short"),
-    (b"NOTCOPY\n\xff\r\n" + bytes(9) + TRAILER, "bad signature"),
-    (header(flags=1 << 16) + TRAILER, "OIDs"),
-    (header() + row(1, bytes(256)), "trailer"),
-    (header() + row(1, bytes(256))[:-10] + TRAILER, "truncated"),
-    (header() + row(1, bytes(256))[:12] + TRAILER, "truncated"),
-    (header() + struct.pack(">hi", 1, 8) + bytes(8) + TRAILER, "not (id bigint, embedding bytea)"),
-    (header() + struct.pack(">hiiii", 2, 4, 7, 0, 0) + TRAILER, "not (id bigint, embedding bytea)"),
-])
+@pytest.mark.parametrize(
+    "data, problem",
+    [
+        (b"PGCOPY", "too short"),
+        (b"NOTCOPY\n\xff\r\n" + bytes(9) + TRAILER, "bad signature"),
+        (header(flags=1 << 16) + TRAILER, "OIDs"),
+        (header() + row(1, bytes(256)), "trailer"),
+        (header() + row(1, bytes(256))[:-10] + TRAILER, "truncated"),
+        (header() + row(1, bytes(256))[:12] + TRAILER, "truncated"),
+        (header() + struct.pack(">hi", 1, 8) + bytes(8) + TRAILER, "not (id bigint, embedding bytea)"),
+        (header() + struct.pack(">hiiii", 2, 4, 7, 0, 0) + TRAILER, "not (id bigint, embedding bytea)"),
+    ],
+)
 def test_data_that_is_not_id_embedding_rows_is_one_database_error(data: bytes, problem: str) -> None:
     with pytest.raises(MnemeError) as error:
         decode_id_embeddings(data)

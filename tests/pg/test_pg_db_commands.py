@@ -29,8 +29,15 @@ def _fill(store: Store) -> None:
 
 
 def _snapshot(store: Store) -> list[tuple]:
-    return [(m.id, m.to_json(), [(e.from_status, e.to_status, e.reason) for e in store.history(m.id)],
-             store.task_ids_for(m.id)) for m in store.list(status="all", limit=None, order="id")]
+    return [
+        (
+            m.id,
+            m.to_json(),
+            [(e.from_status, e.to_status, e.reason) for e in store.history(m.id)],
+            store.task_ids_for(m.id),
+        )
+        for m in store.list(status="all", limit=None, order="id")
+    ]
 
 
 def test_copy_sqlite_to_postgresql_and_back_keeps_everything(pg_database, tmp_path: Path, capsys):

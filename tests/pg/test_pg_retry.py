@@ -50,8 +50,10 @@ def _wait_for_lock_wait(database: PgDatabase) -> None:
     with _connection(database, autocommit=True) as watcher, watcher.cursor() as cursor:
         deadline = time.monotonic() + WAIT_S
         while time.monotonic() < deadline:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
-                           (database.name,))
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
+                (database.name,),
+            )
             if cursor.fetchone()[0]:
                 return
             time.sleep(0.02)
@@ -79,7 +81,7 @@ def test_a_serialization_failure_reruns_the_whole_transaction(pg_server: PgServe
     memory = store.save("dismissed while another client edits it")
     store.close()
     with _connection(pg_database, autocommit=True) as admin, admin.cursor() as cursor:  # a DBA's choice of isolation
-        cursor.execute(f'ALTER DATABASE "{pg_database.name}" SET default_transaction_isolation = \'repeatable read\'')
+        cursor.execute(f"ALTER DATABASE \"{pg_database.name}\" SET default_transaction_isolation = 'repeatable read'")
     writer = Store(pg_database.url)
     assert writer.db.execute_sql("SHOW transaction_isolation").fetchone()[0] == "repeatable read"
     log_at = _log_size(pg_server)
@@ -127,8 +129,9 @@ def test_a_transaction_that_keeps_conflicting_is_busy_after_the_last_attempt(pg_
     def always_conflicting() -> None:
         attempts.append(1)
         with store.write_transaction():
-            store.db.execute_sql("DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = 'serialization_failure'; "
-                                 "END $$")
+            store.db.execute_sql(
+                "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = 'serialization_failure'; END $$"
+            )
 
     with pytest.raises(MnemeError) as raised:
         postgres_dialect.retry_transaction(always_conflicting)
@@ -148,8 +151,9 @@ def test_a_transaction_that_keeps_conflicting_is_busy_after_the_last_attempt(pg_
     store.close()
 
 
-def test_a_write_whose_connection_the_server_closed_runs_again_on_a_new_one(pg_server: PgServer,
-                                                                           pg_database: PgDatabase):
+def test_a_write_whose_connection_the_server_closed_runs_again_on_a_new_one(
+    pg_server: PgServer, pg_database: PgDatabase
+):
     """The server closes the connection (as a restart does) just before a write, inside the idle window in
     which the store does not probe it: the write fails before its COMMIT, so it provably did not commit, and
     runs again on a new connection; the memory is there once."""
@@ -158,6 +162,8 @@ def test_a_write_whose_connection_the_server_closed_runs_again_on_a_new_one(pg_s
     pg_server.terminate_connections(pg_database.name)
     saved = store.save("after the server closed the connection")
     assert [m.content for m in Store(pg_database.url).list(order="id")] == [
-        "before", "after the server closed the connection"]
+        "before",
+        "after the server closed the connection",
+    ]
     assert saved.id == 2
     store.close()

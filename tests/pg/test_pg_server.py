@@ -73,8 +73,13 @@ def test_peewee_round_trips_256_byte_blobs_in_bytea_exactly(pg_database: PgDatab
             database = db
 
     rng = np.random.default_rng(7)
-    blobs = [bytes(range(256)), bytes(256), b"\xff" * 256, *embed_blobs(["peewee keeps one connection per thread"]),
-             *(rng.integers(0, 256, 256, dtype=np.uint8).tobytes() for _ in range(50))]
+    blobs = [
+        bytes(range(256)),
+        bytes(256),
+        b"\xff" * 256,
+        *embed_blobs(["peewee keeps one connection per thread"]),
+        *(rng.integers(0, 256, 256, dtype=np.uint8).tobytes() for _ in range(50)),
+    ]
     with db:
         db.create_tables([Blob])
         assert db.execute_sql(

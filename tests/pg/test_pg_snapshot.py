@@ -15,8 +15,12 @@ from mneme_tui.memory.store import Store
 
 def _fill(url: str, word: str) -> Store:
     store = Store(url)
-    store.mint_many([dict(content=f"{word} row {i} cache{i % 13}", kind="reflection", provenance=SYNCED,
-                          repo_id="team") for i in range(index_snapshot.MIN_ROWS + 20)])
+    store.mint_many(
+        [
+            dict(content=f"{word} row {i} cache{i % 13}", kind="reflection", provenance=SYNCED, repo_id="team")
+            for i in range(index_snapshot.MIN_ROWS + 20)
+        ]
+    )
     store.recall(f"{word} row 3", repo="team")  # writes the snapshot
     return store
 
@@ -50,7 +54,17 @@ def test_another_clients_write_is_seen_by_the_next_recall(pg_server, tmp_path, m
     added = other.save("walnut orchard unique harvest", repo_id="team")
     other.dismiss([5])
     assert _ids(store, "walnut orchard unique harvest")[0] == added.id  # warm
-    command = [sys.executable, "-m", "mneme_tui", "recall", "walnut orchard unique harvest", "-A", "--db", url, "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "mneme_tui",
+        "recall",
+        "walnut orchard unique harvest",
+        "-A",
+        "--db",
+        url,
+        "--json",
+    ]
     cold = subprocess.run(command, capture_output=True, text=True, check=True)  # cold, from the snapshot
     assert f'"id": {added.id},' in cold.stdout and cold.stderr == ""
     assert 5 not in _ids(Store(url), "walnut row 4 cache4")

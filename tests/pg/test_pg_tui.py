@@ -19,10 +19,14 @@ SIZE = (160, 40)
 async def test_tui_on_postgresql_hides_the_password_and_sees_other_clients(pg_database, tmp_path: Path):
     url = f"postgresql://{pg_database.user}:hunter2@/{pg_database.name}?host={pg_database.host}&port={pg_database.port}"
     store = Store(url)
-    store.mint_many([dict(content=f"memory {i}", provenance=SYNCED, kind="reflection", repo_id="atlas-api")
-                     for i in range(5)])
-    app = MnemeApp(AppContext(store=store, repo="atlas-api", legion_dir=None, claude_home=tmp_path / "home"),
-                   poll_interval=0.2, cursor_blink=False)
+    store.mint_many(
+        [dict(content=f"memory {i}", provenance=SYNCED, kind="reflection", repo_id="atlas-api") for i in range(5)]
+    )
+    app = MnemeApp(
+        AppContext(store=store, repo="atlas-api", legion_dir=None, claude_home=tmp_path / "home"),
+        poll_interval=0.2,
+        cursor_blink=False,
+    )
     try:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("escape", "2")

@@ -65,8 +65,11 @@ def run_process(argv: Sequence[str | bytes], stdin: bytes = b"", env: dict[str, 
     """``mneme ARGV`` as a real process (for argv bytes that are not UTF-8)."""
     command: list[str | bytes] = [sys.executable, "-m", "mneme_tui", *argv]
     done = subprocess.run(command, input=stdin, capture_output=True, timeout=120, env=env)
-    return Run(done.returncode, done.stdout.decode("utf-8", "backslashreplace"),
-               done.stderr.decode("utf-8", "backslashreplace"))
+    return Run(
+        done.returncode,
+        done.stdout.decode("utf-8", "backslashreplace"),
+        done.stderr.decode("utf-8", "backslashreplace"),
+    )
 
 
 def database_state() -> str:

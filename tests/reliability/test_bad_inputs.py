@@ -34,13 +34,21 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def report_document(**extra) -> dict:
     gates = [{"name": "Statement Coverage", "passed": True, "message": "93%"}]
-    return {"task_id": "INT-1", "repo": "acme", "modified_files": ["src/app.py"],
-            "walkthrough": "Split the function.", "runs": [{"gates": gates}], **extra}
+    return {
+        "task_id": "INT-1",
+        "repo": "acme",
+        "modified_files": ["src/app.py"],
+        "walkthrough": "Split the function.",
+        "runs": [{"gates": gates}],
+        **extra,
+    }
 
 
 def dataset_text(memory_extra: str = "", top_extra: str = "") -> str:
-    memory = '{"key": "m1", "repo": "r", "kind": "fact", "topic": "t", "content": "c", "age_days": 1, ' \
-             f'"access_count": 0{memory_extra}}}'
+    memory = (
+        '{"key": "m1", "repo": "r", "kind": "fact", "topic": "t", "content": "c", "age_days": 1, '
+        f'"access_count": 0{memory_extra}}}'
+    )
     question = '{"id": "q1", "query": "c", "repo": "r", "cross_repo": false, "answers": ["m1"], "category": "lexical"}'
     return f'{{"now": "2026-11-29T12:00:00", "memories": [{memory}], "questions": [{question}]{top_extra}}}'
 
@@ -86,12 +94,15 @@ def test_invalid_utf8_argument_bytes_in_a_real_process(tmp_path):
 
 
 # ----------------------------------------------------------------------- standard input
-@pytest.mark.parametrize(("argv", "stdin", "needle"), [
-    (["save", "-"], b"a\xff", "standard input is not UTF-8 text"),
-    (["task", "sync", "-"], b'{"task_id": "\xff"}', "standard input is not UTF-8 text"),
-    (["save", "-"], b"x" * (MAX_CONTENT_CHARS * 4 + 1), "content size limit of 100,000 characters"),
-    (["task", "sync", "-"], b" " * (MAX_REPORT_BYTES + 1), "report size limit of 10,000,000 bytes"),
-])
+@pytest.mark.parametrize(
+    ("argv", "stdin", "needle"),
+    [
+        (["save", "-"], b"a\xff", "standard input is not UTF-8 text"),
+        (["task", "sync", "-"], b'{"task_id": "\xff"}', "standard input is not UTF-8 text"),
+        (["save", "-"], b"x" * (MAX_CONTENT_CHARS * 4 + 1), "content size limit of 100,000 characters"),
+        (["task", "sync", "-"], b" " * (MAX_REPORT_BYTES + 1), "report size limit of 10,000,000 bytes"),
+    ],
+)
 def test_bad_standard_input(argv, stdin, needle):
     before = database_state()
     run(argv, stdin=stdin).assert_one_error_line(1, "ERR_VALIDATION_FAILED", needle)
@@ -106,13 +117,16 @@ def test_endless_standard_input_is_cut_at_the_limit():
 
 
 # --------------------------------------------------------------------------- task reports
-@pytest.mark.parametrize(("content", "needle"), [
-    (json.dumps(report_document(walkthrough="\udcff")), "lone surrogate \\udcff"),
-    (json.dumps(report_document(**{"x-note": "\ud800"})), "lone surrogate \\ud800"),
-    (json.dumps(report_document())[:-1] + f', "x-count": {HUGE}}}', "5000 digits exceeds the limit of 20"),
-    (json.dumps(report_document(repo="9" * 30))[:-1] + f', "x-n": -{HUGE}}}', "5000 digits"),
-    (b'{"task_id": "\xff"}', "is not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (json.dumps(report_document(walkthrough="\udcff")), "lone surrogate \\udcff"),
+        (json.dumps(report_document(**{"x-note": "\ud800"})), "lone surrogate \\ud800"),
+        (json.dumps(report_document())[:-1] + f', "x-count": {HUGE}}}', "5000 digits exceeds the limit of 20"),
+        (json.dumps(report_document(repo="9" * 30))[:-1] + f', "x-n": -{HUGE}}}', "5000 digits"),
+        (b'{"task_id": "\xff"}', "is not UTF-8 text"),
+    ],
+)
 def test_bad_task_report(tmp_path, content, needle):
     before = database_state()
     path = write(tmp_path / "report.json", content)
@@ -146,16 +160,19 @@ def test_cited_source_past_the_size_limit_is_skipped_with_a_note(tmp_path):
 
 
 # --------------------------------------------------------------------------- eval datasets
-@pytest.mark.parametrize(("text", "needle"), [
-    (dataset_text(', "status": "\\udcff"'), "lone surrogate \\udcff"),
-    (dataset_text(top_extra=', "description": "\\ud83d"'), "lone surrogate \\ud83d"),
-    (dataset_text().replace('"age_days": 1', '"age_days": 1e308'), "age_days"),
-    (dataset_text().replace('"access_count": 0', '"access_count": 1e23'), "access_count"),
-    (dataset_text().replace('"access_count": 0', '"access_count": 100000000000000000000000'), "24 digits"),
-    (dataset_text().replace('"access_count": 0', '"access_count": 99999999999'), "access_count"),
-    (dataset_text(top_extra=f', "x": {HUGE}'), "5000 digits"),
-    (dataset_text().replace("2026-11-29T12:00:00", "0001-01-01T00:00:00"), "'now'"),
-])
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        (dataset_text(', "status": "\\udcff"'), "lone surrogate \\udcff"),
+        (dataset_text(top_extra=', "description": "\\ud83d"'), "lone surrogate \\ud83d"),
+        (dataset_text().replace('"age_days": 1', '"age_days": 1e308'), "age_days"),
+        (dataset_text().replace('"access_count": 0', '"access_count": 1e23'), "access_count"),
+        (dataset_text().replace('"access_count": 0', '"access_count": 100000000000000000000000'), "24 digits"),
+        (dataset_text().replace('"access_count": 0', '"access_count": 99999999999'), "access_count"),
+        (dataset_text(top_extra=f', "x": {HUGE}'), "5000 digits"),
+        (dataset_text().replace("2026-11-29T12:00:00", "0001-01-01T00:00:00"), "'now'"),
+    ],
+)
 def test_bad_eval_dataset(tmp_path, text, needle):
     path = write(tmp_path / "dataset.json", text)
     run(["eval", path]).assert_one_error_line(1, "ERR_VALIDATION_FAILED", needle)
@@ -173,18 +190,22 @@ def test_huge_id_is_refused(argv):
     assert len(err) < 200 and database_state() == before
 
 
-@pytest.mark.parametrize("argv", [["list", "-n", HUGE], ["recall", "x", "-n", HUGE],
-                                  ["legion", "record", "outcome", "--importance", HUGE]])
+@pytest.mark.parametrize(
+    "argv", [["list", "-n", HUGE], ["recall", "x", "-n", HUGE], ["legion", "record", "outcome", "--importance", HUGE]]
+)
 def test_huge_number_option_is_a_usage_error(argv):
     run(argv).assert_one_error_line(2, "error")
 
 
 # ------------------------------------------------------------------- environment and config
-@pytest.mark.parametrize(("value", "needle"), [
-    ("0001-01-01T00:00:00+14:00", "outside the years 1-9999"),
-    ("9999-12-31T23:59:59-14:00", "outside the years 1-9999"),
-    ("0001-01-01T00:00:00", "outside 1900-9998"),
-])
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("0001-01-01T00:00:00+14:00", "outside the years 1-9999"),
+        ("9999-12-31T23:59:59-14:00", "outside the years 1-9999"),
+        ("0001-01-01T00:00:00", "outside 1900-9998"),
+    ],
+)
 @pytest.mark.parametrize("argv", [["save", "x"], ["recall", "x"], ["list", "-A"], ["handshake", "-p", "acme"]])
 def test_clock_out_of_range(monkeypatch, value, needle, argv):
     before = database_state()
@@ -194,12 +215,15 @@ def test_clock_out_of_range(monkeypatch, value, needle, argv):
     assert database_state() == before
 
 
-@pytest.mark.parametrize(("content", "needle"), [
-    (b'profile = "\xff"\n', "is not UTF-8 text"),
-    (f"n = {HUGE}\n".encode(), "is not valid TOML"),
-    (b"a = " + b"[" * 5000 + b"]" * 5000, "is not valid TOML"),
-    (b"x" * 1_000_001, "config file size limit"),
-])
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b'profile = "\xff"\n', "is not UTF-8 text"),
+        (f"n = {HUGE}\n".encode(), "is not valid TOML"),
+        (b"a = " + b"[" * 5000 + b"]" * 5000, "is not valid TOML"),
+        (b"x" * 1_000_001, "config file size limit"),
+    ],
+)
 def test_bad_config_file(isolated_environment, content, needle):
     (isolated_environment / "config.toml").write_bytes(content)
     run(["recall", "x"]).assert_one_error_line(1, "ERR_CONFIG", needle)

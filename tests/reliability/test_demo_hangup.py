@@ -19,8 +19,14 @@ def test_demo_folder_is_removed_on_hangup(tmp_path: Path) -> None:
     temp_root.mkdir()
     controller, terminal = pty.openpty()
     env = {**os.environ, "TMPDIR": str(temp_root), "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "30"}
-    demo = subprocess.Popen([sys.executable, "-m", "mneme_tui", "--demo"], stdin=terminal, stdout=terminal,
-                            stderr=terminal, env=env, start_new_session=True)
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "mneme_tui", "--demo"],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=env,
+        start_new_session=True,
+    )
     os.close(terminal)
     try:
         deadline = time.monotonic() + 60

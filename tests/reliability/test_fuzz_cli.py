@@ -19,13 +19,48 @@ from cli_harness import assert_no_traceback, database_state, folder_state, run
 
 from mneme_tui.memory.kinds import ALL_KINDS, STATUSES
 
-FUZZ = settings(max_examples=25, derandomize=True, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=25,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 HUGE = "9" * 5000
-SPECIAL = ["[bold]", "[/x]", "[@click=app.quit]", "[/]", "a|b", "|", "\\", "\\|", "\\n", "\x1b[31mred", "\x07",
-           "\r\n", "\t", "💥 ünïcödé", "a\udcff", "\udcff", "\ud800", HUGE, "-" + HUGE, "-1", "0", "1", "1e308",
-           "nan", "", " ", "global", "../x", "/etc/passwd", "~", "x" * 300]
+SPECIAL = [
+    "[bold]",
+    "[/x]",
+    "[@click=app.quit]",
+    "[/]",
+    "a|b",
+    "|",
+    "\\",
+    "\\|",
+    "\\n",
+    "\x1b[31mred",
+    "\x07",
+    "\r\n",
+    "\t",
+    "💥 ünïcödé",
+    "a\udcff",
+    "\udcff",
+    "\ud800",
+    HUGE,
+    "-" + HUGE,
+    "-1",
+    "0",
+    "1",
+    "1e308",
+    "nan",
+    "",
+    " ",
+    "global",
+    "../x",
+    "/etc/passwd",
+    "~",
+    "x" * 300,
+]
 text = st.one_of(
     st.sampled_from(SPECIAL),
     st.text(st.characters(blacklist_characters="\x00"), max_size=24),  # argv can never hold NUL
@@ -39,24 +74,45 @@ def choice(values) -> st.SearchStrategy[str]:
 
 
 VALUES = {
-    "text": text, "number": number, "kind": choice(ALL_KINDS), "status": choice([*STATUSES, "all"]),
-    "profile": choice(["spec", "bm25"]), "outcome": choice(["success", "failed", "partial"]),
-    "signal": choice(["positive", "negative", "corrective"]), "id": choice(["1", "2", "3", "4"]),
-    "decision": choice(["architecture", "naming", "testing", "tooling", "style", "scope"]), "flag": st.none(),
+    "text": text,
+    "number": number,
+    "kind": choice(ALL_KINDS),
+    "status": choice([*STATUSES, "all"]),
+    "profile": choice(["spec", "bm25"]),
+    "outcome": choice(["success", "failed", "partial"]),
+    "signal": choice(["positive", "negative", "corrective"]),
+    "id": choice(["1", "2", "3", "4"]),
+    "decision": choice(["architecture", "naming", "testing", "tooling", "style", "scope"]),
+    "flag": st.none(),
 }
 RECORD_COMMON = {"--tags": "text", "--branch": "text", "--json": "flag"}
 COMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str]]] = {
     ("save",): (("text",), {"--topic": "text", "--kind": "kind", "-p": "text", "--task": "text", "--json": "flag"}),
-    ("recall",): (("text",), {"-A": "flag", "-p": "text", "-n": "number", "--kind": "kind", "--profile": "profile",
-                              "--json": "flag"}),
-    ("list",): ((), {"--status": "status", "-A": "flag", "-p": "text", "-n": "number", "--kind": "kind",
-                     "--json": "flag"}),
+    ("recall",): (
+        ("text",),
+        {"-A": "flag", "-p": "text", "-n": "number", "--kind": "kind", "--profile": "profile", "--json": "flag"},
+    ),
+    ("list",): (
+        (),
+        {"--status": "status", "-A": "flag", "-p": "text", "-n": "number", "--kind": "kind", "--json": "flag"},
+    ),
     ("dismiss",): (("id", "id"), {"--json": "flag"}),
     ("task", "candidates"): ((), {"-p": "text", "-A": "flag", "--rules": "flag", "--json": "flag"}),
-    ("handshake",): ((), {"-p": "text", "--task": "text", "--modified": "text", "-n": "number", "--root": "text",
-                          "--json": "flag"}),
-    ("legion", "recall"): ((), {"--tags": "text", "--agent": "text", "--task-type": "text", "--branch": "text",
-                                "-n": "number", "--json": "flag"}),
+    ("handshake",): (
+        (),
+        {"-p": "text", "--task": "text", "--modified": "text", "-n": "number", "--root": "text", "--json": "flag"},
+    ),
+    ("legion", "recall"): (
+        (),
+        {
+            "--tags": "text",
+            "--agent": "text",
+            "--task-type": "text",
+            "--branch": "text",
+            "-n": "number",
+            "--json": "flag",
+        },
+    ),
     ("legion", "agents"): ((), {"--task-types": "text", "--json": "flag"}),
     ("legion", "briefing"): ((), {"--json": "flag"}),
     ("legion", "prune"): ((), {"--apply": "flag", "--json": "flag"}),
@@ -64,16 +120,40 @@ COMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str]]] = {
     ("legion", "compact"): (("text",), {"--json": "flag"}),
     ("task", "sync"): (("text",), {"--root": "text", "--dry-run": "flag", "--json": "flag"}),
     ("eval",): (("text",), {"--profile": "profile", "--held-out-from": "text", "--json": "flag"}),
-    ("legion", "record", "outcome"): ((), {"--agent": "text", "--outcome": "outcome", "--summary": "text",
-                                           "--phase": "text", "--plan": "text", "--task-type": "text",
-                                           "--importance": "number", "--review-cycles": "number", **RECORD_COMMON}),
-    ("legion", "record", "pattern"): ((), {"--pattern": "text", "--context": "text", "--reuse-criteria": "text",
-                                           "--source": "text", **RECORD_COMMON}),
-    ("legion", "record", "error"): ((), {"--error-signature": "text", "--fix": "text", "--agent": "text",
-                                         "--unresolved": "flag", **RECORD_COMMON}),
-    ("legion", "record", "preference"): ((), {"--decision-point": "decision", "--context": "text",
-                                              "--proposed": "text", "--user-choice": "text", "--signal": "signal",
-                                              "--agent": "text", **RECORD_COMMON}),
+    ("legion", "record", "outcome"): (
+        (),
+        {
+            "--agent": "text",
+            "--outcome": "outcome",
+            "--summary": "text",
+            "--phase": "text",
+            "--plan": "text",
+            "--task-type": "text",
+            "--importance": "number",
+            "--review-cycles": "number",
+            **RECORD_COMMON,
+        },
+    ),
+    ("legion", "record", "pattern"): (
+        (),
+        {"--pattern": "text", "--context": "text", "--reuse-criteria": "text", "--source": "text", **RECORD_COMMON},
+    ),
+    ("legion", "record", "error"): (
+        (),
+        {"--error-signature": "text", "--fix": "text", "--agent": "text", "--unresolved": "flag", **RECORD_COMMON},
+    ),
+    ("legion", "record", "preference"): (
+        (),
+        {
+            "--decision-point": "decision",
+            "--context": "text",
+            "--proposed": "text",
+            "--user-choice": "text",
+            "--signal": "signal",
+            "--agent": "text",
+            **RECORD_COMMON,
+        },
+    ),
 }
 
 
@@ -93,15 +173,55 @@ def seeded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A store with memories in two repos (one dismissed) and a Legion folder with a few records."""
     monkeypatch.chdir(tmp_path)
     legion = tmp_path / ".planning" / "memory"
-    for argv in (["save", "peewee keeps one connection per thread", "-p", "acme", "--topic", "Architecture"],
-                 ["save", "[bold]markup[/bold] | pipes \\ backslashes", "-p", "global", "--kind", "axiom"],
-                 ["save", "an old note", "-p", "acme"], ["dismiss", "3"],
-                 ["legion", "record", "outcome", "--agent", "a1", "--outcome", "success", "--summary", "did it",
-                  "--branch", "main", "--dir", str(legion)],
-                 ["legion", "record", "outcome", "--agent", "a1", "--outcome", "failed", "--summary", "a | b",
-                  "--branch", "main", "--dir", str(legion)],
-                 ["legion", "record", "error", "--error-signature", "TypeError x", "--fix", "check x",
-                  "--branch", "main", "--dir", str(legion)]):
+    for argv in (
+        ["save", "peewee keeps one connection per thread", "-p", "acme", "--topic", "Architecture"],
+        ["save", "[bold]markup[/bold] | pipes \\ backslashes", "-p", "global", "--kind", "axiom"],
+        ["save", "an old note", "-p", "acme"],
+        ["dismiss", "3"],
+        [
+            "legion",
+            "record",
+            "outcome",
+            "--agent",
+            "a1",
+            "--outcome",
+            "success",
+            "--summary",
+            "did it",
+            "--branch",
+            "main",
+            "--dir",
+            str(legion),
+        ],
+        [
+            "legion",
+            "record",
+            "outcome",
+            "--agent",
+            "a1",
+            "--outcome",
+            "failed",
+            "--summary",
+            "a | b",
+            "--branch",
+            "main",
+            "--dir",
+            str(legion),
+        ],
+        [
+            "legion",
+            "record",
+            "error",
+            "--error-signature",
+            "TypeError x",
+            "--fix",
+            "check x",
+            "--branch",
+            "main",
+            "--dir",
+            str(legion),
+        ],
+    ):
         assert run(argv).code == 0, run(argv).err
     return legion
 
@@ -135,9 +255,14 @@ def test_db_option_values(seeded: Path, db: str, command: str) -> None:
 
 
 @FUZZ
-@given(data=st.one_of(st.binary(max_size=64), st.text(max_size=40).map(str.encode),
-                      st.sampled_from([b"\xff", b"a\xc3", b"\xef\xbb\xbf", b"\x00", b"x" * 400_001, b"  \n"])),
-       argv=st.sampled_from([["save", "-"], ["save", "-", "--json", "-p", "acme"], ["task", "sync", "-"]]))
+@given(
+    data=st.one_of(
+        st.binary(max_size=64),
+        st.text(max_size=40).map(str.encode),
+        st.sampled_from([b"\xff", b"a\xc3", b"\xef\xbb\xbf", b"\x00", b"x" * 400_001, b"  \n"]),
+    ),
+    argv=st.sampled_from([["save", "-"], ["save", "-", "--json", "-p", "acme"], ["task", "sync", "-"]]),
+)
 def test_standard_input_bytes(seeded: Path, data: bytes, argv: list[str]) -> None:
     before = database_state()
     result = run(argv, stdin=data)
@@ -149,13 +274,20 @@ def test_standard_input_bytes(seeded: Path, data: bytes, argv: list[str]) -> Non
 SECRET = "wS3cr3t"
 PASSWORD_PIECES = [SECRET, "@", ":", "/", "?", "#", "%40", "%", "[", "]", "p", "ss", "&", "=", "x"]
 passwords = st.lists(st.sampled_from(PASSWORD_PIECES), max_size=5).flatmap(
-    lambda pieces: st.permutations([*pieces, SECRET]).map("".join))
+    lambda pieces: st.permutations([*pieces, SECRET]).map("".join)
+)
 hosts = st.sampled_from(["127.0.0.1:1", "127.0.0.1:abc", "127.0.0.1:99999", "[::1", "[::1]:1", "127.0.0.1:1,"])
-queries = st.sampled_from(["", "?sslmode=bogus", f"?password={SECRET}", f"?sslmode=disable&password={SECRET}x",
-                           "?connect_timeout=1"])
-database_urls = st.builds(lambda user, password, host, db, query: f"postgresql://{user}:{password}@{host}/{db}{query}",
-                          st.sampled_from(["alice", "a:b", ""]), passwords, hosts, st.sampled_from(["db", "d@b", ""]),
-                          queries)
+queries = st.sampled_from(
+    ["", "?sslmode=bogus", f"?password={SECRET}", f"?sslmode=disable&password={SECRET}x", "?connect_timeout=1"]
+)
+database_urls = st.builds(
+    lambda user, password, host, db, query: f"postgresql://{user}:{password}@{host}/{db}{query}",
+    st.sampled_from(["alice", "a:b", ""]),
+    passwords,
+    hosts,
+    st.sampled_from(["db", "d@b", ""]),
+    queries,
+)
 
 
 def _commands_taking_db() -> list[list[str]]:
@@ -183,8 +315,14 @@ def _commands_taking_db() -> list[list[str]]:
 DB_COMMANDS = _commands_taking_db()
 
 
-@settings(max_examples=60, derandomize=True, deadline=None, database=None, phases=[Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(url=database_urls, command=st.sampled_from(DB_COMMANDS), where=st.sampled_from(["--db", "MNEME_DB", "copy"]))
 def test_no_command_prints_a_password(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, command: list[str], where: str

@@ -21,11 +21,40 @@ from mneme_tui.legion.markdown.cells import escape_cell, join_row, split_row, un
 from mneme_tui.legion.markdown.document import parse
 from mneme_tui.legion.markdown.schemas import OUTCOMES, TABLE_SCHEMAS
 
-FUZZ = settings(max_examples=150, derandomize=True, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=150,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-PIECES = ["|", "\\", "\\|", "\\\\", "\\n", "\\u{41}", "\\u{zz}", "\\x", "[bold]", "[/x]", "`", "**", "---", " ",
-          "\t", "\n", "\r", "\x1b", "\x00", "\u2028", "é", "💥", "O-001", "PIT-001"]
+PIECES = [
+    "|",
+    "\\",
+    "\\|",
+    "\\\\",
+    "\\n",
+    "\\u{41}",
+    "\\u{zz}",
+    "\\x",
+    "[bold]",
+    "[/x]",
+    "`",
+    "**",
+    "---",
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\x1b",
+    "\x00",
+    "\u2028",
+    "é",
+    "💥",
+    "O-001",
+    "PIT-001",
+]
 cells = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_size=6).map("".join)
 
 
@@ -76,8 +105,12 @@ def markdown_files(draw) -> str:
 
 
 @FUZZ
-@given(text=markdown_files(), name=st.sampled_from(["OUTCOMES.md", "PATTERNS.md", "ERRORS.md", "PREFERENCES.md",
-                                                     "ARCHIVE.md", "PITFALLS.md", "RETRO.md"]))
+@given(
+    text=markdown_files(),
+    name=st.sampled_from(
+        ["OUTCOMES.md", "PATTERNS.md", "ERRORS.md", "PREFERENCES.md", "ARCHIVE.md", "PITFALLS.md", "RETRO.md"]
+    ),
+)
 def test_any_file_parses_and_renders_back_byte_for_byte(text: str, name: str) -> None:
     document = parse(text, name)
     assert document.render() == text
@@ -101,8 +134,22 @@ one_line = cells.filter(lambda v: v.strip() and not v.startswith("-") and "\x00"
 @given(summary=one_line, agent=one_line.filter(lambda v: len(v) < 40))
 def test_recorded_cells_read_back_unchanged(legion: Path, summary: str, agent: str) -> None:
     before = (legion / OUTCOMES.file_name).read_bytes()
-    argv = ["legion", "record", "outcome", "--dir", str(legion), "--agent", agent, "--outcome", "success",
-            "--summary", summary, "--branch", "main", "--json"]
+    argv = [
+        "legion",
+        "record",
+        "outcome",
+        "--dir",
+        str(legion),
+        "--agent",
+        agent,
+        "--outcome",
+        "success",
+        "--summary",
+        summary,
+        "--branch",
+        "main",
+        "--json",
+    ]
     result = run(argv)
     assert result.code in (0, 1) and "Traceback" not in result.err
     if result.code == 1:  # refused (e.g. a control character): one line, file untouched
@@ -114,5 +161,7 @@ def test_recorded_cells_read_back_unchanged(legion: Path, summary: str, agent: s
     found = {r["id"]: r for r in json.loads(recall.out)["records"]}[recorded["id"]]
     assert (found["summary"], found["agent"]) == (recorded["summary"], recorded["agent"])
     assert recorded["summary"] in (summary, summary.strip()) and recorded["agent"] in (agent, agent.strip())
-    assert parse((legion / OUTCOMES.file_name).read_text(), OUTCOMES.file_name).render() == (
-        legion / OUTCOMES.file_name).read_text()
+    assert (
+        parse((legion / OUTCOMES.file_name).read_text(), OUTCOMES.file_name).render()
+        == (legion / OUTCOMES.file_name).read_text()
+    )

@@ -21,21 +21,48 @@ from cli_harness import assert_no_traceback, database_state, run
 
 from mneme_tui.memory.learning.symbols import MAX_FILE_BYTES
 
-FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 HUGE = "<a 5,000-digit number>"  # json.dumps cannot write one (Python's int limit): ``dumps`` puts it in
 strings = st.one_of(
     st.text(max_size=12),
-    st.sampled_from(["\udcff", "a\ud800b", "[bold]", "a|b\\c", "\x1b[2J", "../etc", "/abs", "src/app.py",
-                     "src/huge.py", "src/pipe.py", "src/bin.py", "", " ", "x" * 60_000]),
+    st.sampled_from(
+        [
+            "\udcff",
+            "a\ud800b",
+            "[bold]",
+            "a|b\\c",
+            "\x1b[2J",
+            "../etc",
+            "/abs",
+            "src/app.py",
+            "src/huge.py",
+            "src/pipe.py",
+            "src/bin.py",
+            "",
+            " ",
+            "x" * 60_000,
+        ]
+    ),
 )
-numbers = st.one_of(st.integers(), st.integers(-(10**30), 10**30), st.floats(allow_nan=True, allow_infinity=True),
-                    st.sampled_from([10**23, HUGE, 1e308, -1e308]))
+numbers = st.one_of(
+    st.integers(),
+    st.integers(-(10**30), 10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([10**23, HUGE, 1e308, -1e308]),
+)
 scalars = st.one_of(st.none(), st.booleans(), numbers, strings)
-json_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                             st.dictionaries(strings, inner, max_size=4)),
-                           max_leaves=12)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(strings, inner, max_size=4)),
+    max_leaves=12,
+)
 
 
 def dumps(document: Any) -> bytes:
@@ -44,19 +71,44 @@ def dumps(document: Any) -> bytes:
 
 
 def valid_report() -> dict[str, Any]:
-    failing = [{"name": "Cognitive Complexity", "passed": False, "message": "21 > 15", "file": "src/app.py"},
-               {"name": "Statement Coverage", "passed": True, "message": "92%"}]
-    passing = [{"name": "Cognitive Complexity", "passed": True, "file": "src/app.py"},
-               {"name": "Statement Coverage", "passed": True, "message": "93%"}]
-    return {"version": 1, "task_id": "INT-7", "repo": "acme", "modified_files": ["src/app.py"],
-            "walkthrough": "Split run() in two.", "runs": [{"label": "first", "gates": failing}, {"gates": passing}]}
+    failing = [
+        {"name": "Cognitive Complexity", "passed": False, "message": "21 > 15", "file": "src/app.py"},
+        {"name": "Statement Coverage", "passed": True, "message": "92%"},
+    ]
+    passing = [
+        {"name": "Cognitive Complexity", "passed": True, "file": "src/app.py"},
+        {"name": "Statement Coverage", "passed": True, "message": "93%"},
+    ]
+    return {
+        "version": 1,
+        "task_id": "INT-7",
+        "repo": "acme",
+        "modified_files": ["src/app.py"],
+        "walkthrough": "Split run() in two.",
+        "runs": [{"label": "first", "gates": failing}, {"gates": passing}],
+    }
 
 
-REPORT_PATHS = [("version",), ("task_id",), ("repo",), ("modified_files",), ("modified_files", 0),
-                ("walkthrough",), ("scope",), ("x-extra",), ("runs",), ("runs", 0), ("runs", 0, "gates"),
-                ("runs", 0, "gates", 0), ("runs", 1, "gates", 0, "passed"), ("runs", 1, "gates", 0, "file"),
-                ("runs", 1, "gates", 0, "name"), ("runs", 1, "gates", 1, "message"), ("runs", 1, "x-n"),
-                ("runs", 0, "label")]
+REPORT_PATHS = [
+    ("version",),
+    ("task_id",),
+    ("repo",),
+    ("modified_files",),
+    ("modified_files", 0),
+    ("walkthrough",),
+    ("scope",),
+    ("x-extra",),
+    ("runs",),
+    ("runs", 0),
+    ("runs", 0, "gates"),
+    ("runs", 0, "gates", 0),
+    ("runs", 1, "gates", 0, "passed"),
+    ("runs", 1, "gates", 0, "file"),
+    ("runs", 1, "gates", 0, "name"),
+    ("runs", 1, "gates", 1, "message"),
+    ("runs", 1, "x-n"),
+    ("runs", 0, "label"),
+]
 
 
 def replaced(document: Any, path: tuple, value: Any) -> Any:
@@ -127,20 +179,55 @@ def has_lone_surrogate(content: bytes) -> bool:
 
 
 def valid_dataset() -> dict[str, Any]:
-    memories = [{"key": f"m{i}", "repo": "acme" if i % 2 else "global", "kind": kind, "topic": "t",
-                 "content": text, "age_days": i * 3, "access_count": i}
-                for i, (kind, text) in enumerate([("fact", "peewee opens one connection per thread"),
-                                                  ("pitfall", "sqlite busy timeout"), ("axiom", "never delete")])]
-    questions = [{"id": "q1", "query": "connection per thread", "repo": "acme", "cross_repo": False,
-                  "answers": ["m0"], "category": "lexical"}]
+    memories = [
+        {
+            "key": f"m{i}",
+            "repo": "acme" if i % 2 else "global",
+            "kind": kind,
+            "topic": "t",
+            "content": text,
+            "age_days": i * 3,
+            "access_count": i,
+        }
+        for i, (kind, text) in enumerate(
+            [
+                ("fact", "peewee opens one connection per thread"),
+                ("pitfall", "sqlite busy timeout"),
+                ("axiom", "never delete"),
+            ]
+        )
+    ]
+    questions = [
+        {
+            "id": "q1",
+            "query": "connection per thread",
+            "repo": "acme",
+            "cross_repo": False,
+            "answers": ["m0"],
+            "category": "lexical",
+        }
+    ]
     return {"description": "fuzz", "now": "2026-11-29T12:00:00", "memories": memories, "questions": questions}
 
 
-DATASET_PATHS = [("description",), ("now",), ("memories",), ("memories", 0), ("memories", 1, "age_days"),
-                 ("memories", 1, "access_count"), ("memories", 0, "content"), ("memories", 2, "kind"),
-                 ("memories", 0, "status"), ("memories", 1, "key"), ("questions",), ("questions", 0, "answers"),
-                 ("questions", 0, "cross_repo"), ("questions", 0, "category"), ("questions", 0, "query"),
-                 ("x",)]
+DATASET_PATHS = [
+    ("description",),
+    ("now",),
+    ("memories",),
+    ("memories", 0),
+    ("memories", 1, "age_days"),
+    ("memories", 1, "access_count"),
+    ("memories", 0, "content"),
+    ("memories", 2, "kind"),
+    ("memories", 0, "status"),
+    ("memories", 1, "key"),
+    ("questions",),
+    ("questions", 0, "answers"),
+    ("questions", 0, "cross_repo"),
+    ("questions", 0, "category"),
+    ("questions", 0, "query"),
+    ("x",),
+]
 
 
 @st.composite

@@ -49,15 +49,23 @@ def _rows(path: Path) -> list[str]:
     return [segment.text.strip() for segment in document.segments if segment.kind == "row"]
 
 
-def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project: LegionMemory,
-                                                                  tmp_path: Path) -> None:
+def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project: LegionMemory, tmp_path: Path) -> None:
     memory = legion_project
     folder = memory.memory_dir
     store = Store(tmp_path / "mneme.db")
-    appender = subprocess.Popen([
-        sys.executable, "-c", APPENDER, str(folder / "OUTCOMES.md"), str(folder / "PREFERENCES.md"),
-        str(OUTCOME_APPENDS), str(PREFERENCE_APPENDS), OLD_DATE, "11",
-    ])
+    appender = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            APPENDER,
+            str(folder / "OUTCOMES.md"),
+            str(folder / "PREFERENCES.md"),
+            str(OUTCOME_APPENDS),
+            str(PREFERENCE_APPENDS),
+            OLD_DATE,
+            "11",
+        ]
+    )
     step = 0
     try:
         while appender.poll() is None or step < 12:
@@ -65,7 +73,9 @@ def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project
             if action == 0:
                 memory.record_outcome(agent="agent-b", outcome="success", summary=f"recorded {step}")
             elif action == 1:
-                store.mint(f"exported preference {step}", kind="preference", topic="style", repo_id="proj", provenance=SAVED)
+                store.mint(
+                    f"exported preference {step}", kind="preference", topic="style", repo_id="proj", provenance=SAVED
+                )
                 sync(store, memory, "proj")
             else:
                 memory.apply_prune(memory.prune_plan())
@@ -94,8 +104,9 @@ def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project
     assert len(outcomes) == len(rows)
 
 
-def test_a_failed_verification_never_restores_over_a_newer_append(legion_project: LegionMemory,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_verification_never_restores_over_a_newer_append(
+    legion_project: LegionMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mneme_tui.legion.markdown import storage
 
     outcomes = legion_project.memory_dir / "OUTCOMES.md"
@@ -134,8 +145,11 @@ def test_a_writer_holding_outcomes_open_keeps_every_row_through_prune(legion_pro
     """An appender that opened OUTCOMES.md once writes 200 rows while prune --apply runs again and again."""
     memory = legion_project
     outcomes = memory.memory_dir / "OUTCOMES.md"
-    appender = subprocess.Popen([sys.executable, "-c", HELD_OPEN_APPENDER, str(outcomes), str(HELD_OPEN_ROWS),
-                                 OLD_DATE], stdout=subprocess.PIPE, text=True)
+    appender = subprocess.Popen(
+        [sys.executable, "-c", HELD_OPEN_APPENDER, str(outcomes), str(HELD_OPEN_ROWS), OLD_DATE],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert appender.stdout is not None and appender.stdout.readline().strip() == "open"
     prunes = 0
     try:
@@ -147,7 +161,6 @@ def test_a_writer_holding_outcomes_open_keeps_every_row_through_prune(legion_pro
         appender.wait(timeout=120)
     assert appender.returncode == 0
     rows = _rows(outcomes) + _rows(memory.memory_dir / "ARCHIVE.md")
-    lost = [i for i in range(HELD_OPEN_ROWS)
-            if sum(f"| K-{i:04d} |" in row for row in rows) != 1]
+    lost = [i for i in range(HELD_OPEN_ROWS) if sum(f"| K-{i:04d} |" in row for row in rows) != 1]
     assert not lost, f"{len(lost)} of {HELD_OPEN_ROWS} held-open rows lost or doubled after {prunes} prunes"
     assert outcome_line("O-021", "2026-11-20", "recent, kept", importance=5).strip() in rows

@@ -39,8 +39,9 @@ requirements-completed: [REQ-7]
 
 
 def _mneme(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mneme_tui", *args], env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "mneme_tui", *args], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def _setup(root: Path, command: str) -> tuple[list[str], Path]:
@@ -49,13 +50,35 @@ def _setup(root: Path, command: str) -> tuple[list[str], Path]:
     folder = memory.memory_dir
     db = root / "mneme.db"
     if command == "record-append":
-        return ["legion", "record", "outcome", "--dir", str(folder), "--agent", "a", "--outcome", "success",
-                "--summary", "crash test"], folder
+        return [
+            "legion",
+            "record",
+            "outcome",
+            "--dir",
+            str(folder),
+            "--agent",
+            "a",
+            "--outcome",
+            "success",
+            "--summary",
+            "crash test",
+        ], folder
     if command == "record-rewrite":
         with open(folder / "OUTCOMES.md", "a", encoding="utf-8") as handle:
             handle.write("\nNotes after the table.\n")
-        return ["legion", "record", "outcome", "--dir", str(folder), "--agent", "a", "--outcome", "success",
-                "--summary", "crash test"], folder
+        return [
+            "legion",
+            "record",
+            "outcome",
+            "--dir",
+            str(folder),
+            "--agent",
+            "a",
+            "--outcome",
+            "success",
+            "--summary",
+            "crash test",
+        ], folder
     if command == "sync":
         store = Store(db)
         store.mint("Prefer small pull requests", kind="preference", topic="style", repo_id="proj", provenance=SAVED)
@@ -72,8 +95,11 @@ def _setup(root: Path, command: str) -> tuple[list[str], Path]:
 
 def _files(folder: Path) -> dict[str, bytes]:
     """Each file as readers see it (through an unfinished in-place rewrite's journal)."""
-    return {p.name: journalled_view(p, p.read_bytes()) for p in sorted(folder.iterdir())
-            if p.is_file() and not p.name.startswith(".")}
+    return {
+        p.name: journalled_view(p, p.read_bytes())
+        for p in sorted(folder.iterdir())
+        if p.is_file() and not p.name.startswith(".")
+    }
 
 
 def _env(root: Path, **extra: str) -> dict[str, str]:
@@ -88,8 +114,11 @@ def _rows(files: dict[str, bytes]) -> list[str]:
         if name.endswith(".md") and "COMPACTED" not in name:
             document = parse(data.decode("utf-8"), name)
             assert document.parseable, (name, document.warnings)
-            rows += [f"{name}:{s.text.strip()}" if name != "ARCHIVE.md" else f"OUTCOMES.md:{s.text.strip()}"
-                     for s in document.segments if s.kind in ("row", "block")]  # an exported preference is a block
+            rows += [
+                f"{name}:{s.text.strip()}" if name != "ARCHIVE.md" else f"OUTCOMES.md:{s.text.strip()}"
+                for s in document.segments
+                if s.kind in ("row", "block")
+            ]  # an exported preference is a block
     return rows
 
 
@@ -119,8 +148,9 @@ def test_kill_at_every_write_point(command: str, tmp_path: Path) -> None:
         rerun = _mneme(args, _env(root))
         assert rerun.returncode == 0, (point, rerun.stderr)
         assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")], f"temp left after {point}"
-        assert not [p.name for p in folder.iterdir() if p.name.endswith("journal.json") or
-                    p.name.endswith(JOURNAL_SUFFIX)], f"journal left after {point}"
+        assert not [
+            p.name for p in folder.iterdir() if p.name.endswith("journal.json") or p.name.endswith(JOURNAL_SUFFIX)
+        ], f"journal left after {point}"
         final = _files(folder)
         rows = _rows(final)
         assert len(rows) == len(set(rows)), f"a row is duplicated after a kill at {point}"
@@ -159,7 +189,10 @@ def test_prune_files_take_the_mode_of_outcomes(point: str, tmp_path: Path) -> No
     (folder / "OUTCOMES.md").chmod(0o600)
     result = _mneme(args, _env(tmp_path, **({"MNEME_FAULT": point} if point else {})))
     assert result.returncode == (99 if point else 0), result.stderr
-    created = [p for p in folder.iterdir() if p.name in ("ARCHIVE.md", ".prune-journal.json")
-               or p.name.endswith(JOURNAL_SUFFIX)]
+    created = [
+        p
+        for p in folder.iterdir()
+        if p.name in ("ARCHIVE.md", ".prune-journal.json") or p.name.endswith(JOURNAL_SUFFIX)
+    ]
     assert created
     assert {p.name: oct(p.stat().st_mode & 0o777) for p in created} == {p.name: "0o600" for p in created}

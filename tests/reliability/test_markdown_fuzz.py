@@ -21,8 +21,12 @@ LINE = st.one_of(
     st.text(max_size=20).filter(lambda t: "\n" not in t and "\r" not in t),
 )
 BODY = st.lists(LINE, max_size=12).map(lambda lines: "\n".join(lines) + "\n")
-FUZZ = settings(max_examples=80, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=80,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @FUZZ
@@ -37,8 +41,9 @@ def test_any_text_parses_losslessly(body: str) -> None:
 @given(BODY)
 def test_a_record_keeps_every_line_that_was_there(body: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        memory = LegionMemory.for_project(Path(folder), branch_provider=lambda _root: "main",
-                                          claude_home=Path(folder) / "h")
+        memory = LegionMemory.for_project(
+            Path(folder), branch_provider=lambda _root: "main", claude_home=Path(folder) / "h"
+        )
         memory.memory_dir.mkdir(parents=True)
         outcomes = memory.memory_dir / "OUTCOMES.md"
         before = OUTCOMES.template + body

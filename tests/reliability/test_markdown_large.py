@@ -39,8 +39,9 @@ def test_huge_escaped_cell_round_trips(tmp_path: Path) -> None:
     assert stored.record.id == "O-001"
 
 
-def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mneme_tui.legion.markdown import storage
 
     memory = LegionMemory.for_project(tmp_path, branch_provider=lambda _root: "main", claude_home=tmp_path / "h")

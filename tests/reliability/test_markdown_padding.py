@@ -35,8 +35,7 @@ def test_a_prune_with_no_other_opener_cuts_the_file(legion_project: LegionMemory
     assert text.endswith(outcome_line("O-021", "2026-11-20", "recent, kept", importance=5))
 
 
-def test_a_prune_beside_an_open_writer_pads_and_the_next_prune_cuts_the_padding(
-        legion_project: LegionMemory) -> None:
+def test_a_prune_beside_an_open_writer_pads_and_the_next_prune_cuts_the_padding(legion_project: LegionMemory) -> None:
     outcomes = legion_project.memory_dir / "OUTCOMES.md"
     size = outcomes.stat().st_size
     with open(outcomes, "a", encoding="utf-8") as writer:  # a second descriptor: no lease can be had
@@ -73,13 +72,20 @@ with open(sys.argv[1], "a", encoding="utf-8") as handle:
 
 @pytest.mark.skipif(not LEASES, reason="naming the holder reads /proc")
 def test_a_prune_that_would_pad_too_much_is_refused_naming_the_holder(
-        legion_project: LegionMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    legion_project: LegionMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(inplace, "MAX_PADDING", 100)
     folder = legion_project.memory_dir
-    before = {name: (folder / name).read_bytes() if (folder / name).exists() else None
-              for name in ("OUTCOMES.md", "ARCHIVE.md")}
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(folder / "OUTCOMES.md")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    before = {
+        name: (folder / name).read_bytes() if (folder / name).exists() else None
+        for name in ("OUTCOMES.md", "ARCHIVE.md")
+    }
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(folder / "OUTCOMES.md")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
         result = legion_project.apply_prune(legion_project.prune_plan())
@@ -88,8 +94,10 @@ def test_a_prune_that_would_pad_too_much_is_refused_naming_the_holder(
     assert not result.ok
     assert f"pid {holder.pid} (python" in result.message and "appending" in result.message
     assert "limit is 100" in result.message
-    after = {name: (folder / name).read_bytes() if (folder / name).exists() else None
-             for name in ("OUTCOMES.md", "ARCHIVE.md")}
+    after = {
+        name: (folder / name).read_bytes() if (folder / name).exists() else None
+        for name in ("OUTCOMES.md", "ARCHIVE.md")
+    }
     assert after == before
     assert not list(folder.glob(".*journal*"))
     assert legion_project.apply_prune(legion_project.prune_plan()).ok  # the holder is gone: it goes through

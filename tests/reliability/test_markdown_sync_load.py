@@ -23,21 +23,41 @@ PENDING = 1500
 def test_saves_beside_a_large_sync_all_succeed(legion_project: LegionMemory, tmp_path: Path) -> None:
     db = tmp_path / "mneme.db"
     store = Store(db)
-    store.mint_many([{"content": f"exported preference number {n}", "kind": "preference", "topic": "style", "provenance": SAVED,
-                      "repo_id": "proj"} for n in range(PENDING)])
+    store.mint_many(
+        [
+            {
+                "content": f"exported preference number {n}",
+                "kind": "preference",
+                "topic": "style",
+                "provenance": SAVED,
+                "repo_id": "proj",
+            }
+            for n in range(PENDING)
+        ]
+    )
     store.close()
     trace = tmp_path / "points.txt"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEME_FAULT")}
     env["MNEME_DB"] = str(db)
     sync_run = subprocess.Popen(
         [sys.executable, "-m", "mneme_tui", "legion", "sync", "--dir", str(legion_project.memory_dir), "-p", "proj"],
-        env={**env, "MNEME_FAULT_TRACE": str(trace)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**env, "MNEME_FAULT_TRACE": str(trace)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     saves = []
     while sync_run.poll() is None or len(saves) < 3:
-        saves.append(subprocess.run([sys.executable, "-m", "mneme_tui", "save", f"saved beside sync {len(saves)}",
-                                     "-p", "proj"], env=env, capture_output=True, text=True, timeout=120,
-                                    check=False))
+        saves.append(
+            subprocess.run(
+                [sys.executable, "-m", "mneme_tui", "save", f"saved beside sync {len(saves)}", "-p", "proj"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+        )
     _, sync_err = sync_run.communicate(timeout=300)
     assert sync_run.returncode == 0, sync_err
     assert [s.returncode for s in saves] == [0] * len(saves), [s.stderr for s in saves if s.returncode]
@@ -48,8 +68,11 @@ def test_saves_beside_a_large_sync_all_succeed(legion_project: LegionMemory, tmp
     assert len(blocks) == PENDING
     store = Store(db)
     try:
-        saved = [m for m in store.list(repo_id="proj", kind="reflection", limit=None)
-                 if m.content.startswith("saved beside sync")]
+        saved = [
+            m
+            for m in store.list(repo_id="proj", kind="reflection", limit=None)
+            if m.content.startswith("saved beside sync")
+        ]
         assert len(saved) == len(saves)
     finally:
         store.close()
@@ -58,14 +81,28 @@ def test_saves_beside_a_large_sync_all_succeed(legion_project: LegionMemory, tmp
 def test_two_syncs_at_once_export_each_memory_once(legion_project: LegionMemory, tmp_path: Path) -> None:
     db = tmp_path / "mneme.db"
     store = Store(db)
-    store.mint_many([{"content": f"pending preference {n}", "kind": "preference", "repo_id": "proj", "provenance": SAVED}
-                     for n in range(300)])
+    store.mint_many(
+        [
+            {"content": f"pending preference {n}", "kind": "preference", "repo_id": "proj", "provenance": SAVED}
+            for n in range(300)
+        ]
+    )
     store.close()
     env = {**os.environ, "MNEME_DB": str(db)}
-    command = [sys.executable, "-m", "mneme_tui", "legion", "sync", "--dir", str(legion_project.memory_dir),
-               "-p", "proj"]
-    runs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)]
+    command = [
+        sys.executable,
+        "-m",
+        "mneme_tui",
+        "legion",
+        "sync",
+        "--dir",
+        str(legion_project.memory_dir),
+        "-p",
+        "proj",
+    ]
+    runs = [
+        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
     for run in runs:
         _, err = run.communicate(timeout=300)
         assert run.returncode == 0, err

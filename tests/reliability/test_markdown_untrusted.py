@@ -98,7 +98,10 @@ def test_archive_that_is_a_directory_fails_with_the_spec_message(legion_project:
     before = (folder / "OUTCOMES.md").read_bytes()
     result = subprocess.run(
         [sys.executable, "-m", "mneme_tui", "legion", "prune", "--apply", "--dir", str(folder)],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
@@ -127,8 +130,9 @@ def test_stray_rows_warn_and_their_ids_are_never_reused(legion_project: LegionMe
 
 def test_stale_temp_files_are_cleaned_by_the_next_write(legion_project: LegionMemory) -> None:
     folder = legion_project.memory_dir
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead_pid = int(dead.stdout)
     gone = folder / f".OUTCOMES.md.{dead_pid}.0123abcd.tmp"
     live = folder / f".OUTCOMES.md.{os.getpid()}.89abcdef.tmp"
@@ -162,7 +166,9 @@ def test_memory_folder_symlinked_out_of_the_project_is_refused(tmp_path: Path, l
     (outside / "memory" / "OUTCOMES.md").write_text(
         "| ID | Date | Branch | Phase | Plan | Agent | Task Type | Outcome | Importance | Tags | Summary |\n"
         "|----|------|--------|-------|------|-------|-----------|---------|------------|------|---------|\n"
-        + outcome_line("O-001", "2026-11-01", "an outside record"), encoding="utf-8")
+        + outcome_line("O-001", "2026-11-01", "an outside record"),
+        encoding="utf-8",
+    )
     (root / ".planning").mkdir(parents=True) if link == ".planning/memory" else root.mkdir()
     (root / link).symlink_to(target, target_is_directory=True)
     before = (outside / "memory" / "OUTCOMES.md").read_bytes()
@@ -175,9 +181,25 @@ def test_memory_folder_symlinked_out_of_the_project_is_refused(tmp_path: Path, l
     assert sorted(p.name for p in (outside / "memory").iterdir()) == ["OUTCOMES.md"]
     report = memory.read_all().file("OUTCOMES.md")
     assert report is not None and report.records == [] and "symlink" in report.warnings[0]
-    result = subprocess.run([sys.executable, "-m", "mneme_tui", "legion", "sync", "--dir", str(root / ".planning" / "memory"),
-                             "-p", "proj", "--db", str(tmp_path / "m.db")], capture_output=True, text=True, timeout=60,
-                            check=False)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mneme_tui",
+            "legion",
+            "sync",
+            "--dir",
+            str(root / ".planning" / "memory"),
+            "-p",
+            "proj",
+            "--db",
+            str(tmp_path / "m.db"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode != 0 and "refusing" in result.stderr and "an outside record" not in result.stdout
 
 
@@ -197,8 +219,11 @@ def test_a_rewrite_journal_that_is_a_symlink_is_never_applied(legion_project: Le
     before = outcomes.read_bytes()
     crafted = tmp_path / "crafted"
     digest = hashlib.sha256(before[6:]).hexdigest()  # a journal that would apply: "hacked" over the first bytes
-    crafted.write_bytes(f'{{"offset": 0, "unread": {len(before)}, "check_end": {len(before)}, '
-                        f'"check_digest": "{digest}", "size": 6}}\n'.encode() + b"hacked")
+    crafted.write_bytes(
+        f'{{"offset": 0, "unread": {len(before)}, "check_end": {len(before)}, '
+        f'"check_digest": "{digest}", "size": 6}}\n'.encode()
+        + b"hacked"
+    )
     link = legion_project.memory_dir / ".OUTCOMES.md.rewrite-journal"
     link.symlink_to(crafted)
     assert len(legion_project.load("OUTCOMES.md").records) == 21

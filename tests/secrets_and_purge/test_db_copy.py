@@ -30,8 +30,11 @@ def test_a_source_with_a_secret_is_refused(tmp_path: Path) -> None:
     _old_store(tmp_path / "old.db")
     result = run(["db", "copy", str(tmp_path / "old.db"), str(tmp_path / "new.db")])
     column = len("third: ") + AWS.index(KEY) + 1
-    err = result.assert_one_error_line(1, "ERR_SECRET: memory 3 of the source looks like it holds an AWS access key "
-                                          f"(content line 1, column {column}); nothing was copied")
+    err = result.assert_one_error_line(
+        1,
+        "ERR_SECRET: memory 3 of the source looks like it holds an AWS access key "
+        f"(content line 1, column {column}); nothing was copied",
+    )
     assert KEY not in err
     assert Store(tmp_path / "new.db").count() == 0
 
@@ -48,8 +51,7 @@ def test_redact_copies_it_redacted_and_leaves_no_byte_of_it(tmp_path: Path) -> N
     assert result.code == 0, result.err
     assert result.err == "mneme: 1 secret replaced with [REDACTED:<type>] before saving\n"
     copied = Store(tmp_path / "new.db").list(status="all", order="id", limit=None)
-    assert [m.content.split(":")[0] for m in copied] == ["already there", "harmless first memory", "second",
-                                                         "third"]
+    assert [m.content.split(":")[0] for m in copied] == ["already there", "harmless first memory", "second", "third"]
     assert copied[-1].content == "third: " + secrets.redact(AWS)[0]
     files = [p for p in tmp_path.iterdir() if p.name.startswith("new.db")]
     assert files and not [p for p in files if KEY.encode() in p.read_bytes()]

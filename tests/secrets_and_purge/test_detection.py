@@ -30,7 +30,7 @@ def test_ordinary_engineering_text_passes() -> None:
 def test_a_finding_never_shows_the_secret() -> None:
     text = SECRETS["aws-key"]
     (finding,) = secrets.find_secrets(text)
-    secret = text[finding.start:finding.end]
+    secret = text[finding.start : finding.end]
     assert secret not in repr(finding) and secret not in str(finding)
     assert (finding.line, finding.column) == (1, text.index(secret) + 1)
 
@@ -41,9 +41,11 @@ def test_the_refusal_names_type_and_place_but_not_the_secret() -> None:
         secrets.screen(text, secrets.REFUSE)
     (finding,) = secrets.find_secrets(text)
     message = str(caught.value)
-    assert message == (f"ERR_SECRET: looks like an AWS access key (line 2, column {finding.column}); nothing was saved; "
-                       "--redact stores it as [REDACTED:aws-key]")
-    assert text[finding.start:finding.end] not in message
+    assert message == (
+        f"ERR_SECRET: looks like an AWS access key (line 2, column {finding.column}); nothing was saved; "
+        "--redact stores it as [REDACTED:aws-key]"
+    )
+    assert text[finding.start : finding.end] not in message
 
 
 def test_a_private_key_block_is_redacted_whole() -> None:

@@ -24,9 +24,11 @@ KEY = next(word for word in AWS.split() if word.startswith("AKIA"))
 @asynccontextmanager
 async def _server(work: Path) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mneme_tui", "mcp", "--db", str(work / "mneme.db"), "--legion-dir",
-                                      str(work / "memory")],
-        env=dict(os.environ, MNEME_REPO="acme"), cwd=work)
+        command=sys.executable,
+        args=["-m", "mneme_tui", "mcp", "--db", str(work / "mneme.db"), "--legion-dir", str(work / "memory")],
+        env=dict(os.environ, MNEME_REPO="acme"),
+        cwd=work,
+    )
     with (work / "server.err").open("a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -59,9 +61,16 @@ async def test_secrets_are_tool_errors_or_redacted_and_purge_is_destructive(tmp_
         assert failed and KEY not in text
 
         gate = {"name": "Cognitive Complexity", "file": "src/app.py"}
-        report = {"task_id": "INT-9", "repo": "acme", "modified_files": ["src/app.py"], "walkthrough": "split " + AWS,
-                  "runs": [{"gates": [{**gate, "passed": False, "message": "over"}]},
-                           {"gates": [{**gate, "passed": True, "message": "ok"}]}]}
+        report = {
+            "task_id": "INT-9",
+            "repo": "acme",
+            "modified_files": ["src/app.py"],
+            "walkthrough": "split " + AWS,
+            "runs": [
+                {"gates": [{**gate, "passed": False, "message": "over"}]},
+                {"gates": [{**gate, "passed": True, "message": "ok"}]},
+            ],
+        }
         failed, text = await _call(session, "task_sync", report=report)
         assert failed and "ERR_SECRET: walkthrough: looks like an AWS" in text and KEY not in text
         failed, text = await _call(session, "task_sync", report=report, redact=True)

@@ -17,8 +17,29 @@ from mneme_tui.legion.mirror.secret_rows import redacted_record, redacted_record
 from mneme_tui.memory import secrets
 from secrets_and_purge.corpus import ORDINARY, SECRETS
 
-WORDS = ["deploy", "the", "cache", "key:", "token", "agent-3", "O-001", "|", "'quoted'", "2026-11-01", "\n", "",
-         "ſecret", "prıvate_key", "PRİVATE_KEY", "\u212aey", "https://", "AKC", "AP", "x" * 40, "Plan 12 complete"]
+WORDS = [
+    "deploy",
+    "the",
+    "cache",
+    "key:",
+    "token",
+    "agent-3",
+    "O-001",
+    "|",
+    "'quoted'",
+    "2026-11-01",
+    "\n",
+    "",
+    "ſecret",
+    "prıvate_key",
+    "PRİVATE_KEY",
+    "\u212aey",
+    "https://",
+    "AKC",
+    "AP",
+    "x" * 40,
+    "Plan 12 complete",
+]
 
 
 def _one_by_one(text: str) -> bool:
@@ -42,7 +63,7 @@ def test_every_detector_example_is_let_through_alone_and_in_a_batch() -> None:
     assert all(secrets.may_hold_secrets([text]) == [True] for text in examples)
     batch = [*ORDINARY, *examples, *ORDINARY]
     assert secrets.may_hold_secrets(batch) == [_one_by_one(text) for text in batch]
-    assert secrets.may_hold_secrets(batch)[len(ORDINARY):-len(ORDINARY)] == [True] * len(examples)
+    assert secrets.may_hold_secrets(batch)[len(ORDINARY) : -len(ORDINARY)] == [True] * len(examples)
 
 
 def test_generated_batches_flag_exactly_what_the_one_by_one_check_flags() -> None:
@@ -97,6 +118,8 @@ def test_prescreen_remembers_only_clean_texts_and_stays_bounded(monkeypatch: pyt
 
 
 def test_a_batch_of_records_is_redacted_as_each_record_alone() -> None:
-    records = [OutcomeRecord(id=f"O-{n:03d}", agent="agent-a", summary=summary)
-               for n, summary in enumerate([*ORDINARY[:5], *SECRETS.values(), "plain"], start=1)]
+    records = [
+        OutcomeRecord(id=f"O-{n:03d}", agent="agent-a", summary=summary)
+        for n, summary in enumerate([*ORDINARY[:5], *SECRETS.values(), "plain"], start=1)
+    ]
     assert redacted_records(records) == [redacted_record(record) for record in records]

@@ -20,8 +20,12 @@ CANARY = "quartz-canary-7741-zebra"
 
 def _files_holding(needle: str, *folders: Path) -> list[str]:
     data = needle.encode()
-    return [str(path) for folder in folders for path in sorted(folder.rglob("*"))
-            if path.is_file() and data in path.read_bytes()]
+    return [
+        str(path)
+        for folder in folders
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and data in path.read_bytes()
+    ]
 
 
 def _ok(argv: list[str]) -> dict:
@@ -38,9 +42,16 @@ def _write_through_every_path(tmp_path: Path) -> tuple[list[int], Path]:
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text("def main():\n    pass\n")
     gate = {"name": "Cognitive Complexity", "file": "src/app.py"}
-    report = {"task_id": "INT-9", "repo": "acme", "modified_files": ["src/app.py"], "walkthrough": f"split {CANARY}",
-              "runs": [{"gates": [{**gate, "passed": False, "message": f"over {CANARY}"}]},
-                       {"gates": [{**gate, "passed": True, "message": "ok"}]}]}
+    report = {
+        "task_id": "INT-9",
+        "repo": "acme",
+        "modified_files": ["src/app.py"],
+        "walkthrough": f"split {CANARY}",
+        "runs": [
+            {"gates": [{**gate, "passed": False, "message": f"over {CANARY}"}]},
+            {"gates": [{**gate, "passed": True, "message": "ok"}]},
+        ],
+    }
     (tmp_path / "report.json").write_text(json.dumps(report))
     synced = _ok(["task", "sync", str(tmp_path / "report.json"), "--root", str(root)])
     folder = tmp_path / "planning"
@@ -65,8 +76,9 @@ def test_purge_leaves_no_byte_of_the_text_in_any_file_the_store_owns(tmp_path: P
     owned = [db.parent, config.cache_dir()]
     assert _files_holding(CANARY, *owned)  # the test would prove nothing otherwise
 
-    result = run(["purge", *map(str, holding), "--chain", "--reason", "a leaked key", "--markdown", "--dir",
-                  str(folder)])
+    result = run(
+        ["purge", *map(str, holding), "--chain", "--reason", "a leaked key", "--markdown", "--dir", str(folder)]
+    )
     assert result.code == 0, result.err
     assert "and its row P-001 in PATTERNS.md" in result.out
 
@@ -101,8 +113,10 @@ def test_purge_marks_audits_and_hashes(tmp_path: Path) -> None:
     assert shown["memory"]["content"] == PURGED and shown["memory"]["topic"] == PURGED
     assert shown["memory"]["status"] == "tombstoned"
     reasons = [(entry["from_status"], entry["to_status"], entry["reason"]) for entry in shown["history"]]
-    assert reasons == [("active", "tombstoned", "purged"),
-                       ("tombstoned", "tombstoned", f"purged: leaked (sha256 {purged['sha256']})")]
+    assert reasons == [
+        ("active", "tombstoned", "purged"),
+        ("tombstoned", "tombstoned", f"purged: leaked (sha256 {purged['sha256']})"),
+    ]
     assert {entry["actor"] for entry in shown["history"]} == {"tester@ci"}
     assert _ok(["recall", "text"]) == []
 
@@ -111,15 +125,21 @@ def test_chain_purges_every_version() -> None:
     first = _ok(["save", "v1 " + CANARY])["id"]
     second = _ok(["supersede", str(first), "v2 " + CANARY])["memory"]["id"]
     third = _ok(["supersede", str(second), "v3 " + CANARY])["memory"]["id"]
-    assert [m["id"] for m in _ok(["purge", str(second), "--chain", "--reason", "r"])["purged"]] == [first, second,
-                                                                                                   third]
+    assert [m["id"] for m in _ok(["purge", str(second), "--chain", "--reason", "r"])["purged"]] == [
+        first,
+        second,
+        third,
+    ]
 
 
-@pytest.mark.parametrize(("argv", "needle"), [
-    (["purge", "99", "--reason", "r"], "ERR_NOT_FOUND: no memory with id 99"),
-    (["purge", "1", "--reason", "  "], "ERR_VALIDATION_FAILED: a purge needs a reason"),
-    (["purge", "x", "--reason", "r"], "ERR_VALIDATION_FAILED: not a memory id: x; nothing purged"),
-])
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["purge", "99", "--reason", "r"], "ERR_NOT_FOUND: no memory with id 99"),
+        (["purge", "1", "--reason", "  "], "ERR_VALIDATION_FAILED: a purge needs a reason"),
+        (["purge", "x", "--reason", "r"], "ERR_VALIDATION_FAILED: not a memory id: x; nothing purged"),
+    ],
+)
 def test_bad_purges_change_nothing(argv: list[str], needle: str) -> None:
     _ok(["save", "kept " + CANARY])
     run(argv).assert_one_error_line(1, needle)

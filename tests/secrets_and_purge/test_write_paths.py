@@ -29,8 +29,11 @@ def test_the_secret_value_is_the_key() -> None:
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])
 def test_save_refuses_a_secret_in_one_line_without_echoing_it(json_flag: list[str]) -> None:
     result = run(["save", "line one\n" + AWS, *json_flag])
-    err = result.assert_one_error_line(1, "ERR_SECRET: looks like an AWS access key (line 2, column",
-                                       "nothing was saved; --redact stores it as [REDACTED:aws-key]")
+    err = result.assert_one_error_line(
+        1,
+        "ERR_SECRET: looks like an AWS access key (line 2, column",
+        "nothing was saved; --redact stores it as [REDACTED:aws-key]",
+    )
     assert SECRET_VALUE not in err + result.out
     assert result.out == ""
     assert _stored_texts() == ""
@@ -86,9 +89,14 @@ def test_edit_refuses_a_secret_typed_in_the_editor(tmp_path: Path, monkeypatch: 
 def _report(walkthrough: str, message: str = "Cognitive Complexity over the limit") -> dict:
     trapped = {"name": "Cognitive Complexity", "file": "src/app.py"}
     return {
-        "task_id": "INT-9", "repo": "acme", "modified_files": ["src/app.py"], "walkthrough": walkthrough,
-        "runs": [{"gates": [{**trapped, "passed": False, "message": message}]},
-                 {"gates": [{**trapped, "passed": True, "message": "ok"}]}],
+        "task_id": "INT-9",
+        "repo": "acme",
+        "modified_files": ["src/app.py"],
+        "walkthrough": walkthrough,
+        "runs": [
+            {"gates": [{**trapped, "passed": False, "message": message}]},
+            {"gates": [{**trapped, "passed": True, "message": "ok"}]},
+        ],
     }
 
 

@@ -29,7 +29,9 @@ SERVER_FILES = {
     "opencode": ("opencode.json", "xdg_config_home/opencode/opencode.json", ("mcp", "servers", "mneme")),
 }
 CASES = [(agent, scope) for agent in SERVER_FILES for scope in ("project", "user")]
-OTHER_TOML = '# my settings\nmodel = "o3"  # the default\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\nargs = ["serve"]\n'
+OTHER_TOML = (
+    '# my settings\nmodel = "o3"  # the default\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\nargs = ["serve"]\n'
+)
 
 
 @pytest.fixture
@@ -154,7 +156,8 @@ def test_dry_run_prints_the_changes_and_writes_nothing(project, capsys):
     status, out, _err = setup(capsys, "claude-code", "--dry-run")
     assert status == 0 and out.splitlines() == [
         f"would add mcpServers.mneme in {project / '.mcp.json'} (new file)",
-        f"would add hooks.SessionStart[] in {project / '.claude' / 'settings.json'} (new file)"]
+        f"would add hooks.SessionStart[] in {project / '.claude' / 'settings.json'} (new file)",
+    ]
     assert [file.name for file in project.rglob("*")] == [".git"]
 
 
@@ -165,8 +168,9 @@ def test_claude_code_gets_the_documented_session_start_hook(project, capsys):
     assert settings["theme"] == "dark"
     [group] = settings["hooks"]["SessionStart"]
     assert [hook["command"] for hook in group["hooks"]] == list(SESSION_START_COMMANDS)
-    assert load(project / ".mcp.json") == {"mcpServers": {"mneme": {"type": "stdio", "command": "mneme",
-                                                                   "args": ["mcp"], "env": {}}}}
+    assert load(project / ".mcp.json") == {
+        "mcpServers": {"mneme": {"type": "stdio", "command": "mneme", "args": ["mcp"], "env": {}}}
+    }
 
 
 def test_the_hook_commands_are_the_recipe_of_the_agents_page():

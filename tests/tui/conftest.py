@@ -66,9 +66,13 @@ def demo(demo_template: Path, tui_environment: Path) -> DemoWorkspace:
     ws = Path("ws")
     shutil.rmtree(ws / "home")
     write_claude_memory(ws / "atlas-api", ws / "home")  # its folder name depends on the project's path
-    return DemoWorkspace(db_path=ws / "mneme.db", project_dir=ws / "atlas-api",
-                         legion_dir=ws / "atlas-api" / ".planning" / "memory", repo="atlas-api",
-                         claude_home=ws / "home")
+    return DemoWorkspace(
+        db_path=ws / "mneme.db",
+        project_dir=ws / "atlas-api",
+        legion_dir=ws / "atlas-api" / ".planning" / "memory",
+        repo="atlas-api",
+        claude_home=ws / "home",
+    )
 
 
 @pytest.fixture
@@ -76,11 +80,22 @@ def make_app():
     """Build a MnemeApp for a context (no polling, no blink); stores are closed afterwards."""
     stores: list[Store] = []
 
-    def build(store: Store, repo: str = "atlas-api", legion_dir: Path | None = None,
-              claude_home: Path | None = None, poll_interval: float | None = None, **extra) -> MnemeApp:
+    def build(
+        store: Store,
+        repo: str = "atlas-api",
+        legion_dir: Path | None = None,
+        claude_home: Path | None = None,
+        poll_interval: float | None = None,
+        **extra,
+    ) -> MnemeApp:
         stores.append(store)
-        ctx = AppContext(store=store, repo=repo, legion_dir=legion_dir,
-                         claude_home=claude_home if claude_home is not None else Path("home"), **extra)
+        ctx = AppContext(
+            store=store,
+            repo=repo,
+            legion_dir=legion_dir,
+            claude_home=claude_home if claude_home is not None else Path("home"),
+            **extra,
+        )
         return MnemeApp(ctx, poll_interval=poll_interval, cursor_blink=False)
 
     yield build
@@ -104,8 +119,18 @@ async def type_text(pilot, text: str) -> None:
     await pilot.press(*[KEY_NAMES.get(ch, ch) for ch in text])
 
 
-KEY_NAMES = {" ": "space", "/": "slash", "[": "left_square_bracket", "]": "right_square_bracket",
-             "@": "at", ".": "full_stop", ",": "comma", "_": "underscore", "-": "minus", "=": "equals_sign"}
+KEY_NAMES = {
+    " ": "space",
+    "/": "slash",
+    "[": "left_square_bracket",
+    "]": "right_square_bracket",
+    "@": "at",
+    ".": "full_stop",
+    ",": "comma",
+    "_": "underscore",
+    "-": "minus",
+    "=": "equals_sign",
+}
 
 
 def plain(widget) -> str:

@@ -96,8 +96,13 @@ async def test_sync_key_runs_the_sync_in_a_worker(demo_app, monkeypatch):
 
 async def test_a_declined_sync_writes_nothing(demo_app, monkeypatch):
     seen = []
-    monkeypatch.setattr(app_module, "legion_sync", lambda store, legion, repo: seen.append(repo) or SyncReport(
-        repo, str(legion.memory_dir), synced=True, message="ok"))
+    monkeypatch.setattr(
+        app_module,
+        "legion_sync",
+        lambda store, legion, repo: (
+            seen.append(repo) or SyncReport(repo, str(legion.memory_dir), synced=True, message="ok")
+        ),
+    )
     before = {path.name: path.read_bytes() for path in demo_app.ctx.legion_dir.glob("*.md")}
     async with demo_app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "s")
@@ -110,8 +115,13 @@ async def test_a_declined_sync_writes_nothing(demo_app, monkeypatch):
 
 async def test_confirm_sync_false_turns_the_question_off(demo_app, monkeypatch, tmp_path):
     seen = []
-    monkeypatch.setattr(app_module, "legion_sync", lambda store, legion, repo: seen.append(repo) or SyncReport(
-        repo, str(legion.memory_dir), synced=True, message="ok"))
+    monkeypatch.setattr(
+        app_module,
+        "legion_sync",
+        lambda store, legion, repo: (
+            seen.append(repo) or SyncReport(repo, str(legion.memory_dir), synced=True, message="ok")
+        ),
+    )
     config_file = tmp_path / "quiet.toml"
     config_file.write_text("confirm_sync = false\n")
     monkeypatch.setenv("MNEME_CONFIG", str(config_file))
@@ -123,7 +133,9 @@ async def test_confirm_sync_false_turns_the_question_off(demo_app, monkeypatch, 
 
 async def test_writes_by_another_process_refresh_the_list_and_keep_the_cursor(make_app):
     store = Store(Path("watched.db"))
-    store.mint_many([dict(content=f"memory {i}", provenance=SYNCED, kind="reflection", repo_id="atlas-api") for i in range(30)])
+    store.mint_many(
+        [dict(content=f"memory {i}", provenance=SYNCED, kind="reflection", repo_id="atlas-api") for i in range(30)]
+    )
     app = make_app(store, poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "2")

@@ -132,8 +132,13 @@ async def test_legion_file_changes_refresh_the_screen(make_app, demo, mode):
         screen = app.screen
         first = screen.data
         legion = LegionMemory(demo.legion_dir, claude_home=demo.claude_home)
-        legion.record_outcome(agent="engineering-senior-developer", outcome="success", summary="new row",
-                              task_type="backend", branch="main")
+        legion.record_outcome(
+            agent="engineering-senior-developer",
+            outcome="success",
+            summary="new row",
+            task_type="backend",
+            branch="main",
+        )
         for _ in range(300):  # up to 30 s on a loaded machine; ends as soon as the poll has seen the change
             await pilot.pause(0.1)
             if screen.data is not first:
@@ -174,7 +179,9 @@ async def test_the_briefing_screen_shows_preference_notes(demo_app):
     """Skill §13: the "Previous preference signals suggest…" note is shown with the preference signals."""
     from dataclasses import replace
 
-    note = "Previous preference signals suggest 'Split the test file' for [review] (2 corrective review-verdict signals)"
+    note = (
+        "Previous preference signals suggest 'Split the test file' for [review] (2 corrective review-verdict signals)"
+    )
     async with demo_app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "3")
         await settle(pilot)

@@ -16,7 +16,7 @@ from mneme_tui.tui.screenshots import settle
 from .conftest import SIZE
 
 VALUES = [
-    {"id": "O-1", "summary": "naïve — ünïcode ✓ \"quoted\" \\ back", "tags": ["a", "b"], "n": 3, "ok": True, "x": None},
+    {"id": "O-1", "summary": 'naïve — ünïcode ✓ "quoted" \\ back', "tags": ["a", "b"], "n": 3, "ok": True, "x": None},
     [1.5, "two", {"nested": []}],
     "plain string",
 ]

@@ -27,7 +27,9 @@ NEW_TEXT = "Run migrations in the deploy job, before traffic moves"
 def _seed(path: str = "detail.db") -> tuple[Store, int, int]:
     store = Store(Path(path))
     advisory = store.save(OLD_TEXT, kind="decision", topic="Deploys", repo_id="atlas-api")
-    pitfall = store.mint("SQLite busy timeout must be set first", kind="pitfall", topic="SQLite", repo_id="atlas-api", provenance=SYNCED)
+    pitfall = store.mint(
+        "SQLite busy timeout must be set first", kind="pitfall", topic="SQLite", repo_id="atlas-api", provenance=SYNCED
+    )
     return store, advisory.id, pitfall.id
 
 
@@ -80,8 +82,13 @@ async def test_dismiss_then_undo_then_restore(make_app):
         await press(pilot, "u")  # undoes the restore: dismissed again
         assert store.get(memory_id).status == K.TOMBSTONED
         reasons = [entry.reason for entry in store.history(memory_id)]
-        assert reasons == ["dismissed in the TUI", "undo in the TUI", "dismissed in the TUI", "restored in the TUI",
-                           "undo in the TUI"]
+        assert reasons == [
+            "dismissed in the TUI",
+            "undo in the TUI",
+            "dismissed in the TUI",
+            "restored in the TUI",
+            "undo in the TUI",
+        ]
 
 
 async def test_edit_supersedes_shows_the_new_memory_jumps_and_undoes(make_app, tmp_path, monkeypatch):
@@ -141,12 +148,16 @@ async def test_an_edit_into_the_text_of_another_memory_changes_nothing(make_app,
         assert store.get(memory_id).status == store.get(other.id).status == K.ACTIVE and store.count() == 3
 
 
-@pytest.mark.parametrize("editor_body, expected", [
-    ("sys.exit(3)", "exited with status 3; nothing changed"),
-    ("import os; os.remove(path)", "removed the file; nothing changed"),
-])
-async def test_a_failing_editor_is_a_clear_error_and_nothing_changes(make_app, tmp_path, monkeypatch, editor_body,
-                                                                      expected):
+@pytest.mark.parametrize(
+    "editor_body, expected",
+    [
+        ("sys.exit(3)", "exited with status 3; nothing changed"),
+        ("import os; os.remove(path)", "removed the file; nothing changed"),
+    ],
+)
+async def test_a_failing_editor_is_a_clear_error_and_nothing_changes(
+    make_app, tmp_path, monkeypatch, editor_body, expected
+):
     store, memory_id, _ = _seed()
     monkeypatch.setenv("VISUAL", str(_editor(tmp_path, editor_body)))
     app = make_app(store)

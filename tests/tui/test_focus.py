@@ -23,8 +23,12 @@ from .conftest import SIZE, type_text
 def _store() -> Store:
     store = Store(Path("focus.db"))
     for number in range(6):
-        store.save(f"worker thread note {number}: open one connection per thread", kind="fact",
-                   topic=f"Threads {number}", repo_id="atlas-api")
+        store.save(
+            f"worker thread note {number}: open one connection per thread",
+            kind="fact",
+            topic=f"Threads {number}",
+            repo_id="atlas-api",
+        )
     return store
 
 
@@ -144,7 +148,8 @@ async def test_d_dismisses_the_highlighted_result_and_u_brings_it_back(make_app)
         assert key not in _results(app).row_keys
         assert _results(app).cursor_row == 1  # the cursor stays in place, on the next result
         assert f"Dismissed #{memory_id} (Threads {memory_id - 1}) — press u to undo." in [
-            n.message for n in app._notifications]
+            n.message for n in app._notifications
+        ]
         await press(pilot, "u")
         assert store.get(memory_id).status == K.ACTIVE
         assert key in _results(app).row_keys

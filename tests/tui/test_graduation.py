@@ -25,39 +25,97 @@ MARKUP_GATE = "[bold]Gate[/bold] [@click=app.quit]"
 MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"
 
 
-def _pitfall(store: Store, gate: str, scope: str, task: str, content: str, *, repo: str = "atlas-api",
-             days_ago: int = 0) -> int:
-    return store.mint(content, provenance=SYNCED, kind="pitfall", topic=f"{gate} @ {scope}", repo_id=repo, task_id=task,
-                      created_at=NOW - timedelta(days=days_ago, hours=1)).id
+def _pitfall(
+    store: Store, gate: str, scope: str, task: str, content: str, *, repo: str = "atlas-api", days_ago: int = 0
+) -> int:
+    return store.mint(
+        content,
+        provenance=SYNCED,
+        kind="pitfall",
+        topic=f"{gate} @ {scope}",
+        repo_id=repo,
+        task_id=task,
+        created_at=NOW - timedelta(days=days_ago, hours=1),
+    ).id
 
 
 def graduation_store(path: str = "graduation.db") -> Store:
     """Three candidates in atlas-api (recurrence, structural recurrence, access), one in another repo,
     and pitfalls/patterns that must not appear."""
     store = Store(Path(path))
-    _pitfall(store, "No bare except", "src/api", "T-201", "A bare `except:` in the route handler hid a KeyError.",
-             days_ago=20)
-    _pitfall(store, "No bare except", "src/api", "T-214", "Swallowed the timeout in the retry loop with `except:`.",
-             days_ago=9)
-    _pitfall(store, "No bare except", "src/api", "T-230",
-             "Catch the exception you expect; log and re-raise the rest.", days_ago=2)
+    _pitfall(
+        store,
+        "No bare except",
+        "src/api",
+        "T-201",
+        "A bare `except:` in the route handler hid a KeyError.",
+        days_ago=20,
+    )
+    _pitfall(
+        store,
+        "No bare except",
+        "src/api",
+        "T-214",
+        "Swallowed the timeout in the retry loop with `except:`.",
+        days_ago=9,
+    )
+    _pitfall(
+        store,
+        "No bare except",
+        "src/api",
+        "T-230",
+        "Catch the exception you expect; log and re-raise the rest.",
+        days_ago=2,
+    )
     _pitfall(store, "Cognitive Complexity", "src/store", "T-188", "store.save grew past complexity 15.", days_ago=30)
-    _pitfall(store, "Cognitive Complexity", "src/store", "T-222",
-             "Split Store.save into validate, write and audit steps.", days_ago=5)
-    secret = _pitfall(store, "Secrets in logs", "src/auth", "T-150",
-                      "Never log the session token; log its hash prefix instead.", days_ago=40)
+    _pitfall(
+        store,
+        "Cognitive Complexity",
+        "src/store",
+        "T-222",
+        "Split Store.save into validate, write and audit steps.",
+        days_ago=5,
+    )
+    secret = _pitfall(
+        store,
+        "Secrets in logs",
+        "src/auth",
+        "T-150",
+        "Never log the session token; log its hash prefix instead.",
+        days_ago=40,
+    )
     for task in ("T-160", "T-171", "T-199"):
         store.reinforce(task, [secret])
-    _pitfall(store, "Missing timeout", "infra/terraform", "T-301", "HTTP calls need an explicit timeout.",
-             repo="billing-svc", days_ago=12)
-    _pitfall(store, "Missing timeout", "infra/terraform", "T-305", "requests.get without timeout hung the deploy.",
-             repo="billing-svc", days_ago=3)
+    _pitfall(
+        store,
+        "Missing timeout",
+        "infra/terraform",
+        "T-301",
+        "HTTP calls need an explicit timeout.",
+        repo="billing-svc",
+        days_ago=12,
+    )
+    _pitfall(
+        store,
+        "Missing timeout",
+        "infra/terraform",
+        "T-305",
+        "requests.get without timeout hung the deploy.",
+        repo="billing-svc",
+        days_ago=3,
+    )
     _pitfall(store, "Function Length", "src/cli", "T-240", "A one-off: main() was 90 lines.", days_ago=1)
     once = _pitfall(store, "File Length", "src/tui", "T-241", "Structural gates never graduate on reads.", days_ago=1)
     for task in ("T-250", "T-251", "T-252"):
         store.reinforce(task, [once])
-    store.mint("Temp file + fsync + rename.", provenance=SYNCED, kind="pattern", topic="pattern:src/io", repo_id="atlas-api",
-               task_id="T-201")
+    store.mint(
+        "Temp file + fsync + rename.",
+        provenance=SYNCED,
+        kind="pattern",
+        topic="pattern:src/io",
+        repo_id="atlas-api",
+        task_id="T-201",
+    )
     return store
 
 
@@ -158,7 +216,9 @@ async def test_dismiss_then_undo_changes_every_related_pitfall_and_back(make_app
         assert _table(app).cursor_key == str(first.memory.id)  # back, with the cursor on it
         for memory_id in group:
             assert [(h.from_status, h.to_status) for h in store.history(memory_id)] == [
-                ("active", "tombstoned"), ("tombstoned", "active")]
+                ("active", "tombstoned"),
+                ("tombstoned", "active"),
+            ]
         await pilot.press("u")
         await settle(pilot)
         assert any(n.message == "Nothing to undo." for n in app._notifications)
@@ -228,7 +288,7 @@ async def test_markup_looking_text_is_literal_everywhere(make_app):
         facts = plain(screen.query_one("#graduation-facts"))
         assert MARKUP_GATE in facts and "within scope src/[x]" in facts
         rule = plain(screen.query_one("#graduation-rule"))
-        assert f"gate: \"{MARKUP_GATE}\"" in rule
+        assert f'gate: "{MARKUP_GATE}"' in rule
         assert "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/]" in rule
         assert "\\u001b[31mred" in rule  # the escape, quoted by the rule's YAML
         await pilot.press("c")
@@ -297,7 +357,7 @@ async def test_first_candidate_appearing_elsewhere_replaces_the_empty_line(make_
         assert not screen.query_one("#graduation-empty").display and screen.query_one("#graduation-body").display
         assert app.focused is _table(app)
         await pilot.press("c")
-        assert "gate: \"Unchecked SQL\"" in app.clipboard
+        assert 'gate: "Unchecked SQL"' in app.clipboard
 
 
 async def test_dismissal_marks_the_memories_screen_stale(make_app):
@@ -333,7 +393,9 @@ async def test_palette_and_help_list_the_graduation_keys(make_app):
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         help_text = plain(app.screen.query_one("#help-body"))
-        assert "Graduation (5)" in help_text and "dismiss (tombstone) every pitfall of the candidate's group" in help_text
+        assert (
+            "Graduation (5)" in help_text and "dismiss (tombstone) every pitfall of the candidate's group" in help_text
+        )
 
 
 @pytest.mark.parametrize("width", [60, 80, 120])

@@ -37,9 +37,18 @@ async def _open(pilot) -> MemoriesScreen:
 
 def _many(count: int, path: str = "many.db", other_every: int = 0) -> Store:
     store = Store(Path(path))
-    store.mint_many([dict(content=f"memory number {i}", provenance=SYNCED, kind="reflection", topic=f"T{i % 7}",
-                          repo_id="other" if other_every and i % other_every == 0 else "atlas-api")
-                     for i in range(count)])
+    store.mint_many(
+        [
+            dict(
+                content=f"memory number {i}",
+                provenance=SYNCED,
+                kind="reflection",
+                topic=f"T{i % 7}",
+                repo_id="other" if other_every and i % other_every == 0 else "atlas-api",
+            )
+            for i in range(count)
+        ]
+    )
     return store
 
 
@@ -190,7 +199,9 @@ async def test_enter_opens_the_detail_with_history(make_app):
 
 async def test_toast_and_cells_show_markup_literally(make_app):
     store = Store(Path("markup.db"))
-    store.mint("x [@click=app.quit] y", provenance=SYNCED, kind="pitfall", topic="[/b] [@click=app.quit]", repo_id="atlas-api")
+    store.mint(
+        "x [@click=app.quit] y", provenance=SYNCED, kind="pitfall", topic="[/b] [@click=app.quit]", repo_id="atlas-api"
+    )
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot)
@@ -218,10 +229,22 @@ async def test_empty_store_says_so(empty_app):
 # ------------------------------------------------------------------------------- readability (issue 13)
 def _readable_store(path: str = "readable.db") -> Store:
     store = Store(Path(path))
-    store.mint("Busy timeout must be set before the first write", kind="pitfall", topic="SQLite", repo_id="atlas-api", provenance=SYNCED)
-    store.mint("Global rule: never swallow exceptions", kind="axiom", topic="Errors", repo_id="global", provenance=SYNCED)
-    store.mint("Invoices are rendered with WeasyPrint", kind="fact", topic="Billing", repo_id="billing-svc", provenance=SYNCED)
-    popular = store.mint("Popular note about caching", kind="pattern", topic="Cache", repo_id="atlas-api", provenance=SYNCED)
+    store.mint(
+        "Busy timeout must be set before the first write",
+        kind="pitfall",
+        topic="SQLite",
+        repo_id="atlas-api",
+        provenance=SYNCED,
+    )
+    store.mint(
+        "Global rule: never swallow exceptions", kind="axiom", topic="Errors", repo_id="global", provenance=SYNCED
+    )
+    store.mint(
+        "Invoices are rendered with WeasyPrint", kind="fact", topic="Billing", repo_id="billing-svc", provenance=SYNCED
+    )
+    popular = store.mint(
+        "Popular note about caching", kind="pattern", topic="Cache", repo_id="atlas-api", provenance=SYNCED
+    )
     for task in ("T-1", "T-2", "T-3"):
         store.reinforce(task, [popular.id])
     return store
@@ -340,8 +363,10 @@ async def test_imported_rows_show_their_legion_ids(make_app, tmp_path):
 
     legion = tmp_path / "memory"
     legion.mkdir()
-    rows = "".join(f"| O-00{n} | 2026-01-1{n} | main | 1 | 01-0{n} | agent-a | e2e | failure | 2 | e2e | same summary |\n"
-                   for n in range(1, 4))
+    rows = "".join(
+        f"| O-00{n} | 2026-01-1{n} | main | 1 | 01-0{n} | agent-a | e2e | failure | 2 | e2e | same summary |\n"
+        for n in range(1, 4)
+    )
     (legion / "OUTCOMES.md").write_text(OUTCOMES.template + rows, encoding="utf-8")
     store = Store(Path("legion-ids.db"))
     sync(store, legion, "atlas-api")

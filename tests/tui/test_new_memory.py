@@ -49,7 +49,11 @@ async def test_n_saves_a_new_memory_and_u_undoes_it(make_app):
         assert isinstance(app.screen, RecallScreen)
         saved = store.list(status=K.ACTIVE, repo_id="atlas-api", limit=10)[0]
         assert (saved.content, saved.topic, saved.kind, saved.repo_id) == (
-            "Pin textual below 8.3", "Dependencies", "fact", "atlas-api")
+            "Pin textual below 8.3",
+            "Dependencies",
+            "fact",
+            "atlas-api",
+        )
         assert f"Saved #{saved.id} (fact, atlas-api) — press u to undo." in _messages(app)
         assert str(saved.id) in app.screen.query_one("#results").row_keys  # the list shows it at once
         await press(pilot, "u")

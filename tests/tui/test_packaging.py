@@ -20,9 +20,22 @@ REPO = Path(__file__).resolve().parents[2]
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q",
-         "-w", str(out), str(REPO)],
-        check=True, capture_output=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(out),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     (built,) = out.glob("mneme_tui-*.whl")
     return built
@@ -49,8 +62,9 @@ def test_an_installed_layout_resolves_its_own_styles(wheel: Path, tmp_path: Path
         "print('\\n'.join(str(a.style_path(n)) for n in a.stylesheets()))"
     )
     env = {**os.environ, "PYTHONPATH": str(site)}
-    lines = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True,
-                           text=True, timeout=120).stdout.splitlines()
+    lines = subprocess.run(
+        [sys.executable, "-c", probe], env=env, check=True, capture_output=True, text=True, timeout=120
+    ).stdout.splitlines()
     assert lines[0].startswith(str(site))  # the installed copy, not the source tree
     for path in map(Path, lines[1:]):
         assert path.is_file() and path.is_relative_to(site / "mneme_tui" / "styles")

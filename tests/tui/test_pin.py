@@ -15,8 +15,9 @@ from .conftest import SIZE, plain
 def _store(path: str = "pin.db") -> tuple[Store, int, int]:
     store = Store(Path(path))
     first = store.save("Freeze MNEME_NOW in snapshot tests", kind="decision", topic="Testing", repo_id="atlas-api")
-    second = store.save("WAL mode and a busy timeout for every writer", kind="decision", topic="SQLite",
-                        repo_id="atlas-api")
+    second = store.save(
+        "WAL mode and a busy timeout for every writer", kind="decision", topic="SQLite", repo_id="atlas-api"
+    )
     return store, first.id, second.id
 
 

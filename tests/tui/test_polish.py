@@ -57,8 +57,12 @@ async def test_help_says_space_marks_and_moves_down(demo_app):
 # ----------------------------------------------------------------------------------- Recall
 async def test_recall_shows_the_matched_line_and_the_match_beside_the_age(make_app):
     store = Store(Path("lines.db"))
-    store.mint("Deploy checklist\nstep one\nthe zebra crossing needs a flag", provenance=SYNCED, kind="fact",
-               repo_id="atlas-api")
+    store.mint(
+        "Deploy checklist\nstep one\nthe zebra crossing needs a flag",
+        provenance=SYNCED,
+        kind="fact",
+        repo_id="atlas-api",
+    )
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("z", "e", "b", "r", "a")
@@ -86,10 +90,48 @@ async def test_briefing_enter_opens_the_outcome_shown_readably(demo_app):
 
 async def test_one_week_of_outcomes_draws_no_trend_chart(make_app, capsys):
     folder = Path("one-week")
-    assert main(["legion", "record", "outcome", "--dir", str(folder), "--agent", "a1", "--outcome", "success",
-                 "--summary", "only one", "--branch", "main"]) == 0
-    assert main(["legion", "record", "preference", "--dir", str(folder), "--decision-point", "manual-edit",
-                 "--context", "tabs or spaces", "--signal", "corrective", "--agent", "a1", "--branch", "main"]) == 0
+    assert (
+        main(
+            [
+                "legion",
+                "record",
+                "outcome",
+                "--dir",
+                str(folder),
+                "--agent",
+                "a1",
+                "--outcome",
+                "success",
+                "--summary",
+                "only one",
+                "--branch",
+                "main",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "legion",
+                "record",
+                "preference",
+                "--dir",
+                str(folder),
+                "--decision-point",
+                "manual-edit",
+                "--context",
+                "tabs or spaces",
+                "--signal",
+                "corrective",
+                "--agent",
+                "a1",
+                "--branch",
+                "main",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     app = make_app(Store(Path("week.db")), legion_dir=folder)
     async with app.run_test(size=SIZE) as pilot:
@@ -217,8 +259,9 @@ def test_the_demo_keeps_its_settings_in_its_own_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("MNEME_CONFIG", str(user))
     demo_folder = tmp_path / "demo"
     demo_folder.mkdir()
-    workspace = DemoWorkspace(db_path=demo_folder / "mneme.db", project_dir=demo_folder, legion_dir=demo_folder,
-                              repo="atlas-api")
+    workspace = DemoWorkspace(
+        db_path=demo_folder / "mneme.db", project_dir=demo_folder, legion_dir=demo_folder, repo="atlas-api"
+    )
     config.use_settings_copy(workspace.config_path)
     assert config.saved_theme() == "nord"  # the user's settings still apply in the demo
     config.save_setting("theme", "dracula")

@@ -50,7 +50,7 @@ def test_spans_are_sorted_disjoint_and_inside_the_text() -> None:
 def test_highlight_styles_spans_and_keeps_markup_literal() -> None:
     text = highlight(Text("[bold]lock[/bold] [@click=app.quit]"), "bold lock click", "bm25")
     assert text.plain == "[bold]lock[/bold] [@click=app.quit]"
-    styled = {text.plain[span.start:span.end] for span in text.spans if span.style == MATCH_STYLE}
+    styled = {text.plain[span.start : span.end] for span in text.spans if span.style == MATCH_STYLE}
     assert styled == {"bold", "lock", "click"}  # matched as words, still shown as typed
 
 
@@ -64,7 +64,8 @@ def _legion_store(tmp: Path) -> Store:
     legion.mkdir()
     rows = "".join(
         f"| O-00{n} | 2026-01-1{n} | main | 1 | 01-0{n} | agent-a | e2e | failure | 2 | e2e "
-        f"| playwright booking flow failed |\n" for n in range(1, 5)
+        f"| playwright booking flow failed |\n"
+        for n in range(1, 5)
     )
     (legion / "OUTCOMES.md").write_text(OUTCOMES.template + rows, encoding="utf-8")
     store = Store(tmp / "legion.db")
@@ -83,11 +84,11 @@ async def test_imported_rows_show_their_legion_ids_and_highlighted_words(make_ap
         assert sorted(cell.plain.split()[0] for cell in memory_cells) == ["O-001", "O-002", "O-003", "O-004"]
         assert len({cell.plain for cell in memory_cells}) == 4  # four identical summaries now read apart
         first = memory_cells[0]
-        marked = {first.plain[span.start:span.end] for span in first.spans if span.style == MATCH_STYLE}
+        marked = {first.plain[span.start : span.end] for span in first.spans if span.style == MATCH_STYLE}
         assert marked == {"playwright", "booking"}
         body = app.screen.query_one(MemoryDetail).query_one(".detail-body").content
         assert isinstance(body, Text)
-        assert {body.plain[s.start:s.end] for s in body.spans if s.style == MATCH_STYLE} >= {"playwright", "booking"}
+        assert {body.plain[s.start : s.end] for s in body.spans if s.style == MATCH_STYLE} >= {"playwright", "booking"}
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
@@ -143,8 +144,9 @@ def test_broken_settings_file_is_not_rewritten(tmp_path: Path, monkeypatch: pyte
     assert path.read_text(encoding="utf-8") == "profile = \n"
 
 
-async def test_chosen_theme_is_saved_and_used_next_time(make_app, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_chosen_theme_is_saved_and_used_next_time(
+    make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from mneme_tui import config
 
     monkeypatch.setenv("MNEME_CONFIG", str(tmp_path / "config.toml"))
@@ -206,9 +208,11 @@ def plain_detail(app) -> str:
 
 
 # ------------------------------------------------------------------------------- markdown in content
-MARKDOWN = ("Deploy notes [bold]not bold[/bold] [/x] [@click=app.quit]quit[/]\n\n"
-            "| step | command |\n|---|:---:|\n| migrate | `make db` |\n| verify [b] | curl /health |\n\n"
-            "```sh\necho \"[red]not red[/red]\"\n```\nend")
+MARKDOWN = (
+    "Deploy notes [bold]not bold[/bold] [/x] [@click=app.quit]quit[/]\n\n"
+    "| step | command |\n|---|:---:|\n| migrate | `make db` |\n| verify [b] | curl /health |\n\n"
+    '```sh\necho "[red]not red[/red]"\n```\nend'
+)
 
 
 def test_readable_text_aligns_tables_shades_fences_and_stays_literal() -> None:
@@ -218,8 +222,12 @@ def test_readable_text_aligns_tables_shades_fences_and_stays_literal() -> None:
     lines = text.plain.split("\n")
     assert lines[0] == "Deploy notes [bold]not bold[/bold] [/x] [@click=app.quit]quit[/]"
     table = lines[2:6]
-    assert table == ["step       │ command     ", "───────────┼─────────────",
-                     "migrate    │ `make db`   ", "verify [b] │ curl /health"]
+    assert table == [
+        "step       │ command     ",
+        "───────────┼─────────────",
+        "migrate    │ `make db`   ",
+        "verify [b] │ curl /health",
+    ]
     assert lines[7:10] == ["```sh", 'echo "[red]not red[/red]"', "```"] and lines[-1] == "end"
     code_start = text.plain.index('echo "[red]')
     assert any(span.style == CODE_STYLE and span.start == code_start for span in text.spans)

@@ -28,11 +28,23 @@ def _plain_rows(app) -> list[list[str]]:
 
 def _seed(path: str = "recall.db") -> Store:
     store = Store(Path(path))
-    store.mint("SQLite busy timeout: set PRAGMA busy_timeout before the first write", provenance=SYNCED, kind="pitfall",
-               topic="SQLite", repo_id="atlas-api")
-    store.mint("Textual workers run in threads; check staleness before showing results", provenance=SYNCED, kind="pattern",
-               topic="TUI", repo_id="atlas-api")
-    store.mint("Invoices are rendered with WeasyPrint", provenance=SYNCED, kind="fact", topic="Billing", repo_id="billing-svc")
+    store.mint(
+        "SQLite busy timeout: set PRAGMA busy_timeout before the first write",
+        provenance=SYNCED,
+        kind="pitfall",
+        topic="SQLite",
+        repo_id="atlas-api",
+    )
+    store.mint(
+        "Textual workers run in threads; check staleness before showing results",
+        provenance=SYNCED,
+        kind="pattern",
+        topic="TUI",
+        repo_id="atlas-api",
+    )
+    store.mint(
+        "Invoices are rendered with WeasyPrint", provenance=SYNCED, kind="fact", topic="Billing", repo_id="billing-svc"
+    )
     store.mint("Never swallow exceptions", provenance=SYNCED, kind="axiom", topic="Errors", repo_id="global")
     return store
 
@@ -135,7 +147,9 @@ async def test_markup_looking_content_renders_literally(make_app):
         await type_text(pilot, "refactored")
         await settle(pilot)
         row = _plain_rows(app)[0]
-        assert row[-1] == "Refactored app.py [Store.save, _flush] [/bold] [@click=app.quit]quit[/] \\x1b[31mred · [b]x[/b]"
+        assert (
+            row[-1] == "Refactored app.py [Store.save, _flush] [/bold] [@click=app.quit]quit[/] \\x1b[31mred · [b]x[/b]"
+        )
         detail = plain(app.screen.query_one(MemoryDetail).query_one(".detail-body"))
         assert "[Store.save, _flush] [/bold] [@click=app.quit]quit[/] \\x1b[31mred" in detail
         await pilot.click("#results", offset=(60, 1))  # clicking the cell must not run the embedded action

@@ -29,10 +29,18 @@ FLAKY = "The flaky test in test_sync was a clock problem; freezing MNEME_NOW mad
 MARKUP = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/]"
 
 
-def _mint(store: Store, content: str, created: str, *, repo: str = "atlas-api", topic: str = "Testing",
-          kind: str = "reflection") -> int:
-    return store.mint(content, provenance=SAVED, kind=kind, topic=topic, repo_id=repo,
-                      created_at=datetime.fromisoformat(created)).id
+def _mint(
+    store: Store,
+    content: str,
+    created: str,
+    *,
+    repo: str = "atlas-api",
+    topic: str = "Testing",
+    kind: str = "reflection",
+) -> int:
+    return store.mint(
+        content, provenance=SAVED, kind=kind, topic=topic, repo_id=repo, created_at=datetime.fromisoformat(created)
+    ).id
 
 
 def review_store(path: str = "review.db") -> Store:
@@ -220,10 +228,16 @@ async def test_help_lists_the_review_keys_and_pin(empty_app):
 
 
 def _git(root: Path, *arguments: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-           "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
-           "GIT_AUTHOR_DATE": "@1767225600 +0000", "GIT_COMMITTER_DATE": "@1767225600 +0000",
-           "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.invalid",
+        "GIT_AUTHOR_DATE": "@1767225600 +0000",
+        "GIT_COMMITTER_DATE": "@1767225600 +0000",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
     subprocess.run(["git", *arguments], cwd=root, env=env, check=True, capture_output=True)
 
 
@@ -255,7 +269,8 @@ async def test_a_memory_about_deleted_code_is_proposed_as_stale_and_a_dismisses_
         await pilot.press("down")
         await settle(pilot)
         assert "Store.save is no longer defined in src/store/store.py (parsed with ast)" in plain(
-            screen.query_one("#review-facts"))
+            screen.query_one("#review-facts")
+        )
         await pilot.press("a")
         await settle(pilot)
         assert store.get(renamed).status == "tombstoned" and _kinds(app) == ["stale"]

@@ -23,10 +23,22 @@ TEXT = "Freeze MNEME_NOW in every snapshot test so ages never change."
 async def test_review_and_pin_on_postgresql(pg_database, tmp_path: Path):
     url = f"postgresql://{pg_database.user}:hunter2@/{pg_database.name}?host={pg_database.host}&port={pg_database.port}"
     store = Store(url)
-    ids = [store.mint(TEXT, provenance=SAVED, kind="decision", topic="Testing", repo_id="atlas-api",
-                      created_at=datetime(2026, 2, day)).id for day in (1, 2)]
-    app = MnemeApp(AppContext(store=store, repo="atlas-api", legion_dir=None, claude_home=tmp_path / "home"),
-                   poll_interval=None, cursor_blink=False)
+    ids = [
+        store.mint(
+            TEXT,
+            provenance=SAVED,
+            kind="decision",
+            topic="Testing",
+            repo_id="atlas-api",
+            created_at=datetime(2026, 2, day),
+        ).id
+        for day in (1, 2)
+    ]
+    app = MnemeApp(
+        AppContext(store=store, repo="atlas-api", legion_dir=None, claude_home=tmp_path / "home"),
+        poll_interval=None,
+        cursor_blink=False,
+    )
     try:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("escape", "6")

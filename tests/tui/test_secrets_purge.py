@@ -49,8 +49,7 @@ async def test_the_form_refuses_a_secret_and_ctrl_r_saves_it_redacted(make_app):
 
 async def test_p_purges_after_the_word_purge(make_app):
     store = Store(Path("purge.db"))
-    memory = store.save("the staging password was hunter-two-x", kind="decision", topic="Deploys",
-                        repo_id="atlas-api")
+    memory = store.save("the staging password was hunter-two-x", kind="decision", topic="Deploys", repo_id="atlas-api")
     app = make_app(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -222,7 +222,7 @@ def _missing_columns(file_name: str, fields: list[str]) -> list[str]:
 def parse(text: str, file_name: str = "", *, default_branch: str = DEFAULT_BRANCH) -> Document:
     """Parse ``text`` into a lossless :class:`Document` (see the module docstring)."""
     bom = BOM if text.startswith(BOM) else ""
-    document = _Parser(text[len(bom):], file_name, default_branch).run()
+    document = _Parser(text[len(bom) :], file_name, default_branch).run()
     document.bom = bom
     return document
 
@@ -290,9 +290,7 @@ class _Parser:
                     index += 1
                     continue
                 header = self._header_at(index)
-                if header is not None and schema_for_header(
-                    [field_name(unescape_cell(c)) for c in header]
-                ) is None:
+                if header is not None and schema_for_header([field_name(unescape_cell(c)) for c in header]) is None:
                     in_foreign = True
                     index += 2
                     continue
@@ -336,8 +334,10 @@ class _Parser:
         if cells:
             return self._table_line(index, cells)
         if cells is None and _ID_CELL.match(line.strip().lstrip("|").split("|")[0].strip()):
-            self.warnings.append(f"{self.file_name} line {index + 1}: a row without a closing pipe was not read "
-                                 "as a record (its ID is never reused)")
+            self.warnings.append(
+                f"{self.file_name} line {index + 1}: a row without a closing pipe was not read "
+                "as a record (its ID is never reused)"
+            )
         self._prose_line(index)
         return index + 1
 
@@ -352,8 +352,10 @@ class _Parser:
                 return index + 2
             missing = _missing_columns(self.file_name, fields)
             if missing:
-                raise _Corrupt(f"the table at line {index + 1} lacks the {', '.join(missing)} column"
-                               + ("s" if len(missing) > 1 else ""))
+                raise _Corrupt(
+                    f"the table at line {index + 1} lacks the {', '.join(missing)} column"
+                    + ("s" if len(missing) > 1 else "")
+                )
             end = index + 2
             while end < len(self.lines) and split_raw_cells(self.lines[end]):
                 end += 1
@@ -372,12 +374,12 @@ class _Parser:
                 self._add(Segment("row", [self.lines[index]], index + 1, record=record, table=table, row_fields=own))
                 return index + 1
             if self.last_kind in {"header", "row"} or _ID_CELL.match(values[0]):
-                raise _Corrupt(
-                    f"line {index + 1} has {len(values)} cells, the table has {len(table.fields)}"
-                )
+                raise _Corrupt(f"line {index + 1} has {len(values)} cells, the table has {len(table.fields)}")
         elif _ID_CELL.match(raw_cells[0]):
-            self.warnings.append(f"{self.file_name} line {index + 1}: a row with no table header above it was "
-                                 "not read as a record (its ID is never reused)")
+            self.warnings.append(
+                f"{self.file_name} line {index + 1}: a row with no table header above it was "
+                "not read as a record (its ID is never reused)"
+            )
         self._prose_line(index)
         return index + 1
 

@@ -73,7 +73,7 @@ def write_all(fd: int, data: bytes) -> None:
     """Write every byte of ``data`` to ``fd`` and fsync it."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
     os.fsync(fd)
 
 
@@ -131,13 +131,18 @@ class _Step:
         """True while the truncate that ends the rewrite has not happened (the checked bytes are intact)."""
         if self.end == self.unread:
             return True  # nothing to cut: redoing the step is always right
-        checked = current[self.end:self.check_end]
+        checked = current[self.end : self.check_end]
         return len(current) >= self.check_end and hashlib.sha256(checked).hexdigest() == self.check_digest
 
 
 def _encode(step: _Step) -> bytes:
-    head = {"offset": step.offset, "unread": step.unread, "check_end": step.check_end,
-            "check_digest": step.check_digest, "size": len(step.data)}
+    head = {
+        "offset": step.offset,
+        "unread": step.unread,
+        "check_end": step.check_end,
+        "check_digest": step.check_digest,
+        "size": len(step.data),
+    }
     return json.dumps(head).encode("ascii") + b"\n" + step.data
 
 
@@ -145,8 +150,7 @@ def _decode(raw: bytes) -> _Step | None:
     head_line, _, data = raw.partition(b"\n")
     try:
         head = json.loads(head_line)
-        step = _Step(int(head["offset"]), data, int(head["unread"]), int(head["check_end"]),
-                     str(head["check_digest"]))
+        step = _Step(int(head["offset"]), data, int(head["unread"]), int(head["check_end"]), str(head["check_digest"]))
     except (ValueError, KeyError, TypeError):
         return None  # written atomically, so never partial; anything else is not ours to act on
     return step if len(data) == int(head["size"]) and step.end <= step.unread else None
@@ -169,7 +173,7 @@ def journalled_view(path: Path, current: bytes) -> bytes:
     step = _read_step(path)
     if step is None or not step.pending(current):
         return current
-    return current[:step.offset] + step.data + current[step.unread:]
+    return current[: step.offset] + step.data + current[step.unread :]
 
 
 def _read_from(fd: int, start: int) -> bytes:
@@ -244,8 +248,8 @@ def unpadded(line: str) -> str:
     """
     body = line.rstrip("\r\n")
     trimmed = body.rstrip(" ")
-    kept = "" if not trimmed or trimmed.endswith("|") else body[len(trimmed):][:2]
-    return trimmed + kept + line[len(body):]
+    kept = "" if not trimmed or trimmed.endswith("|") else body[len(trimmed) :][:2]
+    return trimmed + kept + line[len(body) :]
 
 
 def _take_lease(fd: int) -> bool | None:
@@ -315,8 +319,12 @@ def _refuse_large_padding(path: Path, fd: int, padding: int) -> None:
     else:
         holders = open_holders(path)
         why = f"{', '.join(holders) if holders else 'another process'} has it open"
-    raise OSError(errno.EBUSY, f"{why}; shrinking it without cutting would leave {padding:,} bytes of padding "
-                  f"(the limit is {MAX_PADDING:,}). Nothing was changed: close it and run again", str(path))
+    raise OSError(
+        errno.EBUSY,
+        f"{why}; shrinking it without cutting would leave {padding:,} bytes of padding "
+        f"(the limit is {MAX_PADDING:,}). Nothing was changed: close it and run again",
+        str(path),
+    )
 
 
 def shrink_in_place(path: Path, data: bytes, old_size: int) -> None:
@@ -356,7 +364,7 @@ def finish_rewrites(folder: Path) -> None:
     except OSError:
         return
     for name in names:
-        target = folder / name[1:-len(JOURNAL_SUFFIX)]
+        target = folder / name[1 : -len(JOURNAL_SUFFIX)]
         try:
             finish_rewrite(target)
         except FileNotFoundError:

@@ -133,8 +133,20 @@ RECORD_TYPES: dict[str, type[Record]] = {
 
 _OWN_FIELDS: dict[type, frozenset[str]] = {}
 _NOT_COLUMNS = {
-    "kind", "source_file", "line", "occurrence", "layout", "extra", "body", "superseded_by",
-    "recency_weight", "decay_score", "match_score", "importance", "resolved", "resolved_stated",
+    "kind",
+    "source_file",
+    "line",
+    "occurrence",
+    "layout",
+    "extra",
+    "body",
+    "superseded_by",
+    "recency_weight",
+    "decay_score",
+    "match_score",
+    "importance",
+    "resolved",
+    "resolved_stated",
 }
 
 

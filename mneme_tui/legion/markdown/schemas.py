@@ -119,31 +119,63 @@ Records archived by memory-manager prune operation. Do not edit manually.
 """
 
 _OUTCOME_COLUMNS = (
-    "ID", "Date", "Branch", "Phase", "Plan", "Agent", "Task Type", "Outcome", "Importance", "Tags", "Summary",
+    "ID",
+    "Date",
+    "Branch",
+    "Phase",
+    "Plan",
+    "Agent",
+    "Task Type",
+    "Outcome",
+    "Importance",
+    "Tags",
+    "Summary",
 )
 
 OUTCOMES = TableSchema(
-    OUTCOME, "OUTCOMES.md", "O", "Records", _OUTCOME_COLUMNS,
-    frozenset({"agent", "outcome", "importance", "summary"}), OUTCOMES_TEMPLATE,
+    OUTCOME,
+    "OUTCOMES.md",
+    "O",
+    "Records",
+    _OUTCOME_COLUMNS,
+    frozenset({"agent", "outcome", "importance", "summary"}),
+    OUTCOMES_TEMPLATE,
 )
 ARCHIVE = TableSchema(
-    OUTCOME, "ARCHIVE.md", "O", "Archived Records", _OUTCOME_COLUMNS,
-    frozenset({"agent", "outcome", "importance", "summary"}), ARCHIVE_TEMPLATE,
+    OUTCOME,
+    "ARCHIVE.md",
+    "O",
+    "Archived Records",
+    _OUTCOME_COLUMNS,
+    frozenset({"agent", "outcome", "importance", "summary"}),
+    ARCHIVE_TEMPLATE,
 )
 PATTERNS = TableSchema(
-    PATTERN, "PATTERNS.md", "P", "Patterns",
+    PATTERN,
+    "PATTERNS.md",
+    "P",
+    "Patterns",
     ("ID", "Date", "Branch", "Pattern", "Context", "Reuse Criteria", "Source", "Tags"),
-    frozenset({"pattern", "reuse_criteria"}), PATTERNS_TEMPLATE,
+    frozenset({"pattern", "reuse_criteria"}),
+    PATTERNS_TEMPLATE,
 )
 ERRORS = TableSchema(
-    ERROR, "ERRORS.md", "E", "Errors",
+    ERROR,
+    "ERRORS.md",
+    "E",
+    "Errors",
     ("ID", "Date", "Branch", "Error Signature", "Fix", "Agent", "Resolved", "Tags"),
-    frozenset({"error_signature", "fix"}), ERRORS_TEMPLATE,
+    frozenset({"error_signature", "fix"}),
+    ERRORS_TEMPLATE,
 )
 PREFERENCES = TableSchema(
-    PREFERENCE, "PREFERENCES.md", "D", "Preferences",
+    PREFERENCE,
+    "PREFERENCES.md",
+    "D",
+    "Preferences",
     ("ID", "Date", "Branch", "Decision Point", "Context", "Proposed", "User Choice", "Signal", "Agent", "Tags"),
-    frozenset({"decision_point", "signal"}), PREFERENCES_TEMPLATE,
+    frozenset({"decision_point", "signal"}),
+    PREFERENCES_TEMPLATE,
 )
 
 #: Schemas in the order headers are tried (each required set is distinct).
@@ -190,7 +222,8 @@ def _is_phrase(body: str) -> bool:
     if not body[0].isalpha() or any(not part for part in parts):
         return False
     return any(_WORDS.match(part) for part in parts) and all(
-        _WORDS.match(part) or re.fullmatch(r"[\w/+'-]+", part) for part in parts)
+        _WORDS.match(part) or re.fullmatch(r"[\w/+'-]+", part) for part in parts
+    )
 
 
 def find_placeholder(text: str) -> str | None:

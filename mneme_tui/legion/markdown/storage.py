@@ -98,8 +98,9 @@ def safe_folder(folder: Path) -> Path:
         return folder
     target = folder.resolve()
     if not target.is_relative_to(root.resolve()):
-        raise MnemeError(ERR_VALIDATION_FAILED,
-                         f"{folder} is a symlink to {target}, outside {root}; refusing to follow it")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED, f"{folder} is a symlink to {target}, outside {root}; refusing to follow it"
+        )
     return folder
 
 
@@ -114,11 +115,13 @@ def safe_path(path: Path) -> Path:
     folder = path.parent.resolve()
     target = path.resolve()
     if not target.is_relative_to(folder):
-        raise MnemeError(ERR_VALIDATION_FAILED,
-                         f"{path} is a symlink to {target}, outside {folder}; refusing to follow it")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED, f"{path} is a symlink to {target}, outside {folder}; refusing to follow it"
+        )
     if not target.exists():
-        raise MnemeError(ERR_VALIDATION_FAILED,
-                         f"{path} is a dangling symlink (to {target}); refusing to create a file through it")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED, f"{path} is a dangling symlink (to {target}); refusing to create a file through it"
+        )
     return target
 
 
@@ -211,8 +214,11 @@ def read_state(path: Path) -> FileState:
         with open(safe_path(path), "rb") as handle:
             stat = os.fstat(handle.fileno())
             if stat.st_size > MAX_FILE_BYTES:
-                raise MnemeError(ERR_VALIDATION_FAILED, f"{path.name} is {stat.st_size:,} bytes, over the "
-                                 f"{MAX_FILE_BYTES:,}-byte limit for a memory file; not read")
+                raise MnemeError(
+                    ERR_VALIDATION_FAILED,
+                    f"{path.name} is {stat.st_size:,} bytes, over the "
+                    f"{MAX_FILE_BYTES:,}-byte limit for a memory file; not read",
+                )
             data = handle.read()
             stat = os.fstat(handle.fileno())
     except (FileNotFoundError, NotADirectoryError):
@@ -339,8 +345,9 @@ def _grown_by_append(path: Path, state: FileState) -> FileState | None:
     return current
 
 
-def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appends: bool = True,
-                         like: Path | None = None) -> bool:
+def replace_if_unchanged(
+    path: Path, data: bytes, state: FileState, *, fold_appends: bool = True, like: Path | None = None
+) -> bool:
     """Swap ``data`` in for ``path`` if it still is what ``state`` describes; False (nothing written) if not.
 
     Rows another writer appended meanwhile (the file grew, its old bytes unchanged) are appended to
@@ -368,7 +375,7 @@ def replace_if_unchanged(path: Path, data: bytes, state: FileState, *, fold_appe
             if grown is None:
                 return False
             assert grown.data is not None
-            _append_bytes(tmp, grown.data[state.size:])
+            _append_bytes(tmp, grown.data[state.size :])
             state = grown
         else:
             return False
@@ -413,14 +420,15 @@ def append_if_unchanged(path: Path, tail: bytes, state: FileState) -> bool:
     return True
 
 
-def write_if_unchanged(path: Path, state: FileState, before: str, after: str, *, fold_appends: bool = True,
-                       like: Path | None = None) -> bool:
+def write_if_unchanged(
+    path: Path, state: FileState, before: str, after: str, *, fold_appends: bool = True, like: Path | None = None
+) -> bool:
     """Append when ``after`` only adds to ``before`` (an existing file), else replace; both checked.
 
     A new file takes the mode and group of ``like`` when given.
     """
     if state.data is not None and after.startswith(before) and before.endswith("\n"):
-        return append_if_unchanged(path, after[len(before):].encode("utf-8"), state)
+        return append_if_unchanged(path, after[len(before) :].encode("utf-8"), state)
     return replace_if_unchanged(path, after.encode("utf-8"), state, fold_appends=fold_appends, like=like)
 
 
@@ -476,8 +484,17 @@ def modify_file(
                     return result
                 # rows appended meanwhile fit the old header only: a reshaped header redoes the change
                 fold = _header_texts(document) == headers
-                if _write_verified(path, state, before, after, fold=fold, default_branch=default_branch,
-                                   verify=verify, result=result, record_text=record_text):
+                if _write_verified(
+                    path,
+                    state,
+                    before,
+                    after,
+                    fold=fold,
+                    default_branch=default_branch,
+                    verify=verify,
+                    result=result,
+                    record_text=record_text,
+                ):
                     return result
             raise LegionWriteError(
                 ERR_IO, f"{path.name} kept changing while it was being written; record not stored:", record_text()
@@ -501,14 +518,25 @@ def _parsed_for_change(path: Path, text: str, default_branch: str, record_text: 
     document = parse(text, path.name, default_branch=default_branch)
     if not document.parseable:
         raise LegionWriteError(
-            ERR_VALIDATION_FAILED, f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
+            ERR_VALIDATION_FAILED,
+            f"{document.warnings[0]} The file was not rewritten; add this record by hand:",
             record_text(),
         )
     return document
 
 
-def _write_verified(path: Path, state: FileState, before: str, after: str, *, fold: bool, default_branch: str,
-                    verify: Callable[[Document, T], bool], result: T, record_text: Callable[[], str]) -> bool:
+def _write_verified(
+    path: Path,
+    state: FileState,
+    before: str,
+    after: str,
+    *,
+    fold: bool,
+    default_branch: str,
+    verify: Callable[[Document, T], bool],
+    result: T,
+    record_text: Callable[[], str],
+) -> bool:
     """Write ``after`` over ``before`` and confirm with ``verify(reread, result)``: True when it landed, False
     when another writer changed the file first (the change is to be redone on its new content); a failed write
     or a verification that fails raises (the file restored when it is still ours)."""
@@ -519,12 +547,12 @@ def _write_verified(path: Path, state: FileState, before: str, after: str, *, fo
         ok = reread.parseable and verify(reread, result)
     except OSError as exc:
         raise LegionWriteError(
-            ERR_IO, f"could not write {path}: {exc.strerror or exc}; add this record by hand:", record_text(),
+            ERR_IO, f"could not write {path}: {exc.strerror or exc}; add this record by hand:", record_text()
         ) from None
     if not ok:
         restored = restore_if_ours(path, state.data, after.encode("utf-8"))
         outcome = "the file was restored" if restored else "another writer changed it since, so it was left as is"
         raise LegionWriteError(
-            ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text(),
+            ERR_IO, f"verification of {path.name} failed; {outcome}. Record not stored:", record_text()
         )
     return True

@@ -12,8 +12,24 @@ from mneme_tui.legion.markdown.legion_records import Record, values_for_fields
 from mneme_tui.legion.markdown.storage import modify_file
 from mneme_tui.legion.skill.api import LegionMemory
 
-_KEPT = frozenset({"id", "date", "branch", "source_file", "line", "occurrence", "layout", "superseded_by", "outcome",
-                   "signal", "decision_point", "phase", "importance", "resolved"})
+_KEPT = frozenset(
+    {
+        "id",
+        "date",
+        "branch",
+        "source_file",
+        "line",
+        "occurrence",
+        "layout",
+        "superseded_by",
+        "outcome",
+        "signal",
+        "decision_point",
+        "phase",
+        "importance",
+        "resolved",
+    }
+)
 """Fields a purged row keeps: its identity, place, date and closed choices (none of them free text)."""
 
 
@@ -51,8 +67,16 @@ def purge_row(legion: LegionMemory, file_name: str, record_id: str, marker: str)
         return False
 
     def verify(reread: Document, changed: bool) -> bool:
-        return not changed or any(r.id == record_id and getattr(r, "summary", marker) in (marker, "")
-                                  for r in reread.records)
+        return not changed or any(
+            r.id == record_id and getattr(r, "summary", marker) in (marker, "") for r in reread.records
+        )
 
-    return modify_file(path, change, template="", verify=verify, record_text=lambda: f"{file_name} {record_id}",
-                       default_branch=legion.default_branch, lock_timeout=legion.lock_timeout)
+    return modify_file(
+        path,
+        change,
+        template="",
+        verify=verify,
+        record_text=lambda: f"{file_name} {record_id}",
+        default_branch=legion.default_branch,
+        lock_timeout=legion.lock_timeout,
+    )

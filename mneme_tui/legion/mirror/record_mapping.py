@@ -114,18 +114,33 @@ def headline(record: Record) -> str:
 def _details(record: Record) -> list[tuple[str, str]]:
     items: list[tuple[str, str]] = [("ID", record.id)]
     if isinstance(record, OutcomeRecord):
-        items += [("Outcome", record.outcome), ("Agent", record.agent), ("Task type", record.task_type),
-                  ("Importance", str(record.importance)), ("Phase", record.phase), ("Plan", record.plan)]
+        items += [
+            ("Outcome", record.outcome),
+            ("Agent", record.agent),
+            ("Task type", record.task_type),
+            ("Importance", str(record.importance)),
+            ("Phase", record.phase),
+            ("Plan", record.plan),
+        ]
     elif isinstance(record, PatternRecord):
         items += [("Context", record.context), ("Reuse criteria", record.reuse_criteria), ("Source", record.source)]
     elif isinstance(record, ErrorRecord):
         fix = "" if record.fix.strip() == record.body.strip() else record.fix
         items += [("Fix", fix), ("Agent", record.agent), ("Resolved", record.resolved_label())]
     elif isinstance(record, PreferenceRecord):
-        items += [("Decision point", record.decision_point), ("Proposed", record.proposed),
-                  ("User choice", record.user_choice), ("Signal", record.signal), ("Agent", record.agent)]
-    items += [("Branch", record.branch), ("Date", record.date), ("Tags", ", ".join(record.tags)),
-              ("Superseded by", record.superseded_by)]
+        items += [
+            ("Decision point", record.decision_point),
+            ("Proposed", record.proposed),
+            ("User choice", record.user_choice),
+            ("Signal", record.signal),
+            ("Agent", record.agent),
+        ]
+    items += [
+        ("Branch", record.branch),
+        ("Date", record.date),
+        ("Tags", ", ".join(record.tags)),
+        ("Superseded by", record.superseded_by),
+    ]
     items += [(name.replace("_", " ").capitalize(), value) for name, value in record.extra.items()]
     return items
 
@@ -150,9 +165,11 @@ def memory_content(record: Record, warnings: list[str] | None = None) -> str:
     if len(text) <= MAX_CONTENT_CHARS:
         return text
     if warnings is not None:
-        warnings.append(f"{record.source_file} line {record.line}: record {record.id or '(no ID)'} is "
-                        f"{len(text):,} characters; its memory keeps the first {MAX_CONTENT_CHARS:,} "
-                        "(the file keeps it whole)")
+        warnings.append(
+            f"{record.source_file} line {record.line}: record {record.id or '(no ID)'} is "
+            f"{len(text):,} characters; its memory keeps the first {MAX_CONTENT_CHARS:,} "
+            "(the file keeps it whole)"
+        )
     return text[: MAX_CONTENT_CHARS - 1] + "…"
 
 
@@ -281,10 +298,19 @@ class MirrorRow:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "memory_id": self.memory_id, "project": self.project, "source_file": self.source_file,
-            "record_id": self.record_id, "occurrence": self.occurrence, "kind": self.kind,
-            "identity": self.identity, "archived": self.archived, "origin": self.origin, "state": self.state,
-            "content_hash": self.content_hash, "columns": self.columns_dict(), "synced_at": self.synced_at,
+            "memory_id": self.memory_id,
+            "project": self.project,
+            "source_file": self.source_file,
+            "record_id": self.record_id,
+            "occurrence": self.occurrence,
+            "kind": self.kind,
+            "identity": self.identity,
+            "archived": self.archived,
+            "origin": self.origin,
+            "state": self.state,
+            "content_hash": self.content_hash,
+            "columns": self.columns_dict(),
+            "synced_at": self.synced_at,
         }
 
 
@@ -306,7 +332,8 @@ def load_rows(db: peewee.Database, project: str) -> list[MirrorRow]:
 
 
 _REPEATED = tuple(
-    position for position, spec in enumerate(dataclass_fields(MirrorRow))
+    position
+    for position, spec in enumerate(dataclass_fields(MirrorRow))
     if spec.name not in ("memory_id", "identity", "occurrence", "record_id", "content_hash", "memory_superseded_by")
 )
 """Positions of the ``MirrorRow`` fields whose values repeat from row to row."""

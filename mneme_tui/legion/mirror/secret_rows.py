@@ -78,5 +78,7 @@ def redaction_warning(record: Record, findings: list[secrets.Finding]) -> str:
     """The sync summary's line for a row imported redacted: file, line and what (never the secret)."""
     what = ", ".join(dict.fromkeys(f.description for f in findings))
     where = f"{record.source_file} line {record.line}" if record.line else record.source_file
-    return (f"{where}: {what} imported as [REDACTED:…]; remove it from the file "
-            f"(or `mneme purge ID --markdown` after the sync)")
+    return (
+        f"{where}: {what} imported as [REDACTED:…]; remove it from the file "
+        f"(or `mneme purge ID --markdown` after the sync)"
+    )

@@ -81,12 +81,7 @@ from mneme_tui.legion.mirror.record_mapping import (
     record_json,
 )
 from mneme_tui.legion.mirror.secret_rows import redacted_record, redacted_records, redaction_warning
-from mneme_tui.legion.mirror.sync_export import (
-    Export,
-    ExportedMemory,
-    export_memories,
-    find_link,
-)
+from mneme_tui.legion.mirror.sync_export import Export, ExportedMemory, export_memories, find_link
 from mneme_tui.legion.mirror.sync_pairing import Incoming, PairingPlan, pair_records
 from mneme_tui.legion.mirror.write_slices import WriteSlices
 from mneme_tui.legion.skill.api import LegionMemory
@@ -133,9 +128,17 @@ class FileSync:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "file": self.file, "exists": self.exists, "parseable": self.parseable, "skipped": self.skipped,
-            "records": self.records, "added": self.added, "updated": self.updated, "unchanged": self.unchanged,
-            "removed": self.removed, "not_imported": self.not_imported, "exported": self.exported,
+            "file": self.file,
+            "exists": self.exists,
+            "parseable": self.parseable,
+            "skipped": self.skipped,
+            "records": self.records,
+            "added": self.added,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "not_imported": self.not_imported,
+            "exported": self.exported,
             "warnings": list(self.warnings),
         }
 
@@ -180,9 +183,14 @@ class SyncReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "project": self.project, "memory_dir": self.memory_dir, "synced": self.synced, "message": self.message,
-            "files": [f.to_json() for f in self.files], "totals": self.totals,
-            "exports": [e.to_json() for e in self.exports], "warnings": list(self.warnings),
+            "project": self.project,
+            "memory_dir": self.memory_dir,
+            "synced": self.synced,
+            "message": self.message,
+            "files": [f.to_json() for f in self.files],
+            "totals": self.totals,
+            "exports": [e.to_json() for e in self.exports],
+            "warnings": list(self.warnings),
         }
 
 
@@ -258,8 +266,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport
-           ) -> None:
+def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport) -> None:
     store = slices.store
     now = config.now().isoformat(sep=" ")
     if plan.dangling:
@@ -289,8 +296,9 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
             setattr(report.file(file_name), name, getattr(report.file(file_name), name) + value)
 
 
-def _link_exports(db: peewee.Database, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport,
-                  now: str) -> None:
+def _link_exports(
+    db: peewee.Database, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport, now: str
+) -> None:
     """Store-side memories that now have a record: link them (no new memory); an error signature the file
     already knew is recorded as merged."""
     merged_rows: list[tuple] = []
@@ -302,13 +310,21 @@ def _link_exports(db: peewee.Database, project: str, plan: PairingPlan, exports:
         if target is not None:
             target.link = spec.memory
             action = "appended" if spec.result is not None else "linked"
-            report.exports.append(ExportedMemory(spec.memory.id, spec.memory.kind, target.file, action,
-                                                 target.record.id))
+            report.exports.append(
+                ExportedMemory(spec.memory.id, spec.memory.kind, target.file, action, target.record.id)
+            )
             report.file(target.file).exported += 1
             continue
         if spec.result is None:  # cannot happen (the record was there a moment ago); offer it again next sync
-            report.exports.append(ExportedMemory(spec.memory.id, spec.memory.kind, spec.file, "failed",
-                                                 message="the matching record went away during the sync"))
+            report.exports.append(
+                ExportedMemory(
+                    spec.memory.id,
+                    spec.memory.kind,
+                    spec.file,
+                    "failed",
+                    message="the matching record went away during the sync",
+                )
+            )
             continue
         stored = spec.result.record
         if spec.result.action == "created":
@@ -317,26 +333,53 @@ def _link_exports(db: peewee.Database, project: str, plan: PairingPlan, exports:
         else:
             message = f"{spec.file} already knows this error signature"
         report.exports.append(ExportedMemory(spec.memory.id, spec.memory.kind, spec.file, "merged", stored.id, message))
-        merged_rows.append((
-            spec.memory.id, project, spec.file, spec.file, spec.kind, f"merged:{spec.memory.id}", 0, stored.id, "",
-            record_json(stored), 0, mt.STORE_ORIGIN, mt.MERGED,
-            spec.memory.status, spec.memory.superseded_by, now,
-        ))
+        merged_rows.append(
+            (
+                spec.memory.id,
+                project,
+                spec.file,
+                spec.file,
+                spec.kind,
+                f"merged:{spec.memory.id}",
+                0,
+                stored.id,
+                "",
+                record_json(stored),
+                0,
+                mt.STORE_ORIGIN,
+                mt.MERGED,
+                spec.memory.status,
+                spec.memory.superseded_by,
+                now,
+            )
+        )
     mt.insert_rows(db, merged_rows)
 
 
-def _mint_unpaired(slices: WriteSlices, project: str, plan: PairingPlan, report: SyncReport, now: str,
-                   counts: dict[str, defaultdict[str, int]]) -> None:
+def _mint_unpaired(
+    slices: WriteSlices,
+    project: str,
+    plan: PairingPlan,
+    report: SyncReport,
+    now: str,
+    counts: dict[str, defaultdict[str, int]],
+) -> None:
     """A new memory for every record nothing pairs with, a batch per write slice: the memory text, vectors and
     rows of one batch are alive at a time."""
     fresh = _unpaired(plan)
     for start in range(0, len(fresh), BATCH_ROWS):
         batch = fresh[start : start + BATCH_ROWS]
         memories = [
-            dict(content=memory_content(i.record, report.warnings), kind=memory_kind(i.record),
-                 topic=memory_topic(i.record), repo_id=project, task_id=memory_task_id(i.record),
-                 created_at=created_at(i.record), provenance=mt.provenance(i.file, i.identity),
-                 secrets_policy=secrets.REDACT)
+            dict(
+                content=memory_content(i.record, report.warnings),
+                kind=memory_kind(i.record),
+                topic=memory_topic(i.record),
+                repo_id=project,
+                task_id=memory_task_id(i.record),
+                created_at=created_at(i.record),
+                provenance=mt.provenance(i.file, i.identity),
+                secrets_policy=secrets.REDACT,
+            )
             for i in batch
         ]
         secrets.prescreen(str(memory[name]) for memory in memories for name in ("content", "topic"))
@@ -351,14 +394,26 @@ def _mint_unpaired(slices: WriteSlices, project: str, plan: PairingPlan, report:
         slices.boundary()
 
 
-def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str
-             ) -> tuple:
+def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str) -> tuple:
     """A ``legion_records`` row for ``item`` (columns in ``mt.insert_rows`` order)."""
     columns, hash_ = item.columns_and_hash()
     return (
-        memory_id, project, item.family, item.file, item.record.kind, item.identity, item.occurrence,
-        item.record.id, hash_, columns, int(item.archived), origin, mt.LINKED,
-        status[0], status[1], now,
+        memory_id,
+        project,
+        item.family,
+        item.file,
+        item.record.kind,
+        item.identity,
+        item.occurrence,
+        item.record.id,
+        hash_,
+        columns,
+        int(item.archived),
+        origin,
+        mt.LINKED,
+        status[0],
+        status[1],
+        now,
     )
 
 
@@ -392,8 +447,7 @@ def _take_redacted(item: Incoming, record: Record, findings: list[secrets.Findin
             report.warnings.append(redaction_warning(record, findings))
 
 
-def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict, report: SyncReport
-                    ) -> None:
+def _update_matched(store: Store, project: str, item: Incoming, now: str, counts: dict, report: SyncReport) -> None:
     row = item.match
     assert row is not None and row.memory_status is not None
     item.memory_id = row.memory_id
@@ -410,19 +464,32 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
         if row.memory_kind != kind:
             # a memory's kind is fixed: mint the right kind and let it supersede the old memory
             status = K.ACTIVE if item.owned else row.memory_status
-            new = store.mint(content, kind=kind, topic=topic, repo_id=project, task_id=task_id,
-                             created_at=created_at(item.record), status=status,
-                             provenance=mt.provenance(item.file, item.identity), secrets_policy=secrets.REDACT)
+            new = store.mint(
+                content,
+                kind=kind,
+                topic=topic,
+                repo_id=project,
+                task_id=task_id,
+                created_at=created_at(item.record),
+                status=status,
+                provenance=mt.provenance(item.file, item.identity),
+                secrets_policy=secrets.REDACT,
+            )
             if item.owned:
-                store.set_status([row.memory_id], K.SUPERSEDED, superseded_by=new.id,
-                                 reason=f"{item.file} {item.identity}: kind changed to {kind}")
+                store.set_status(
+                    [row.memory_id],
+                    K.SUPERSEDED,
+                    superseded_by=new.id,
+                    reason=f"{item.file} {item.identity}: kind changed to {kind}",
+                )
             mt.move_row(store.db, row.memory_id, new.id)
             item.memory_id = new.id
             item.status = (status, 0)
             fields.update(sync_status=status, sync_superseded_by=0)
         else:
-            store.update_content(row.memory_id, content=content, topic=topic, task_id=task_id,
-                                 secrets_policy=secrets.REDACT)
+            store.update_content(
+                row.memory_id, content=content, topic=topic, task_id=task_id, secrets_policy=secrets.REDACT
+            )
         fields.update(content_hash=item.hash, columns=record_json(item.record))
         changed = True
     if row.source_file != item.file or row.archived != item.archived:

@@ -19,14 +19,7 @@ from typing import Any
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion.markdown.blocks import match_heading
 from mneme_tui.legion.markdown.legion_records import PreferenceRecord, Record
-from mneme_tui.legion.markdown.schemas import (
-    ERROR,
-    ERRORS,
-    PATTERN,
-    PATTERNS,
-    PREFERENCE,
-    PREFERENCES,
-)
+from mneme_tui.legion.markdown.schemas import ERROR, ERRORS, PATTERN, PATTERNS, PREFERENCE, PREFERENCES
 from mneme_tui.legion.mirror import record_mapping as mt
 from mneme_tui.legion.mirror.record_mapping import headline
 from mneme_tui.legion.mirror.sync_pairing import Incoming, PairingPlan, pair_records
@@ -53,8 +46,14 @@ class ExportedMemory:
     message: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"memory_id": self.memory_id, "kind": self.kind, "file": self.file, "action": self.action,
-                "record_id": self.record_id, "message": self.message}
+        return {
+            "memory_id": self.memory_id,
+            "kind": self.kind,
+            "file": self.file,
+            "action": self.action,
+            "record_id": self.record_id,
+            "message": self.message,
+        }
 
 
 @dataclass
@@ -89,14 +88,24 @@ def _record(legion: LegionMemory, spec: Export, branch: str) -> Record:
     """The Legion record that carries ``spec``'s memory (export rules in :mod:`mneme_tui.legion.mirror.sync`)."""
     memory = spec.memory
     tags = _export_tags(memory)
-    rest = memory.content.strip()[len(memory.first_line):].strip() if memory.content.strip().startswith(
-        memory.first_line) else ""
+    rest = (
+        memory.content.strip()[len(memory.first_line) :].strip()
+        if memory.content.strip().startswith(memory.first_line)
+        else ""
+    )
     if spec.kind == PREFERENCE:
-        return PreferenceRecord(date=legion.today().isoformat(), branch=branch, context=spec.headline, tags=tags,
-                                layout="block", body=rest)
+        return PreferenceRecord(
+            date=legion.today().isoformat(), branch=branch, context=spec.headline, tags=tags, layout="block", body=rest
+        )
     if spec.kind == ERROR:
-        return legion.error_record(error_signature=spec.headline, fix=memory.content.strip(), agent="",
-                                   resolved=memory.verified, tags=tags, branch=branch)
+        return legion.error_record(
+            error_signature=spec.headline,
+            fix=memory.content.strip(),
+            agent="",
+            resolved=memory.verified,
+            tags=tags,
+            branch=branch,
+        )
     source = f"mneme task {memory.task_id}" if memory.task_id.strip() else "mneme"
     return legion.pattern_record(pattern=spec.headline, context=rest, source=source, tags=tags, branch=branch)
 
@@ -113,15 +122,18 @@ def find_link(plan: PairingPlan, spec: Export, claimed: set[int]) -> Incoming | 
             if item.match is None:
                 plan.by_headline[(item.file, item.record.kind, headline(item.record))].append(item)
     pool = [
-        i for i in plan.by_headline.get((spec.file, spec.kind, spec.headline), [])
+        i
+        for i in plan.by_headline.get((spec.file, spec.kind, spec.headline), [])
         if i.link is None and id(i) not in claimed
     ]
     if not pool:
         return None
     stored = spec.result.record if spec.result is not None else None
     if stored is not None:
-        for test in (lambda i: i.record.id == stored.id and i.record.line == stored.line,
-                     lambda i: i.record.id == stored.id):
+        for test in (
+            lambda i: i.record.id == stored.id and i.record.line == stored.line,
+            lambda i: i.record.id == stored.id,
+        ):
             found = [i for i in pool if test(i)]
             if found:
                 return found[-1]
@@ -138,8 +150,9 @@ def export_candidates(store: Store, project: str, rows: list[mt.MirrorRow]) -> l
     return [_export_spec(m) for m in sorted(found, key=lambda m: m.id) if m.id not in known]
 
 
-def export_memories(store: Store, legion: LegionMemory, project: str, rows: list[mt.MirrorRow],
-                    warnings: list[str]) -> list[Export]:
+def export_memories(
+    store: Store, legion: LegionMemory, project: str, rows: list[mt.MirrorRow], warnings: list[str]
+) -> list[Export]:
     """Append the project's unmirrored store memories to their files (one write per file; no database lock).
 
     Returns every candidate: appended ones carry ``result``, failed ones ``outcome``; the rest are

@@ -134,9 +134,11 @@ def pair_records(report: MemoryReport, rows: list[mt.MirrorRow]) -> PairingPlan:
         for item, row in zip(unpaired, rest):
             item.match = row
         if len(rest) > len(unpaired):
-            existing[key] = rest[len(unpaired):]
+            existing[key] = rest[len(unpaired) :]
     vanished = [
-        row for rows_left in existing.values() for row in rows_left
+        row
+        for rows_left in existing.values()
+        for row in rows_left
         if row.family not in broken_families and row.source_file not in broken_files
     ]
     return PairingPlan(incoming, vanished, dangling)

@@ -41,8 +41,12 @@ class WriteSlices:
         self._stack, self._started = stack, time.perf_counter()
         self.count += 1
 
-    def _close(self, exc_type: type[BaseException] | None = None, exc: BaseException | None = None,
-               tb: TracebackType | None = None) -> None:
+    def _close(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc: BaseException | None = None,
+        tb: TracebackType | None = None,
+    ) -> None:
         stack, self._stack = self._stack, None
         if stack is not None:
             try:
@@ -61,6 +65,7 @@ class WriteSlices:
         self._open()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._close(exc_type, exc, tb)

@@ -25,11 +25,7 @@ from mneme_tui.legion.markdown.legion_records import (
     Record,
     split_tags,
 )
-from mneme_tui.legion.markdown.planning import (
-    MemorySettings,
-    load_memory_settings,
-    read_current_phase,
-)
+from mneme_tui.legion.markdown.planning import MemorySettings, load_memory_settings, read_current_phase
 from mneme_tui.legion.markdown.schemas import (
     ARCHIVE,
     DECISION_POINTS,
@@ -47,13 +43,7 @@ from mneme_tui.legion.skill import scoring
 from mneme_tui.legion.skill.claude_memory import claude_memory_excerpt
 from mneme_tui.legion.skill.gitbranch import BranchProvider, current_branch
 from mneme_tui.legion.skill.gitbranch import default_branch as git_default_branch
-from mneme_tui.legion.skill.prune import (
-    PrunePlan,
-    PruneResult,
-    apply_prune,
-    finish_interrupted_prune,
-    plan_prune,
-)
+from mneme_tui.legion.skill.prune import PrunePlan, PruneResult, apply_prune, finish_interrupted_prune, plan_prune
 from mneme_tui.legion.skill.record_files import (
     StoreResult,
     append_record,
@@ -128,8 +118,11 @@ class RecallResult:
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"records": [r.to_json() for r in self.records], "total_records": self.total_records,
-                "warnings": list(self.warnings)}
+        return {
+            "records": [r.to_json() for r in self.records],
+            "total_records": self.total_records,
+            "warnings": list(self.warnings),
+        }
 
 
 def _clean_tags(tags: Iterable[str]) -> list[str]:
@@ -214,8 +207,9 @@ class LegionMemory:
         report = MemoryReport(str(self.memory_dir))
         for name in names:
             doc = self.load(name)
-            report.files.append(FileReport(name, doc.exists, doc.parseable, doc.records, doc.not_imported(),
-                                           list(doc.warnings)))
+            report.files.append(
+                FileReport(name, doc.exists, doc.parseable, doc.records, doc.not_imported(), list(doc.warnings))
+            )
         return report
 
     # -- store ---------------------------------------------------------------------------------
@@ -247,25 +241,39 @@ class LegionMemory:
         resolved_type = resolve_task_type(task_type, agent, catalog)
         if cross_division is None:
             cross_division = bool(catalog.is_cross_division(agent, resolved_type))
-        base = base_importance(outcome, review_escalated=review_escalated, review_cycles=review_cycles,
-                               trivial=trivial)
+        base = base_importance(outcome, review_escalated=review_escalated, review_cycles=review_cycles, trivial=trivial)
         record = OutcomeRecord(
-            date=self.today().isoformat(), branch=branch or self.branch(), phase=self._phase(phase), plan=plan,
-            agent=agent.strip(), task_type=resolved_type, outcome=outcome, summary=summary,
-            tags=_clean_tags(tags), importance=int(importance) if importance is not None else base,
+            date=self.today().isoformat(),
+            branch=branch or self.branch(),
+            phase=self._phase(phase),
+            plan=plan,
+            agent=agent.strip(),
+            task_type=resolved_type,
+            outcome=outcome,
+            summary=summary,
+            tags=_clean_tags(tags),
+            importance=int(importance) if importance is not None else base,
         )
 
         def prepare(final: Record, document: Document) -> Record:
             if importance is None and isinstance(final, OutcomeRecord):
                 final.importance = importance_with_modifiers(
-                    base, first_time=scoring.first_time(document.records, agent, resolved_type),
-                    cross_division=bool(cross_division), review_blockers=review_blockers,
+                    base,
+                    first_time=scoring.first_time(document.records, agent, resolved_type),
+                    cross_division=bool(cross_division),
+                    review_blockers=review_blockers,
                 )
             return final
 
         self.recover()
-        result = append_record(self.memory_dir, OUTCOMES, record, default_branch=self.default_branch,
-                               lock_timeout=self.lock_timeout, prepare=prepare)
+        result = append_record(
+            self.memory_dir,
+            OUTCOMES,
+            record,
+            default_branch=self.default_branch,
+            lock_timeout=self.lock_timeout,
+            prepare=prepare,
+        )
         settings = self.settings
         result.warnings += settings.warnings
         if settings.auto_prune:
@@ -282,44 +290,80 @@ class LegionMemory:
         return "" if current is None else str(current)
 
     def pattern_record(
-        self, *, pattern: str, context: str = "", reuse_criteria: str = "", source: str = "",
-        tags: Iterable[str] = (), branch: str | None = None,
+        self,
+        *,
+        pattern: str,
+        context: str = "",
+        reuse_criteria: str = "",
+        source: str = "",
+        tags: Iterable[str] = (),
+        branch: str | None = None,
     ) -> PatternRecord:
         """A checked, dated pattern record (not stored yet)."""
         return PatternRecord(
-            date=self.today().isoformat(), branch=branch or self.branch(), pattern=_required("pattern", pattern),
-            context=context, reuse_criteria=reuse_criteria, source=source, tags=_clean_tags(tags),
+            date=self.today().isoformat(),
+            branch=branch or self.branch(),
+            pattern=_required("pattern", pattern),
+            context=context,
+            reuse_criteria=reuse_criteria,
+            source=source,
+            tags=_clean_tags(tags),
         )
 
     def error_record(
-        self, *, error_signature: str, fix: str, agent: str = "", resolved: bool = True,
-        tags: Iterable[str] = (), branch: str | None = None,
+        self,
+        *,
+        error_signature: str,
+        fix: str,
+        agent: str = "",
+        resolved: bool = True,
+        tags: Iterable[str] = (),
+        branch: str | None = None,
     ) -> ErrorRecord:
         """A checked, dated error record (not stored yet)."""
         return ErrorRecord(
-            date=self.today().isoformat(), branch=branch or self.branch(),
-            error_signature=_required("error_signature", error_signature), fix=_required("fix", fix),
-            agent=agent, resolved=resolved, tags=_clean_tags(tags),
+            date=self.today().isoformat(),
+            branch=branch or self.branch(),
+            error_signature=_required("error_signature", error_signature),
+            fix=_required("fix", fix),
+            agent=agent,
+            resolved=resolved,
+            tags=_clean_tags(tags),
         )
 
     def preference_record(
-        self, *, decision_point: str, context: str, proposed: str, user_choice: str, signal: str,
-        agent: str = "system", tags: Iterable[str] = (), branch: str | None = None,
+        self,
+        *,
+        decision_point: str,
+        context: str,
+        proposed: str,
+        user_choice: str,
+        signal: str,
+        agent: str = "system",
+        tags: Iterable[str] = (),
+        branch: str | None = None,
     ) -> PreferenceRecord:
         """A checked, dated preference record (not stored yet)."""
         signal = require_choice("signal", signal, SIGNALS)
         decision = require_choice("decision_point", decision_point, DECISION_POINTS)
         return PreferenceRecord(
-            date=self.today().isoformat(), branch=branch or self.branch(), decision_point=decision,
-            context=_required("context", context), proposed=proposed, user_choice=user_choice, signal=signal,
-            agent=agent or "system", tags=_clean_tags(tags),
+            date=self.today().isoformat(),
+            branch=branch or self.branch(),
+            decision_point=decision,
+            context=_required("context", context),
+            proposed=proposed,
+            user_choice=user_choice,
+            signal=signal,
+            agent=agent or "system",
+            tags=_clean_tags(tags),
         )
 
     def store(self, schema: TableSchema, records: list[Record]) -> list[StoreResult]:
         """Store several records in ``schema``'s file with one write (errors de-duplicated, spec §9)."""
         self.recover()
-        return store_records(self.memory_dir, schema, records, default_branch=self.default_branch,
-                             lock_timeout=self.lock_timeout)
+        return store_records(
+            self.memory_dir, schema, records, default_branch=self.default_branch, lock_timeout=self.lock_timeout
+        )
 
     def record_pattern(self, **fields: Any) -> StoreResult:
         """Spec §8: append a pattern to PATTERNS.md (fields as :meth:`pattern_record`)."""
@@ -335,17 +379,30 @@ class LegionMemory:
 
     # -- recall --------------------------------------------------------------------------------
     def recall_outcomes(
-        self, *, tags: Iterable[str] | None = None, agent: str | None = None, task_type: str | None = None,
-        branch: str | None = "all", limit: int | None = scoring.DEFAULT_LIMIT,
+        self,
+        *,
+        tags: Iterable[str] | None = None,
+        agent: str | None = None,
+        task_type: str | None = None,
+        branch: str | None = "all",
+        limit: int | None = scoring.DEFAULT_LIMIT,
     ) -> scoring.OutcomeRecall:
         records, warnings = self._records(OUTCOMES.file_name, OutcomeRecord)
-        result = scoring.recall_outcomes(records, self.today(), tags=tags, agent=agent, task_type=task_type,
-                                         branch=self._branch_filter(branch), limit=limit)
+        result = scoring.recall_outcomes(
+            records,
+            self.today(),
+            tags=tags,
+            agent=agent,
+            task_type=task_type,
+            branch=self._branch_filter(branch),
+            limit=limit,
+        )
         result.warnings = warnings
         return result
 
-    def agent_scores(self, task_types: Iterable[str] = (), *, match: str = scoring.MATCH_TAGS
-                     ) -> list[scoring.AgentScore]:
+    def agent_scores(
+        self, task_types: Iterable[str] = (), *, match: str = scoring.MATCH_TAGS
+    ) -> list[scoring.AgentScore]:
         """Spec §4 agent scores; ``match`` is what ``task_types`` matches (see :func:`scoring.agent_scores`)."""
         records, _ = self._records(OUTCOMES.file_name, OutcomeRecord)
         return scoring.agent_scores(records, self.today(), task_types, match=match)
@@ -361,35 +418,57 @@ class LegionMemory:
         return result
 
     def recall_patterns(
-        self, *, tags: Iterable[str] | None = None, branch: str | None = "all",
+        self,
+        *,
+        tags: Iterable[str] | None = None,
+        branch: str | None = "all",
         limit: int | None = recall_mod.PATTERN_LIMIT,
     ) -> RecallResult:
         records, warnings = self._records(PATTERNS.file_name, PatternRecord)
-        found = recall_mod.recall_patterns(records, self.today(), tags=tags, branch=self._branch_filter(branch),
-                                           limit=limit)
+        found = recall_mod.recall_patterns(
+            records, self.today(), tags=tags, branch=self._branch_filter(branch), limit=limit
+        )
         return RecallResult(list(found), len(records), warnings)
 
     def recall_errors(
-        self, *, error_text: str | None = None, tags: Iterable[str] | None = None, branch: str | None = "all",
+        self,
+        *,
+        error_text: str | None = None,
+        tags: Iterable[str] | None = None,
+        branch: str | None = "all",
         limit: int | None = recall_mod.ERROR_LIMIT,
     ) -> RecallResult:
         records, warnings = self._records(ERRORS.file_name, ErrorRecord)
         if (self.memory_dir / PITFALLS_FILE).is_file():
             extra, more = self._records(PITFALLS_FILE, ErrorRecord)
             records, warnings = records + extra, warnings + more
-        found = recall_mod.recall_errors(records, error_text=error_text, tags=tags,
-                                         branch=self._branch_filter(branch), limit=limit)
+        found = recall_mod.recall_errors(
+            records, error_text=error_text, tags=tags, branch=self._branch_filter(branch), limit=limit
+        )
         return RecallResult(list(found), len(records), warnings)
 
     def recall_preferences(
-        self, *, signal: str | None = "all", decision_point: str | None = "all", tags: Iterable[str] | None = None,
-        agent: str | None = None, branch: str | None = "all", include_superseded: bool = False,
+        self,
+        *,
+        signal: str | None = "all",
+        decision_point: str | None = "all",
+        tags: Iterable[str] | None = None,
+        agent: str | None = None,
+        branch: str | None = "all",
+        include_superseded: bool = False,
         limit: int | None = recall_mod.PREFERENCE_LIMIT,
     ) -> RecallResult:
         records, warnings = self._records(PREFERENCES.file_name, PreferenceRecord)
         found = recall_mod.recall_preferences(
-            records, self.today(), signal=signal, decision_point=decision_point, tags=tags, agent=agent,
-            branch=self._branch_filter(branch), include_superseded=include_superseded, limit=limit,
+            records,
+            self.today(),
+            signal=signal,
+            decision_point=decision_point,
+            tags=tags,
+            agent=agent,
+            branch=self._branch_filter(branch),
+            include_superseded=include_superseded,
+            limit=limit,
         )
         return RecallResult(list(found), len(records), warnings)
 

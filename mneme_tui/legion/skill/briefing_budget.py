@@ -29,8 +29,7 @@ class BudgetedBriefing:
         return {**self.report.to_json(), "budget": self.omission.to_json()}
 
 
-def within_budget(report: BriefingReport, tokens: int,
-                  render: Callable[[BudgetedBriefing], str]) -> BudgetedBriefing:
+def within_budget(report: BriefingReport, tokens: int, render: Callable[[BudgetedBriefing], str]) -> BudgetedBriefing:
     """``report`` cut to the entries whose ``render``-ed output fits in ``tokens``."""
     briefing = report.briefing
     entries: list[tuple[str, Any]] = [("recent_outcomes", r) for r in briefing.recent_outcomes]
@@ -39,10 +38,16 @@ def within_budget(report: BriefingReport, tokens: int,
         entries.append((_CLAUDE_MEMORY, briefing.claude_memory))
 
     def cut(kept: Sequence[tuple[str, Any]], omission: Omission) -> BudgetedBriefing:
-        chosen = {name: [entry for section, entry in kept if section == name] for name in
-                  ("recent_outcomes", "top_agents", _CLAUDE_MEMORY)}
-        smaller = replace(briefing, recent_outcomes=chosen["recent_outcomes"], top_agents=chosen["top_agents"],
-                          claude_memory="".join(chosen[_CLAUDE_MEMORY]))
+        chosen = {
+            name: [entry for section, entry in kept if section == name]
+            for name in ("recent_outcomes", "top_agents", _CLAUDE_MEMORY)
+        }
+        smaller = replace(
+            briefing,
+            recent_outcomes=chosen["recent_outcomes"],
+            top_agents=chosen["top_agents"],
+            claude_memory="".join(chosen[_CLAUDE_MEMORY]),
+        )
         return BudgetedBriefing(replace(report, briefing=smaller), omission)
 
     fitted = budget.fit(entries, tokens, lambda kept, omission: render(cut(kept, omission)))

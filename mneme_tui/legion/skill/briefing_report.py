@@ -47,8 +47,13 @@ class AgentSignals:
     total: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"agent": self.agent, "positive": self.positive, "corrective": self.corrective,
-                "negative": self.negative, "total": self.total}
+        return {
+            "agent": self.agent,
+            "positive": self.positive,
+            "corrective": self.corrective,
+            "negative": self.negative,
+            "total": self.total,
+        }
 
 
 @dataclass
@@ -76,8 +81,9 @@ class BriefingReport:
     def recent_outcomes_by_date(self) -> list[OutcomeRecord]:
         """The briefing's recent outcomes newest first (by date, then ID); the briefing itself keeps the
         spec's recall order."""
-        return sorted(self.briefing.recent_outcomes,
-                      key=lambda r: (parse_record_date(r.date) or date.min, r.id), reverse=True)
+        return sorted(
+            self.briefing.recent_outcomes, key=lambda r: (parse_record_date(r.date) or date.min, r.id), reverse=True
+        )
 
     @property
     def weeks_with_data(self) -> list[WeekSuccess]:
@@ -92,17 +98,19 @@ class BriefingReport:
     def to_json(self) -> dict[str, Any]:
         """The spec's briefing keys, then the rest of the picture."""
         data = self.briefing.to_json()
-        data.update({
-            "files": dict(self.files),
-            "agent_scores": [score.to_json() for score in self.agent_scores],
-            "archetype_scores": [score.to_json() for score in self.archetypes],
-            "weekly_success": [week.to_json() for week in self.weekly_success],
-            "preference_signals": dict(self.signals),
-            "agent_signals": [agent.to_json() for agent in self.agent_signals],
-            "latest_preference": self.latest_preference.to_json() if self.latest_preference else None,
-            "prune_threshold": self.prune_threshold,
-            "preference_notes": list(self.preference_notes),
-        })
+        data.update(
+            {
+                "files": dict(self.files),
+                "agent_scores": [score.to_json() for score in self.agent_scores],
+                "archetype_scores": [score.to_json() for score in self.archetypes],
+                "weekly_success": [week.to_json() for week in self.weekly_success],
+                "preference_signals": dict(self.signals),
+                "agent_signals": [agent.to_json() for agent in self.agent_signals],
+                "latest_preference": self.latest_preference.to_json() if self.latest_preference else None,
+                "prune_threshold": self.prune_threshold,
+                "preference_notes": list(self.preference_notes),
+            }
+        )
         return data
 
 
@@ -119,12 +127,15 @@ def weekly_success(outcomes: Sequence[OutcomeRecord], today: date, weeks: int = 
         week = (when - start).days // 7
         totals[week] += 1
         wins[week] += int(is_success(record))
-    return [WeekSuccess(start + timedelta(weeks=i), totals[i], wins[i] / totals[i] if totals[i] else None)
-            for i in range(weeks)]
+    return [
+        WeekSuccess(start + timedelta(weeks=i), totals[i], wins[i] / totals[i] if totals[i] else None)
+        for i in range(weeks)
+    ]
 
 
-def signal_counts(preferences: Sequence[PreferenceRecord], top: int = SIGNAL_AGENTS
-                  ) -> tuple[dict[str, int], list[AgentSignals]]:
+def signal_counts(
+    preferences: Sequence[PreferenceRecord], top: int = SIGNAL_AGENTS
+) -> tuple[dict[str, int], list[AgentSignals]]:
     """How often each of SIGNALS was given, and the ``top`` agents with most signals (then by name);
     a preference without an agent counts for ``system``."""
     totals = Counter(p.signal.strip().lower() for p in preferences)

@@ -55,8 +55,22 @@ _SECTION_KINDS = (
     ("verification", ("verif", "test", "self-check", "validation", "check")),
     ("agents", ("agent",)),
     ("requirements", ("requirement",)),
-    ("deliverables", ("accomplish", "deliverable", "what was", "summary", "built", "outcome", "overview", "result",
-                      "goal", "objective", "completed task")),
+    (
+        "deliverables",
+        (
+            "accomplish",
+            "deliverable",
+            "what was",
+            "summary",
+            "built",
+            "outcome",
+            "overview",
+            "result",
+            "goal",
+            "objective",
+            "completed task",
+        ),
+    ),
 )
 _TEST_OUTPUT = re.compile(r"\S::\S|^\s*(?:PASSED|PASS|ok)\s+\S*[/.]\S", re.IGNORECASE)  # per-test output lines
 _FLAGGED = re.compile(r"\b(?:failed|fail|error)\b|✗|❌", re.IGNORECASE)  # ... of which failures are kept
@@ -260,8 +274,11 @@ def _deliverables(summaries: list[_Summary]) -> list[str]:
     seen: set[str] = set()
     for s in summaries:
         out.append(f"- **{s.plan}**: {s.title or s.name}")
-        out += [f"  {line.strip()}" if line.strip().startswith(("- ", "* ")) else f"  - {line.strip()}"
-                for line in _first_time(s.sections.get("deliverables", []), seen) if not line.strip().startswith("|")]
+        out += [
+            f"  {line.strip()}" if line.strip().startswith(("- ", "* ")) else f"  - {line.strip()}"
+            for line in _first_time(s.sections.get("deliverables", []), seen)
+            if not line.strip().startswith("|")
+        ]
     return out
 
 
@@ -271,8 +288,11 @@ def _decisions(summaries: list[_Summary]) -> list[str]:
     for s in summaries:
         front = s.front.get("key_decisions", []) + s.front.get("decisions", [])
         lines = _first_time(front + s.sections.get("decisions", []), seen)
-        out += [f"- ({s.plan}) {line.strip().lstrip('-* ').strip()}" for line in lines
-                if line.strip() and not line.strip().startswith("|")]
+        out += [
+            f"- ({s.plan}) {line.strip().lstrip('-* ').strip()}"
+            for line in lines
+            if line.strip() and not line.strip().startswith("|")
+        ]
     return out
 
 
@@ -281,7 +301,7 @@ def _change_text(line: str, path: str) -> str:
     rest = _LEAD.sub("", line, count=1)
     for start in (f"`{path}", path):
         if rest.startswith(start):
-            return _AFTER_PATH.sub("", rest[len(start):], count=1)
+            return _AFTER_PATH.sub("", rest[len(start) :], count=1)
     return line
 
 
@@ -308,8 +328,11 @@ def _verification_and_agents(summaries: list[_Summary]) -> list[str]:
     seen: set[str] = set()
     for s in summaries:
         lines = _first_time(s.sections.get("requirements", []) + s.sections.get("verification", []), seen)
-        out += [f"- {s.plan}: {line.strip().lstrip('-* ').strip()}" for line in lines
-                if line.strip() and not re.fullmatch(r"\|?[\s:|-]*", line.strip())]
+        out += [
+            f"- {s.plan}: {line.strip().lstrip('-* ').strip()}"
+            for line in lines
+            if line.strip() and not re.fullmatch(r"\|?[\s:|-]*", line.strip())
+        ]
     out += ["", "## Agents"]
     for s in summaries:
         agents = s.front.get("agent", []) + s.front.get("agents", [])
@@ -340,8 +363,11 @@ def _preconditions(phase_dir: Path, number: str) -> list[str]:
     plans = sorted(p.name[: -len("-PLAN.md")] for p in phase_dir.glob(f"{number}-*-PLAN.md"))
     missing = [f"{plan}-SUMMARY.md" for plan in plans if not (phase_dir / f"{plan}-SUMMARY.md").exists()]
     if missing:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"phase {phase_dir.name} is missing {', '.join(missing)} "
-                                                f"(every plan needs its summary); nothing was compacted")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"phase {phase_dir.name} is missing {', '.join(missing)} "
+            f"(every plan needs its summary); nothing was compacted",
+        )
     roadmap = phase_dir.parent.parent / ROADMAP_NAME
     try:
         text = (read_state(roadmap).data or b"").decode("utf-8", errors="replace") if roadmap.is_file() else None
@@ -353,8 +379,11 @@ def _preconditions(phase_dir: Path, number: str) -> list[str]:
     if status is None:
         return [f"{ROADMAP_NAME} does not list phase {int(number)}: could not check that it is Complete"]
     if status != COMPLETE:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"phase {int(number)} ({phase_dir.name}) is marked {status!r} in "
-                                                f"{roadmap}, not Complete; nothing was compacted")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"phase {int(number)} ({phase_dir.name}) is marked {status!r} in "
+            f"{roadmap}, not Complete; nothing was compacted",
+        )
     return []
 
 
@@ -392,8 +421,9 @@ def compact_phase(phase_dir: Path, *, today: date | None = None) -> CompactionRe
     warnings += [f"compaction had dropped {item}; added back" for item in [*missing_paths, *missing_ids]]
     low, high = TARGET_RATIO
     if not low <= ratio <= high:
-        warnings.append(f"the compacted summary is {ratio:.0%} of the originals' size; "
-                        f"the skill targets {low:.0%}-{high:.0%}")
+        warnings.append(
+            f"the compacted summary is {ratio:.0%} of the originals' size; the skill targets {low:.0%}-{high:.0%}"
+        )
     return CompactionResult(
         path=str(target),
         phase=phase_dir.name,

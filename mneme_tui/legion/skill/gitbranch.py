@@ -21,12 +21,7 @@ def _git(root: Path, *arguments: str) -> str:
     """The stripped output of a local git command in ``root`` ("" on any failure; never the network)."""
     try:
         done = subprocess.run(
-            ["git", *arguments],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
+            ["git", *arguments], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
         )
     except (OSError, subprocess.SubprocessError):
         return ""
@@ -56,6 +51,6 @@ def default_branch(root: Path) -> str:
     if _git(root, "rev-parse", "--is-inside-work-tree") != "true":
         return DEFAULT_BRANCH
     remote_head = _git(root, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
-    if remote_head.startswith(_REMOTE_HEAD_PREFIX) and remote_head[len(_REMOTE_HEAD_PREFIX):]:
-        return remote_head[len(_REMOTE_HEAD_PREFIX):]
+    if remote_head.startswith(_REMOTE_HEAD_PREFIX) and remote_head[len(_REMOTE_HEAD_PREFIX) :]:
+        return remote_head[len(_REMOTE_HEAD_PREFIX) :]
     return _git(root, "config", "--get", "init.defaultBranch") or DEFAULT_BRANCH

@@ -46,21 +46,33 @@ def recall_kind(legion: LegionMemory, kind: str, filters: RecallFilters) -> Kind
     ``preference_boost`` (for ``agent``) and the review-verdict ``notes``."""
     limit = filters.limit or DEFAULT_LIMITS[kind]
     if kind == OUTCOMES:
-        outcomes = legion.recall_outcomes(tags=filters.tags, agent=filters.agent, task_type=filters.task_type,
-                                          branch=filters.branch, limit=limit)
-        return KindRecall(kind, outcomes.to_json(), outcomes.records, outcomes.total_records, outcomes.warnings,
-                          [outcomes.note] if outcomes.note else [])
+        outcomes = legion.recall_outcomes(
+            tags=filters.tags, agent=filters.agent, task_type=filters.task_type, branch=filters.branch, limit=limit
+        )
+        return KindRecall(
+            kind,
+            outcomes.to_json(),
+            outcomes.records,
+            outcomes.total_records,
+            outcomes.warnings,
+            [outcomes.note] if outcomes.note else [],
+        )
     extra: dict[str, Any] = {}
     notes: list[str] = []
     if kind == PATTERNS:
         result = legion.recall_patterns(tags=filters.tags, branch=filters.branch, limit=limit)
     elif kind == ERRORS:
-        result = legion.recall_errors(error_text=filters.query or None, tags=filters.tags, branch=filters.branch,
-                                      limit=limit)
+        result = legion.recall_errors(
+            error_text=filters.query or None, tags=filters.tags, branch=filters.branch, limit=limit
+        )
     else:
         result = legion.recall_preferences(
-            signal=filters.signal or "all", decision_point=filters.decision_point or "all", tags=filters.tags,
-            agent=filters.agent, branch=filters.branch, include_superseded=bool(filters.include_superseded),
+            signal=filters.signal or "all",
+            decision_point=filters.decision_point or "all",
+            tags=filters.tags,
+            agent=filters.agent,
+            branch=filters.branch,
+            include_superseded=bool(filters.include_superseded),
             limit=limit,
         )
         verdicts = legion.recall_preferences(decision_point=NOTE_DECISION_POINT, signal="corrective", limit=None)
@@ -69,5 +81,4 @@ def recall_kind(legion: LegionMemory, kind: str, filters: RecallFilters) -> Kind
         extra = {"preference_boost": boost.to_json() if boost else None, "notes": notes}
         if boost:
             notes = [boost.line(), *notes]
-    return KindRecall(kind, {**result.to_json(), **extra}, result.records, result.total_records, result.warnings,
-                      notes)
+    return KindRecall(kind, {**result.to_json(), **extra}, result.records, result.total_records, result.warnings, notes)

@@ -40,8 +40,12 @@ NOTE_LIMIT = 3
 OUTCOMES, PATTERNS, ERRORS, PREFERENCES = "outcomes", "patterns", "errors", "preferences"
 #: The four record types ``mneme legion recall KIND`` and the MCP ``legion_recall`` tool take.
 KINDS = (OUTCOMES, PATTERNS, ERRORS, PREFERENCES)
-FILES = {OUTCOMES: schemas.OUTCOMES.file_name, PATTERNS: schemas.PATTERNS.file_name,
-         ERRORS: schemas.ERRORS.file_name, PREFERENCES: schemas.PREFERENCES.file_name}
+FILES = {
+    OUTCOMES: schemas.OUTCOMES.file_name,
+    PATTERNS: schemas.PATTERNS.file_name,
+    ERRORS: schemas.ERRORS.file_name,
+    PREFERENCES: schemas.PREFERENCES.file_name,
+}
 DEFAULT_LIMITS = {OUTCOMES: DEFAULT_LIMIT, PATTERNS: PATTERN_LIMIT, ERRORS: ERROR_LIMIT, PREFERENCES: PREFERENCE_LIMIT}
 #: Filters that only some kinds have: filter name -> the kinds that take it.
 KIND_FILTERS = {
@@ -98,8 +102,12 @@ def recall_errors(
 
     def order(record: ErrorRecord) -> tuple[int, int, int, int]:
         when = parse_record_date(record.date)
-        return (0 if record.resolved else 1, -(record.match_score or 0),
-                -(when.toordinal() if when else 0), -record.line)
+        return (
+            0 if record.resolved else 1,
+            -(record.match_score or 0),
+            -(when.toordinal() if when else 0),
+            -record.line,
+        )
 
     kept.sort(key=order)
     return kept if limit is None else kept[: max(0, limit)]
@@ -153,8 +161,10 @@ class PreferenceBoost:
 
     def line(self) -> str:
         """One line for text output."""
-        return (f"Preference boost for {self.agent_id}: {self.preference_boost:+.2f} "
-                f"({self.positive} positive, {self.corrective} corrective, {self.negative} negative)")
+        return (
+            f"Preference boost for {self.agent_id}: {self.preference_boost:+.2f} "
+            f"({self.positive} positive, {self.corrective} corrective, {self.negative} negative)"
+        )
 
 
 def preference_boost(records: Sequence[PreferenceRecord], agent: str) -> PreferenceBoost:
@@ -192,8 +202,10 @@ def preference_notes(records: Sequence[PreferenceRecord]) -> list[str]:
     for tag, items in clusters[:NOTE_LIMIT]:
         newest = min(items, key=lambda r: recency_sort_key(r, 0.0))
         choice = " ".join((newest.user_choice or newest.context).split())
-        notes.append(f"Previous preference signals suggest {choice!r} for {tag} "
-                     f"({len(items)} corrective {NOTE_DECISION_POINT} signals)")
+        notes.append(
+            f"Previous preference signals suggest {choice!r} for {tag} "
+            f"({len(items)} corrective {NOTE_DECISION_POINT} signals)"
+        )
     return notes
 
 

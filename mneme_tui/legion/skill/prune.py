@@ -126,8 +126,9 @@ def _same_phase(phase: str, current: int | None) -> bool:
 
 def plan_prune(outcomes: Document, today: date, settings: MemorySettings, current_phase: int | None) -> PrunePlan:
     """Classify every outcome row of ``outcomes`` (see module doc)."""
-    plan = PrunePlan(today.isoformat(), current_phase, settings.prune_age_days, 0,
-                     warnings=[*outcomes.warnings, *settings.warnings])
+    plan = PrunePlan(
+        today.isoformat(), current_phase, settings.prune_age_days, 0, warnings=[*outcomes.warnings, *settings.warnings]
+    )
     for segment in outcomes.segments:
         record = segment.record
         if segment.kind != "row" or not isinstance(record, OutcomeRecord):
@@ -150,21 +151,31 @@ def plan_prune(outcomes: Document, today: date, settings: MemorySettings, curren
     return plan
 
 
-def apply_prune(memory_dir: Path, plan: PrunePlan, *, default_branch: str,
-                lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> PruneResult:
+def apply_prune(
+    memory_dir: Path, plan: PrunePlan, *, default_branch: str, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> PruneResult:
     """Move the plan's candidates that are still present (journalled, see module doc); verify."""
     preserved = (plan.kept_count("high importance"), plan.kept_count("current phase"))
     arc_path = memory_dir / ARCHIVE.file_name
 
     def failed(reason: str) -> PruneResult:
         message = f"{VERIFY_FAILED} {reason}".strip()
-        return PruneResult(False, 0, plan.total_records, *preserved, -1, message,
-                           records_text="\n".join(record_text(e.record) for e in plan.candidates),
-                           warnings=[message])
+        return PruneResult(
+            False,
+            0,
+            plan.total_records,
+            *preserved,
+            -1,
+            message,
+            records_text="\n".join(record_text(e.record) for e in plan.candidates),
+            warnings=[message],
+        )
 
     if plan.candidates and arc_path.is_dir():
-        return failed(f"{arc_path} is a directory, not a file: move it aside and run prune again. "
-                      "Nothing was pruned; the records are listed below.")
+        return failed(
+            f"{arc_path} is a directory, not a file: move it aside and run prune again. "
+            "Nothing was pruned; the records are listed below."
+        )
     try:
         moved = _apply_locked(memory_dir, plan, default_branch, lock_timeout) if plan.candidates else []
     except UnicodeDecodeError:
@@ -178,8 +189,9 @@ def apply_prune(memory_dir: Path, plan: PrunePlan, *, default_branch: str,
     remaining = len(load_document(memory_dir / OUTCOMES.file_name, default_branch=default_branch).records)
     total = len(load_document(arc_path, default_branch=default_branch).records)
     if not moved:
-        return PruneResult(True, 0, remaining if plan.candidates else plan.total_records, *preserved, total,
-                           NO_CANDIDATES)
+        return PruneResult(
+            True, 0, remaining if plan.candidates else plan.total_records, *preserved, total, NO_CANDIDATES
+        )
     message = (
         f"Pruned {len(moved)} records → .planning/memory/ARCHIVE.md\n"
         f"Remaining: {remaining} active records\n"
@@ -189,18 +201,17 @@ def apply_prune(memory_dir: Path, plan: PrunePlan, *, default_branch: str,
     return PruneResult(True, len(moved), remaining, *preserved, total, message, archived_ids=[r.id for r in moved])
 
 
-def _apply_locked(memory_dir: Path, plan: PrunePlan, default_branch: str, lock_timeout: float
-                  ) -> list[OutcomeRecord]:
+def _apply_locked(memory_dir: Path, plan: PrunePlan, default_branch: str, lock_timeout: float) -> list[OutcomeRecord]:
     """Under the lock: journal the candidate rows still in OUTCOMES.md, move them, verify, drop the journal."""
-    out_path, arc_path, journal = (memory_dir / name for name in (OUTCOMES.file_name, ARCHIVE.file_name,
-                                                                    JOURNAL_NAME))
+    out_path, arc_path, journal = (memory_dir / name for name in (OUTCOMES.file_name, ARCHIVE.file_name, JOURNAL_NAME))
     with memory_lock(memory_dir, lock_timeout):
         _roll_forward(memory_dir, default_branch)
         out_state, arc_state = read_state(out_path), read_state(arc_path)
         if out_state.data is None:
             raise MnemeError(ERR_IO, "OUTCOMES.md does not exist; nothing was pruned.")
-        present = {s.text.rstrip("\r\n") for s in _parsed(out_path, out_state, "", default_branch).segments
-                   if s.kind == "row"}
+        present = {
+            s.text.rstrip("\r\n") for s in _parsed(out_path, out_state, "", default_branch).segments if s.kind == "row"
+        }
         rows = [line for e in plan.candidates if (line := e.row_text.rstrip("\r\n")) in present]
         if not rows:
             return []
@@ -233,8 +244,7 @@ def _parsed(path: Path, state: FileState, template: str, default_branch: str) ->
     return document
 
 
-def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
-               ) -> tuple[list[OutcomeRecord], bytes, bytes]:
+def _move_rows(memory_dir: Path, rows: list[str], default_branch: str) -> tuple[list[OutcomeRecord], bytes, bytes]:
     """Move the OUTCOMES.md rows whose text is in ``rows`` to ARCHIVE.md, idempotently (under the lock).
 
     A row already in ARCHIVE.md is not added again; a row no longer in OUTCOMES.md is not looked for.
@@ -261,8 +271,9 @@ def _move_rows(memory_dir: Path, rows: list[str], default_branch: str
         renumber(archive)
         arc_before = ARCHIVE.template if arc_state.data is None else arc_state.data.decode("utf-8")
         arc_after = archive.render()
-        if arc_after != arc_before and not write_if_unchanged(arc_path, arc_state, arc_before, arc_after,
-                                                                         like=out_path):
+        if arc_after != arc_before and not write_if_unchanged(
+            arc_path, arc_state, arc_before, arc_after, like=out_path
+        ):
             continue
         out_after = outcomes.render().encode("utf-8")
         try:
@@ -314,8 +325,9 @@ def _roll_forward(memory_dir: Path, default_branch: str) -> None:
     journal.unlink(missing_ok=True)
 
 
-def finish_interrupted_prune(memory_dir: Path, *, default_branch: str,
-                             lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+def finish_interrupted_prune(
+    memory_dir: Path, *, default_branch: str, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> None:
     """Roll a crashed prune's journal forward (every write and sync starts with this; cheap when none).
 
     When that cannot be done now (a lock timeout, a write error, a file that does not parse) the journal

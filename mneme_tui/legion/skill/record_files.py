@@ -29,12 +29,7 @@ from mneme_tui.legion.markdown.agent_catalog import Catalog
 from mneme_tui.legion.markdown.blocks import block_text, record_from_block
 from mneme_tui.legion.markdown.cells import join_row
 from mneme_tui.legion.markdown.document import Document, renumber
-from mneme_tui.legion.markdown.legion_records import (
-    ErrorRecord,
-    Record,
-    record_text,
-    values_for_fields,
-)
+from mneme_tui.legion.markdown.legion_records import ErrorRecord, Record, record_text, values_for_fields
 from mneme_tui.legion.markdown.schemas import ARCHIVE, BLOCK_KINDS, ERRORS, TableSchema, reject_placeholders
 from mneme_tui.legion.markdown.storage import load_document, modify_file
 from mneme_tui.legion.markdown.table_migration import migrate_for_new_row
@@ -221,14 +216,23 @@ def store_records(
         renumber(document)
         recovery[0] = "\n\n".join(record_text(stored) for action, stored in done if action != "skipped") or recovery[0]
         fields = _fields_by_record(document)
-        return [(action, stored, values_for_fields(stored, fields.get(id(stored), list(schema.fields))))
-                for action, stored in done]
+        return [
+            (action, stored, values_for_fields(stored, fields.get(id(stored), list(schema.fields))))
+            for action, stored in done
+        ]
 
     def verify(reread: Document, stored: list[tuple[str, Record, list[str]]]) -> bool:
         return _all_stored(schema, reread, stored)
 
-    stored = modify_file(path, change, template=schema.template, verify=verify, record_text=lambda: recovery[0],
-                         default_branch=default_branch, lock_timeout=lock_timeout)
+    stored = modify_file(
+        path,
+        change,
+        template=schema.template,
+        verify=verify,
+        record_text=lambda: recovery[0],
+        default_branch=default_branch,
+        lock_timeout=lock_timeout,
+    )
     return [
         StoreResult(action, record, schema.file_name, existing_id=record.id if action == "skipped" else "")
         for action, record, _ in stored
@@ -248,6 +252,7 @@ def _all_stored(schema: TableSchema, reread: Document, stored: list[tuple[str, R
         for _, record, values in stored
     )
 
+
 def append_record(
     memory_dir: Path,
     schema: TableSchema,
@@ -258,8 +263,9 @@ def append_record(
     prepare: Callable[[Record, Document], Record] | None = None,
 ) -> StoreResult:
     """Store one record (see :func:`store_records`)."""
-    return store_records(memory_dir, schema, [record], default_branch=default_branch, lock_timeout=lock_timeout,
-                         prepare=prepare)[0]
+    return store_records(
+        memory_dir, schema, [record], default_branch=default_branch, lock_timeout=lock_timeout, prepare=prepare
+    )[0]
 
 
 def _fields_by_record(document: Document) -> dict[int, list[str]]:

@@ -180,8 +180,9 @@ def _agents(record: OutcomeRecord) -> list[str]:
     return _items(record.agent)
 
 
-def agent_scores(records: Sequence[OutcomeRecord], today: date, task_types: Iterable[str] = (), *,
-                 match: str = MATCH_TAGS) -> list[AgentScore]:
+def agent_scores(
+    records: Sequence[OutcomeRecord], today: date, task_types: Iterable[str] = (), *, match: str = MATCH_TAGS
+) -> list[AgentScore]:
     """``memory_score = (success_rate*3 + avg_importance*0.5) * avg_recency_weight``, clamped to [0, 5].
 
     Records match when one of ``task_types`` is among their Tags (spec §4: "general recall with
@@ -193,8 +194,9 @@ def agent_scores(records: Sequence[OutcomeRecord], today: date, task_types: Iter
     by_task_type = match == MATCH_EITHER
     groups: dict[str, list[OutcomeRecord]] = defaultdict(list)
     for record in records:
-        if wanted and not (tags_match(record, wanted)
-                           or (by_task_type and any(list_matches(record.task_type, t) for t in wanted))):
+        if wanted and not (
+            tags_match(record, wanted) or (by_task_type and any(list_matches(record.task_type, t) for t in wanted))
+        ):
             continue
         scored = with_scores(record, today)
         if (scored.decay_score or 0.0) < EXCLUDE_BELOW:
@@ -213,8 +215,9 @@ def agent_scores(records: Sequence[OutcomeRecord], today: date, task_types: Iter
         avg_recency = sum(r.recency_weight or 0.0 for r in items) / total
         score = (success_rate * 3.0 + avg_importance * 0.5) * avg_recency
         scores.append(
-            AgentScore(agent, total, successes, failures, success_rate, avg_importance, avg_recency,
-                       min(5.0, max(0.0, score)))
+            AgentScore(
+                agent, total, successes, failures, success_rate, avg_importance, avg_recency, min(5.0, max(0.0, score))
+            )
         )
     scores.sort(key=lambda s: (-s.memory_score, -s.total_tasks, s.agent_id))
     return scores

@@ -62,9 +62,24 @@ class Rows:
 def empty_rows() -> Rows:
     """Rows of no memory (each column of its dtype)."""
     keys = np.zeros(0, dtype=np.uint64)
-    return Rows(np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool), np.zeros(0), np.zeros(0, np.int64),
-                keys, keys, keys, keys, np.zeros((0, T.SIGNATURE_SIZE), np.uint32),
-                np.zeros((0, T.BANDS), np.uint64), keys, keys, [], [], [])
+    return Rows(
+        np.zeros(0, np.int64),
+        np.zeros(0, bool),
+        np.zeros(0, bool),
+        np.zeros(0),
+        np.zeros(0, np.int64),
+        keys,
+        keys,
+        keys,
+        keys,
+        np.zeros((0, T.SIGNATURE_SIZE), np.uint32),
+        np.zeros((0, T.BANDS), np.uint64),
+        keys,
+        keys,
+        [],
+        [],
+        [],
+    )
 
 
 class Catalogue:
@@ -201,8 +216,9 @@ class Catalogue:
             created_days=days_since_epoch(list(created)),
             access=np.asarray(access, dtype=np.int64),
             exact=T.stable_keys(f"{r}\0{k}\0{n}" for r, k, n in zip(repos, kinds, normals)),
-            claim_keys=np.where(skeleton_words >= MIN_SKELETON_WORDS, T.mixed(skeletons ^ T.mixed(repo_topics)),
-                                np.uint64(0)),
+            claim_keys=np.where(
+                skeleton_words >= MIN_SKELETON_WORDS, T.mixed(skeletons ^ T.mixed(repo_topics)), np.uint64(0)
+            ),
             stances=stances,
             digests=T.stable_keys(contents),
             signatures=signatures,
@@ -238,7 +254,7 @@ def _signatures(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
     values64 = flat.astype(np.uint64)
     for at in range(T.SIGNATURE_SIZE):  # one hash function at a time: bounded memory
         values = (T.A[at] * values64 + T.B[at]) % T.PRIME
-        result[nonempty, at] = (np.minimum.reduceat(values, starts[:-1][nonempty]) & np.uint64(0xFFFFFFFF))
+        result[nonempty, at] = np.minimum.reduceat(values, starts[:-1][nonempty]) & np.uint64(0xFFFFFFFF)
     return result
 
 

@@ -46,8 +46,11 @@ def duplicates(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
     near_first, near_second, near_similarity = _near_pairs(catalogue, live)
     groups = _components(np.concatenate([first, near_first]), np.concatenate([second, near_second]))
     values = defaultdict(list)
-    for a, b, value in zip(np.concatenate([first, near_first]).tolist(), np.concatenate([second, near_second])
-                           .tolist(), np.concatenate([similarity, near_similarity]).tolist()):
+    for a, b, value in zip(
+        np.concatenate([first, near_first]).tolist(),
+        np.concatenate([second, near_second]).tolist(),
+        np.concatenate([similarity, near_similarity]).tolist(),
+    ):
         values[a].append(value)
         values[b].append(value)
     found = []
@@ -62,15 +65,24 @@ def _duplicate(catalogue: Catalogue, members: list[int], score: float) -> Found:
     rows = catalogue.rows
     keep = max(members, key=lambda p: (int(rows.access[p]), float(rows.created_days[p]), int(rows.ids[p])))
     exact = len({int(rows.exact[p]) for p in members}) == 1
-    return Found("duplicate", tuple(members), keep, "merge", 1.0 if exact else score,
-                 _duplicate_reason(catalogue, members, keep, exact, score))
+    return Found(
+        "duplicate",
+        tuple(members),
+        keep,
+        "merge",
+        1.0 if exact else score,
+        _duplicate_reason(catalogue, members, keep, exact, score),
+    )
 
 
 def _duplicate_reason(catalogue: Catalogue, members: list[int], keep: int, exact: bool, score: float) -> str:
     rows = catalogue.rows
     ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
-    how = "the same text after normalising case, whitespace and punctuation" if exact else (
-        f"nearly the same text (word-bigram similarity {score:.2f} ≥ {NEAR_THRESHOLD})")
+    how = (
+        "the same text after normalising case, whitespace and punctuation"
+        if exact
+        else (f"nearly the same text (word-bigram similarity {score:.2f} ≥ {NEAR_THRESHOLD})")
+    )
     why = "most read" if int(rows.access[keep]) > min(int(rows.access[p]) for p in members) else "newest"
     return f"{len(members)} memories ({ids}) say {how}; keep #{int(rows.ids[keep])} ({why})"
 
@@ -112,8 +124,9 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.
     return np.array(a_s, np.int64), np.array(b_s, np.int64), np.fromiter(values, float, len(found))
 
 
-def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.ndarray,
-                band: int) -> list[tuple[tuple[int, int, float], ...]]:
+def _band_pairs(
+    catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.ndarray, band: int
+) -> list[tuple[tuple[int, int, float], ...]]:
     """The near pairs of each bucket of one band. A bucket's pairs are remembered by its members and their texts
     (a fingerprint), so after a small change only the buckets it touched are compared again."""
     keys = catalogue.rows.bands[distinct, band]
@@ -126,8 +139,10 @@ def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.nda
     wanted = np.flatnonzero((sizes >= 2) & (sizes <= BUCKET_LIMIT))
     with np.errstate(over="ignore"):
         sums = np.add.reduceat(fingerprints[order], starts)
-    memo_keys = [("bucket", band, key, total, size) for key, total, size in
-                 zip(ordered[starts[wanted]].tolist(), sums[wanted].tolist(), sizes[wanted].tolist())]
+    memo_keys = [
+        ("bucket", band, key, total, size)
+        for key, total, size in zip(ordered[starts[wanted]].tolist(), sums[wanted].tolist(), sizes[wanted].tolist())
+    ]
     missing = [n for n, key in enumerate(memo_keys) if key not in catalogue.memo]
     if missing:
         computed = _compare_buckets(catalogue, distinct[order], starts[wanted[missing]], sizes[wanted[missing]])
@@ -136,8 +151,9 @@ def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.nda
     return [catalogue.memo[key] for key in memo_keys]
 
 
-def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarray,
-                     sizes: np.ndarray) -> list[tuple[tuple[int, int, float], ...]]:
+def _compare_buckets(
+    catalogue: Catalogue, members: np.ndarray, starts: np.ndarray, sizes: np.ndarray
+) -> list[tuple[tuple[int, int, float], ...]]:
     """For each bucket ``members[start:start + size]``, its pairs that are near duplicates (tuples: most are
     empty, and the memo keeps one per bucket: tuples of numbers are no work for the garbage collector)."""
     rows = catalogue.rows
@@ -153,14 +169,20 @@ def _compare_buckets(catalogue: Catalogue, members: np.ndarray, starts: np.ndarr
     if not firsts:
         return [()] * starts.size
     first, second, owner = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(owners)
-    estimate = np.concatenate([(rows.signatures[first[at:at + CHUNK]] == rows.signatures[second[at:at + CHUNK]])
-                               .mean(axis=1) for at in range(0, first.size, CHUNK)])
-    keep = (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[
-        second])
+    estimate = np.concatenate(
+        [
+            (rows.signatures[first[at : at + CHUNK]] == rows.signatures[second[at : at + CHUNK]]).mean(axis=1)
+            for at in range(0, first.size, CHUNK)
+        ]
+    )
+    keep = (
+        (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[second])
+    )
     for a, b, n in zip(first[keep].tolist(), second[keep].tolist(), owner[keep].tolist()):
         low, high = min(a, b), max(a, b)
-        value = catalogue.remembered(("near", low, high, *catalogue.digests_of((low, high))), _similarity, catalogue,
-                                     low, high)
+        value = catalogue.remembered(
+            ("near", low, high, *catalogue.digests_of((low, high))), _similarity, catalogue, low, high
+        )
         if value >= NEAR_THRESHOLD:
             result[n].append((low, high, value))
     return [tuple(pairs) for pairs in result]
@@ -218,12 +240,20 @@ def _conflict(catalogue: Catalogue, members: list[int]) -> Found:
     newest = members[-1]
     stances = [T.stance(T.words_of(rows.texts[p])) for p in members]
     polarity = len({negations % 2 for _, negations in stances}) > 1
-    what = "but one negates the other" if polarity else "with other figures (" + " / ".join(
-        " ".join(numbers) or "none" for numbers, _ in stances) + ")"
+    what = (
+        "but one negates the other"
+        if polarity
+        else "with other figures (" + " / ".join(" ".join(numbers) or "none" for numbers, _ in stances) + ")"
+    )
     ids = ", ".join(f"#{int(rows.ids[p])}" for p in members)
-    return Found("conflict", tuple(sorted(members)), newest, "supersede", 0.95 if polarity else 0.9,
-                 f"{ids} say the same thing about one topic {what}; "
-                 f"the newest, #{int(rows.ids[newest])}, supersedes the older")
+    return Found(
+        "conflict",
+        tuple(sorted(members)),
+        newest,
+        "supersede",
+        0.95 if polarity else 0.9,
+        f"{ids} say the same thing about one topic {what}; the newest, #{int(rows.ids[newest])}, supersedes the older",
+    )
 
 
 @dataclass(frozen=True)
@@ -242,8 +272,11 @@ class Idle:
         if not self.positions.size:
             return {}
         with np.errstate(over="ignore"):
-            each = T.mixed(self.positions.astype(np.uint64) * T.MIX + np.rint(self.days).astype(np.int64).view(
-                np.uint64) * np.uint64(2) + self.read.astype(np.uint64))
+            each = T.mixed(
+                self.positions.astype(np.uint64) * T.MIX
+                + np.rint(self.days).astype(np.int64).view(np.uint64) * np.uint64(2)
+                + self.read.astype(np.uint64)
+            )
         partitions = partition_of[self.positions]
         order = np.argsort(partitions, kind="stable")
         ordered = partitions[order]
@@ -275,16 +308,25 @@ def cold(catalogue: Catalogue, scope: np.ndarray, *, idle: Idle, cold_days: int,
     rows = catalogue.rows
     inside = scope[idle.positions]
     found = []
-    for position, idle_days, read in zip(idle.positions[inside].tolist(), idle.days[inside].tolist(),
-                                         idle.read[inside].tolist()):
+    for position, idle_days, read in zip(
+        idle.positions[inside].tolist(), idle.days[inside].tolist(), idle.read[inside].tolist()
+    ):
         memory_id = int(rows.ids[position])
         if memory_id in pinned:
             continue
         days = round(idle_days)
         how = "last read by a task" if read else "created, never read by a task,"
         key = ("cold", position, *catalogue.digests_of((position,)), days, cold_days, how)
-        found.append(catalogue.remembered(key, Found, "cold", (position,), None, "dismiss",
-                                          round(0.4 + 0.1 * min(days / cold_days, 2.0), 3),
-                                          f"#{memory_id} is advisory and was {how} {days} days ago (cold after "
-                                          f"{cold_days} days)"))
+        found.append(
+            catalogue.remembered(
+                key,
+                Found,
+                "cold",
+                (position,),
+                None,
+                "dismiss",
+                round(0.4 + 0.1 * min(days / cold_days, 2.0), 3),
+                f"#{memory_id} is advisory and was {how} {days} days ago (cold after {cold_days} days)",
+            )
+        )
     return found

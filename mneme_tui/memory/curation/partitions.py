@@ -20,9 +20,16 @@ from mneme_tui.memory.curation.finders import Found
 R = TypeVar("R")
 
 
-def found_in_partitions(catalogue: Catalogue, slot: tuple[str, str | None], depends: str, column: str,
-                        scope: np.ndarray, find: Callable[[np.ndarray], list[Found]],
-                        convert: Callable[[Found], R], marks: dict[int, int] | None = None) -> list[R]:
+def found_in_partitions(
+    catalogue: Catalogue,
+    slot: tuple[str, str | None],
+    depends: str,
+    column: str,
+    scope: np.ndarray,
+    find: Callable[[np.ndarray], list[Found]],
+    convert: Callable[[Found], R],
+    marks: dict[int, int] | None = None,
+) -> list[R]:
     """``convert`` of what ``find(scope)`` finds. ``slot`` names the finder and the scope (kind and repo); the
     last call's results are kept there and, while ``depends`` (what else the finder reads: settings and pins, as
     canonical text) is unchanged, only the partitions of ``column`` that rows changed since are found again, and
@@ -60,8 +67,11 @@ KeptState = tuple[tuple[str, str | None], str, str, dict[int, int], dict[int, li
 
 def current_states(catalogue: Catalogue) -> list[KeptState]:
     """The finders' results that reflect the catalogue's rows as they are now (none found before a change)."""
-    return [(key[1], key[2], state[0], state[2], state[3]) for key, state in catalogue.memo.items()
-            if key[0] == "partitions" and state[1] == catalogue.version]
+    return [
+        (key[1], key[2], state[0], state[2], state[3])
+        for key, state in catalogue.memo.items()
+        if key[0] == "partitions" and state[1] == catalogue.version
+    ]
 
 
 def restore_states(catalogue: Catalogue, states: list[KeptState]) -> None:

@@ -49,8 +49,16 @@ class Proposal:
 
     def to_json(self) -> dict[str, object]:
         """The proposal as ``mneme review --json`` prints it."""
-        return {"id": self.id, "kind": self.kind, "memory_ids": list(self.memory_ids), "keep_id": self.keep_id,
-                "action": self.action, "reason": self.reason, "score": round(self.score, 3), "repo": self.repo_id}
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "memory_ids": list(self.memory_ids),
+            "keep_id": self.keep_id,
+            "action": self.action,
+            "reason": self.reason,
+            "score": round(self.score, 3),
+            "repo": self.repo_id,
+        }
 
 
 def proposal_id(kind: str, memory_ids: tuple[int, ...], digests: list[int]) -> str:
@@ -83,8 +91,14 @@ def default_root(repo: str | None, active_repo: str, start: Path | None = None) 
     return config.find_git_root(start)
 
 
-def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
-                   limit: int | None = None, root: Path | None = None) -> list[Proposal]:
+def open_proposals(
+    store: Store,
+    repo: str | None,
+    *,
+    kinds: frozenset[str] | None = None,
+    limit: int | None = None,
+    root: Path | None = None,
+) -> list[Proposal]:
     """The open proposals of ``repo`` (None: every repo), best first, at most ``limit``. ``root`` is the git
     work tree the stale kind reads: of ``repo``'s memories, or (``repo`` None) of the memories of the repo
     named after it (``config.resolve_repo``); stale is skipped without a root."""
@@ -99,8 +113,16 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
         reads = store.last_reads() if "cold" in wanted else {}
         now_days = float(days_since_epoch([config.now().isoformat(sep=" ")])[0])
         # the same revision, repo, kinds, clock and pins give the same proposals (the work tree aside)
-        key = ("open", catalogue.revision, repo, wanted - {"stale"}, now_days, cold_days(), pinned,
-               tuple(sorted(reads.items())))
+        key = (
+            "open",
+            catalogue.revision,
+            repo,
+            wanted - {"stale"},
+            now_days,
+            cold_days(),
+            pinned,
+            tuple(sorted(reads.items())),
+        )
         if catalogue.last_found[0] != key:
             computed = _find(catalogue, repo, wanted, reads, now_days, pinned)
             catalogue.last_found = (key, _ordered(computed, before=catalogue.last_found[1]))
@@ -119,11 +141,17 @@ def open_proposals(store: Store, repo: str | None, *, kinds: frozenset[str] | No
 
 def _kept(proposals: list[Proposal]) -> dict[str, list[Any]]:
     """Proposals as the catalogue's snapshot keeps them: one list per field (``_unkept`` makes them again)."""
-    return {"id": [p.id for p in proposals], "kind": [p.kind for p in proposals],
-            "members": [i for p in proposals for i in p.memory_ids], "sizes": [len(p.memory_ids) for p in proposals],
-            "keep": [p.keep_id for p in proposals], "action": [p.action for p in proposals],
-            "reason": [p.reason for p in proposals], "score": [p.score for p in proposals],
-            "repo": [p.repo_id for p in proposals]}
+    return {
+        "id": [p.id for p in proposals],
+        "kind": [p.kind for p in proposals],
+        "members": [i for p in proposals for i in p.memory_ids],
+        "sizes": [len(p.memory_ids) for p in proposals],
+        "keep": [p.keep_id for p in proposals],
+        "action": [p.action for p in proposals],
+        "reason": [p.reason for p in proposals],
+        "score": [p.score for p in proposals],
+        "repo": [p.repo_id for p in proposals],
+    }
 
 
 def _unkept(kept: dict[str, list[Any]]) -> list[Proposal]:
@@ -132,8 +160,20 @@ def _unkept(kept: dict[str, list[Any]]) -> list[Proposal]:
     if (ends[-1] if ends else 0) != len(kept["members"]):
         raise ValueError("the kept proposals' members do not fit their sizes")
     members = [tuple(kept["members"][start:end]) for start, end in pairwise([0, *ends])]
-    return [Proposal(*fields) for fields in zip(kept["id"], kept["kind"], members, kept["keep"], kept["action"],
-                                                kept["reason"], kept["score"], kept["repo"], strict=True)]
+    return [
+        Proposal(*fields)
+        for fields in zip(
+            kept["id"],
+            kept["kind"],
+            members,
+            kept["keep"],
+            kept["action"],
+            kept["reason"],
+            kept["score"],
+            kept["repo"],
+            strict=True,
+        )
+    ]
 
 
 def _ordered(proposals: list[Proposal], before: list[Proposal] | None = None) -> list[Proposal]:
@@ -159,30 +199,47 @@ def _order(proposal: Proposal) -> tuple[float, int, tuple[int, ...]]:
 def _scope(catalogue: Catalogue, repo: str | None) -> np.ndarray:
     """The rows of ``repo`` (None: every row)."""
     repos = catalogue.rows.repos
-    return np.ones(len(repos), dtype=bool) if repo is None else np.fromiter((r == repo for r in repos), bool,
-                                                                             len(repos))
+    return (
+        np.ones(len(repos), dtype=bool) if repo is None else np.fromiter((r == repo for r in repos), bool, len(repos))
+    )
 
 
-def _find(catalogue: Catalogue, repo: str | None, kinds: frozenset[str], reads: dict[int, str], now_days: float,
-          pinned: frozenset[int]) -> list[Proposal]:
+def _find(
+    catalogue: Catalogue,
+    repo: str | None,
+    kinds: frozenset[str],
+    reads: dict[int, str],
+    now_days: float,
+    pinned: frozenset[int],
+) -> list[Proposal]:
     """Duplicates, conflicts and cold memories of ``repo``, as the kinds ask (each found again only in the
     partitions that changed since the last review of ``repo``: ``partitions.py``)."""
     scope = _scope(catalogue, repo)
     convert = partial(_proposal, catalogue)
     found: list[Proposal] = []
     if "duplicate" in kinds:
-        found += found_in_partitions(catalogue, ("duplicate", repo), "", "repo_kinds", scope,
-                                     partial(finders.duplicates, catalogue), convert)
+        found += found_in_partitions(
+            catalogue, ("duplicate", repo), "", "repo_kinds", scope, partial(finders.duplicates, catalogue), convert
+        )
     if "conflict" in kinds:
-        found += found_in_partitions(catalogue, ("conflict", repo), "", "repo_topics", scope,
-                                     partial(finders.conflicts, catalogue), convert)
+        found += found_in_partitions(
+            catalogue, ("conflict", repo), "", "repo_topics", scope, partial(finders.conflicts, catalogue), convert
+        )
     if "cold" in kinds:
         read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
         idle = finders.idle(catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days)
         cold = partial(finders.cold, catalogue, idle=idle, cold_days=cold_days(), pinned=set(pinned))
         depends = json.dumps([cold_days(), sorted(pinned)])
-        found += found_in_partitions(catalogue, ("cold", repo), depends, "repo_kinds", scope, cold, convert,
-                                     marks=idle.marks(catalogue.rows.repo_kinds))
+        found += found_in_partitions(
+            catalogue,
+            ("cold", repo),
+            depends,
+            "repo_kinds",
+            scope,
+            cold,
+            convert,
+            marks=idle.marks(catalogue.rows.repo_kinds),
+        )
     return found
 
 
@@ -196,14 +253,25 @@ def _new_proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:
     ids = tuple(int(rows.ids[p]) for p in found.positions)
     digests = [int(rows.digests[p]) for p in found.positions]
     return Proposal(
-        id=proposal_id(found.kind, ids, digests), kind=found.kind, memory_ids=ids,
-        keep_id=None if found.keep is None else int(rows.ids[found.keep]), action=found.action,
-        reason=found.reason, score=found.score, repo_id=rows.repos[found.positions[0]],
+        id=proposal_id(found.kind, ids, digests),
+        kind=found.kind,
+        memory_ids=ids,
+        keep_id=None if found.keep is None else int(rows.ids[found.keep]),
+        action=found.action,
+        reason=found.reason,
+        score=found.score,
+        repo_id=rows.repos[found.positions[0]],
     )
 
 
-def review_document(store: Store, repo: str | None, *, kinds: frozenset[str] | None = None,
-                    limit: int | None = None, root: Path | None = None) -> dict[str, Any]:
+def review_document(
+    store: Store,
+    repo: str | None,
+    *,
+    kinds: frozenset[str] | None = None,
+    limit: int | None = None,
+    root: Path | None = None,
+) -> dict[str, Any]:
     """``open_proposals`` as ``mneme review --json`` prints it and the MCP tool ``review`` returns it."""
     proposals = open_proposals(store, repo, kinds=kinds, limit=limit, root=root)
     return {"repo": repo, "proposals": [proposal.to_json() for proposal in proposals]}

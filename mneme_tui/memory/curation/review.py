@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from mneme_tui.memory.store import Store
 
 
-
 @dataclass(frozen=True)
 class Decision:
     """What deciding a proposal did: the decision as recorded and the status changes it made."""
@@ -31,19 +30,39 @@ class Decision:
     def to_json(self) -> dict[str, object]:
         """What ``mneme review accept|reject|undo --json`` prints."""
         record = self.record
-        return {"proposal": record.proposal_id, "kind": record.kind, "decision": record.decision,
-                "memory_ids": list(record.memory_ids), "changed": self.change.ids, "actor": record.actor}
+        return {
+            "proposal": record.proposal_id,
+            "kind": record.kind,
+            "decision": record.decision,
+            "memory_ids": list(record.memory_ids),
+            "changed": self.change.ids,
+            "actor": record.actor,
+        }
 
 
-def decide(store: Store, proposal_id: str, decision: str, *, actor: str | None = None, repo: str | None = None,
-           root: Path | None = None) -> Decision:
+def decide(
+    store: Store,
+    proposal_id: str,
+    decision: str,
+    *,
+    actor: str | None = None,
+    repo: str | None = None,
+    root: Path | None = None,
+) -> Decision:
     """Accept or reject one open proposal of ``repo`` (None: any repo); ERR_NOT_FOUND when it is not open
     (decided already, or its memories changed)."""
     return decide_many(store, [proposal_id], decision, actor=actor, repo=repo, root=root)[0]
 
 
-def decide_many(store: Store, proposal_ids: Sequence[str], decision: str, *, actor: str | None = None,
-                repo: str | None = None, root: Path | None = None) -> list[Decision]:
+def decide_many(
+    store: Store,
+    proposal_ids: Sequence[str],
+    decision: str,
+    *,
+    actor: str | None = None,
+    repo: str | None = None,
+    root: Path | None = None,
+) -> list[Decision]:
     """``decide`` for several proposals in one transaction: every id is checked to be open first, and if one
     action fails (two proposals over one memory) nothing is decided."""
     if decision not in DECISIONS:
@@ -57,8 +76,16 @@ def decide_many(store: Store, proposal_ids: Sequence[str], decision: str, *, act
         decided = []
         for proposal in proposals:
             change = _accept(store, proposal) if decision == "accept" else StatusChange()
-            record = DecisionRow(proposal.id, proposal.kind, decision, proposal.memory_ids, change.changed,
-                                 proposal.reason, config.now().isoformat(sep=" "), who)
+            record = DecisionRow(
+                proposal.id,
+                proposal.kind,
+                decision,
+                proposal.memory_ids,
+                change.changed,
+                proposal.reason,
+                config.now().isoformat(sep=" "),
+                who,
+            )
             store.decisions.record(record)
             decided.append(Decision(record, change))
         return decided
@@ -76,8 +103,9 @@ def undo(store: Store, proposal_id: str, *, actor: str | None = None) -> Decisio
         if row is None or row.decision == UNDONE:
             raise MnemeError(ERR_NOT_FOUND, f"no decision on proposal {proposal_id!r} to undo")
         change = store.undo(StatusChange(row.changes), reason=f"review undo: {row.decision} of {row.proposal_id}")
-        record = DecisionRow(row.proposal_id, row.kind, UNDONE, row.memory_ids, (), row.reason,
-                             config.now().isoformat(sep=" "), who)
+        record = DecisionRow(
+            row.proposal_id, row.kind, UNDONE, row.memory_ids, (), row.reason, config.now().isoformat(sep=" "), who
+        )
         store.decisions.record(record)
         return Decision(record, change)
 
@@ -93,10 +121,15 @@ def _open(store: Store, wanted: list[str], repo: str | None, root: Path | None) 
         with store.sqlite_errors():
             row = store.decisions.get(proposal_id)
         if row is not None and row.decision != UNDONE:
-            raise MnemeError(ERR_NOT_FOUND, f"proposal {proposal_id} is already decided ({row.decision}ed by "
-                                            f"{row.actor}); nothing decided")
-        raise MnemeError(ERR_NOT_FOUND, f"no open proposal {proposal_id!r} (see `mneme review`; a proposal's id "
-                                        "changes when its memories do); nothing decided")
+            raise MnemeError(
+                ERR_NOT_FOUND,
+                f"proposal {proposal_id} is already decided ({row.decision}ed by {row.actor}); nothing decided",
+            )
+        raise MnemeError(
+            ERR_NOT_FOUND,
+            f"no open proposal {proposal_id!r} (see `mneme review`; a proposal's id "
+            "changes when its memories do); nothing decided",
+        )
     return [found[proposal_id] for proposal_id in dict.fromkeys(wanted)]
 
 
@@ -104,8 +137,11 @@ def _accept(store: Store, proposal: Proposal) -> StatusChange:
     """Run the proposal's action through the store's audited operations."""
     if proposal.action in ("merge", "supersede") and proposal.keep_id is not None:
         keep = proposal.keep_id
-        why = f"review: duplicate of #{keep}" if proposal.kind == "duplicate" else f"review: {proposal.kind}, " \
-              f"superseded by #{keep}"
+        why = (
+            f"review: duplicate of #{keep}"
+            if proposal.kind == "duplicate"
+            else f"review: {proposal.kind}, superseded by #{keep}"
+        )
         changed: list[tuple[int, str]] = []
         for other in proposal.memory_ids:
             if other != keep:
@@ -114,8 +150,9 @@ def _accept(store: Store, proposal: Proposal) -> StatusChange:
     return store.dismiss(list(proposal.memory_ids), reason=f"review: {proposal.kind}: {proposal.reason}")
 
 
-def decide_document(store: Store, proposal_ids: Sequence[str], decision: str, *, actor: str | None = None,
-                    root: Path | None = None) -> dict[str, Any]:
+def decide_document(
+    store: Store, proposal_ids: Sequence[str], decision: str, *, actor: str | None = None, root: Path | None = None
+) -> dict[str, Any]:
     """Accept, reject or undo (``decision``) proposals in one transaction, as ``mneme review accept|reject|undo
     --json`` prints it and the MCP tool ``review_decide`` returns it: ``{"decisions": [...]}``."""
     if decision == UNDO:

@@ -51,11 +51,15 @@ class TextMatch:
     def notice(self) -> str:
         """The one line a person reads about the match ('' when there is none)."""
         if self.duplicate_of is not None:
-            return (f"Not stored: the same text (after normalising case, whitespace and punctuation) is already "
-                    f"memory {self.duplicate_of}")
+            return (
+                f"Not stored: the same text (after normalising case, whitespace and punctuation) is already "
+                f"memory {self.duplicate_of}"
+            )
         if self.closest is not None:
-            return (f"Note: nearly the same as memory {self.closest} (similarity {self.similarity:.2f}); "
-                    "`mneme review --kind duplicate` proposes merging them")
+            return (
+                f"Note: nearly the same as memory {self.closest} (similarity {self.similarity:.2f}); "
+                "`mneme review --kind duplicate` proposes merging them"
+            )
         return ""
 
 

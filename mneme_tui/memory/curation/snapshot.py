@@ -39,8 +39,19 @@ from mneme_tui.memory.curation.partitions import KeptState, current_states, rest
 from mneme_tui.memory.persistence.repositories import database_uuid
 
 FORMAT = 1
-FEATURES = T.stable_hash(json.dumps([T.SIGNATURE_SIZE, T.BANDS, T.A.tolist(), T.B.tolist(), MIN_SKELETON_WORDS,
-                                     sorted(T.NEGATORS), sorted(T.NEGATION_PREFIXES)]))
+FEATURES = T.stable_hash(
+    json.dumps(
+        [
+            T.SIGNATURE_SIZE,
+            T.BANDS,
+            T.A.tolist(),
+            T.B.tolist(),
+            MIN_SKELETON_WORDS,
+            sorted(T.NEGATORS),
+            sorted(T.NEGATION_PREFIXES),
+        ]
+    )
+)
 """What the features depend on: a snapshot made with other MinHash functions or claim words is replaced."""
 MIN_ROWS = index_snapshot.MIN_ROWS
 """Smaller stores are read from the database fast enough: no snapshot is written for them."""
@@ -49,8 +60,17 @@ RESAVE_ROWS = 1_000
 SUFFIX = "-catalogue.npz"
 _LISTS = ("repos", "shingles", "texts")
 """The columns of ``Rows`` that are Python lists (kept as arrays: see ``_arrays``)."""
-_READ_ERRORS = (OSError, EOFError, ValueError, KeyError, TypeError, IndexError, OverflowError, zipfile.BadZipFile,
-                UnicodeDecodeError)
+_READ_ERRORS = (
+    OSError,
+    EOFError,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    OverflowError,
+    zipfile.BadZipFile,
+    UnicodeDecodeError,
+)
 """What reading a damaged, truncated or foreign file raises (a CRC mismatch is a ``BadZipFile``)."""
 
 Encode = Callable[[list[Any]], dict[str, list[Any]]]
@@ -93,14 +113,12 @@ def refresh(catalogue: Catalogue, db: peewee.Database, path: Path | None, decode
     catalogue.refresh(db)
 
 
-def save_when_due(catalogue: Catalogue, db: peewee.Database, path: Path | None,
-                  encode: Encode) -> None:
+def save_when_due(catalogue: Catalogue, db: peewee.Database, path: Path | None, encode: Encode) -> None:
     """Write a new snapshot at ``path`` once enough has changed since the last (``RESAVE_ROWS``, as the index's);
     call it after the finders ran, so their results are kept with the rows (as the lists ``encode`` makes of
     them)."""
     size = catalogue.rows.ids.size
-    if path is None or size < MIN_ROWS or catalogue.revision - catalogue.saved_revision <= max(RESAVE_ROWS,
-                                                                                             size // 10):
+    if path is None or size < MIN_ROWS or catalogue.revision - catalogue.saved_revision <= max(RESAVE_ROWS, size // 10):
         return
     if save(catalogue, path, database_uuid(db), encode):
         catalogue.saved_revision = catalogue.revision
@@ -108,12 +126,27 @@ def save_when_due(catalogue: Catalogue, db: peewee.Database, path: Path | None,
 
 def save(catalogue: Catalogue, path: Path, db_uuid: str, encode: Encode) -> bool:
     """Write the catalogue's snapshot atomically; False (nothing written) when the folder is not writable."""
-    states = [[list(slot), column, depends, list(marks.items()), list(found), [len(items) for items in found.values()],
-               encode([item for items in found.values() for item in items])]
-              for slot, column, depends, marks, found in current_states(catalogue)]
+    states = [
+        [
+            list(slot),
+            column,
+            depends,
+            list(marks.items()),
+            list(found),
+            [len(items) for items in found.values()],
+            encode([item for items in found.values() for item in items]),
+        ]
+        for slot, column, depends, marks, found in current_states(catalogue)
+    ]
     repos = sorted(set(catalogue.rows.repos))
-    header = {"format": FORMAT, "features": FEATURES, "db_uuid": db_uuid, "max_id": catalogue.max_id,
-              "update_seq": catalogue.update_seq, "repos": repos}
+    header = {
+        "format": FORMAT,
+        "features": FEATURES,
+        "db_uuid": db_uuid,
+        "max_id": catalogue.max_id,
+        "update_seq": catalogue.update_seq,
+        "repos": repos,
+    }
     arrays = _arrays(catalogue.rows, repos)
     arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), np.uint8)
     arrays["states"] = np.frombuffer(json.dumps(states).encode("utf-8"), np.uint8)
@@ -165,8 +198,9 @@ def _read(stream: Any, db_uuid: str, decode: Decode) -> Saved | None:
             return None  # another format, other features or another database: the next save replaces it
         arrays = {name: stored[name] for name in stored.files if name not in ("header", "states")}
         states = [_state(kept, decode) for kept in json.loads(stored["states"].tobytes())]
-    return Saved(_rows(arrays, [str(repo) for repo in header["repos"]]), int(header["max_id"]),
-                 int(header["update_seq"]), states)
+    return Saved(
+        _rows(arrays, [str(repo) for repo in header["repos"]]), int(header["max_id"]), int(header["update_seq"]), states
+    )
 
 
 def _state(state: list[Any], decode: Decode) -> KeptState:

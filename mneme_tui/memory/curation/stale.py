@@ -45,13 +45,77 @@ MISSING_SYMBOL_SCORE = 0.8
 CHURN_SCORE_LOW, CHURN_SCORE_HIGH = 0.4, 0.7
 """A churned file scores from LOW at the threshold to HIGH at twice the threshold and beyond."""
 
-SOURCE_EXTENSIONS = frozenset({
-    "py", "pyi", "go", "rs", "js", "jsx", "mjs", "cjs", "ts", "tsx", "java", "kt", "kts", "scala", "cs",
-    "rb", "sh", "bash", "zsh", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "php", "swift", "m", "mm",
-    "lua", "pl", "ex", "exs", "erl", "hs", "ml", "clj", "dart", "vue", "svelte", "sql", "proto",
-    "md", "rst", "txt", "toml", "yaml", "yml", "json", "ini", "cfg", "conf", "xml", "html", "css",
-    "scss", "tcss", "lock", "gradle", "mk", "cmake", "tf", "nix", "ipynb", "csv", "svg",
-})
+SOURCE_EXTENSIONS = frozenset(
+    {
+        "py",
+        "pyi",
+        "go",
+        "rs",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "java",
+        "kt",
+        "kts",
+        "scala",
+        "cs",
+        "rb",
+        "sh",
+        "bash",
+        "zsh",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "cxx",
+        "hpp",
+        "hh",
+        "php",
+        "swift",
+        "m",
+        "mm",
+        "lua",
+        "pl",
+        "ex",
+        "exs",
+        "erl",
+        "hs",
+        "ml",
+        "clj",
+        "dart",
+        "vue",
+        "svelte",
+        "sql",
+        "proto",
+        "md",
+        "rst",
+        "txt",
+        "toml",
+        "yaml",
+        "yml",
+        "json",
+        "ini",
+        "cfg",
+        "conf",
+        "xml",
+        "html",
+        "css",
+        "scss",
+        "tcss",
+        "lock",
+        "gradle",
+        "mk",
+        "cmake",
+        "tf",
+        "nix",
+        "ipynb",
+        "csv",
+        "svg",
+    }
+)
 """Extensions that make a bare word a file name (``setup.py``), so ``e.g.`` and ``1.2.3`` are not."""
 
 _EXTENSION = "|".join(sorted(SOURCE_EXTENSIONS, key=len, reverse=True))
@@ -90,8 +154,13 @@ class StaleEvidence:
 
     def to_json(self) -> dict[str, object]:
         """The evidence as the CLI's ``--json`` and the MCP tools show it."""
-        return {"path": self.ref.path, "symbols": list(self.ref.symbols), "reason": self.reason,
-                "detail": self.detail, "score": round(self.score, 4)}
+        return {
+            "path": self.ref.path,
+            "symbols": list(self.ref.symbols),
+            "reason": self.reason,
+            "detail": self.detail,
+            "score": round(self.score, 4),
+        }
 
 
 def code_refs(text: str) -> list[CodeRef]:
@@ -215,8 +284,9 @@ class StaleChecker:
     ``since`` bounds the history read (the oldest memory's creation is enough); None reads all of it.
     """
 
-    def __init__(self, root: Path, *, churn_commits: int = DEFAULT_CHURN_COMMITS,
-                 since: datetime | None = None) -> None:
+    def __init__(
+        self, root: Path, *, churn_commits: int = DEFAULT_CHURN_COMMITS, since: datetime | None = None
+    ) -> None:
         if churn_commits < 1:
             raise MnemeError(ERR_VALIDATION_FAILED, f"churn commits must be at least 1, not {churn_commits}")
         self.root = _work_tree_root(root)
@@ -280,8 +350,7 @@ class StaleChecker:
         if not history:
             return _Verdict()
         was = ", ".join(history[:3]) + (f" and {len(history) - 3} more" if len(history) > 3 else "")
-        return _Verdict(self._missing(ref, f"no file named {name} is left in the work tree (it was {was})",
-                                      history[0]))
+        return _Verdict(self._missing(ref, f"no file named {name} is left in the work tree (it was {was})", history[0]))
 
     def _missing(self, ref: CodeRef, detail: str, path: str) -> StaleEvidence:
         last = self._history.commit_times.get(path)
@@ -309,8 +378,9 @@ class StaleChecker:
         if count < self.churn_commits:
             return None
         beyond = min(1.0, (count - self.churn_commits) / self.churn_commits)
-        detail = (f"{path} changed in {count} commits since the memory was created "
-                  f"(the threshold is {self.churn_commits})")
+        detail = (
+            f"{path} changed in {count} commits since the memory was created (the threshold is {self.churn_commits})"
+        )
         return StaleEvidence(ref, "churned", detail, CHURN_SCORE_LOW + (CHURN_SCORE_HIGH - CHURN_SCORE_LOW) * beyond)
 
 
@@ -365,8 +435,13 @@ def _work_tree_root(root: Path) -> Path:
 def _git(root: Path, *arguments: str) -> str:
     """The output of a local git read in ``root`` (never the network); ERR_IO when git fails."""
     try:
-        done = subprocess.run(["git", "-c", "core.quotepath=off", *arguments], cwd=root,
-                              capture_output=True, timeout=GIT_TIMEOUT, check=False)
+        done = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *arguments],
+            cwd=root,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         raise MnemeError(ERR_IO, f"git {arguments[0]} in {root} took longer than {GIT_TIMEOUT:.0f} s") from None
     except OSError as exc:

@@ -30,11 +30,22 @@ def stale(catalogue: Catalogue, scope: np.ndarray, root: Path, pinned: set[int])
     for position in candidates:
         memory_id = int(rows.ids[position])
         created = _EPOCH + timedelta(days=float(rows.created_days[position]))
-        evidence = [item for item in checker.evidence(str(rows.texts[position]), created)
-                    if memory_id not in pinned or item.reason not in AGE_REASONS]
+        evidence = [
+            item
+            for item in checker.evidence(str(rows.texts[position]), created)
+            if memory_id not in pinned or item.reason not in AGE_REASONS
+        ]
         if evidence:
             details = "; ".join(item.detail for item in evidence)
-            found.append(Found("stale", (position,), None, "recheck", round(0.8 * evidence[0].score, 3),
-                               f"#{memory_id} names code that changed: {details}; re-check it, then dismiss "
-                               "(accept) or keep (reject)"))
+            found.append(
+                Found(
+                    "stale",
+                    (position,),
+                    None,
+                    "recheck",
+                    round(0.8 * evidence[0].score, 3),
+                    f"#{memory_id} names code that changed: {details}; re-check it, then dismiss "
+                    "(accept) or keep (reject)",
+                )
+            )
     return found

@@ -12,10 +12,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-NEGATORS = frozenset({
-    "not", "never", "no", "dont", "doesnt", "didnt", "cannot", "cant", "wont", "shouldnt", "mustnt", "isnt",
-    "arent", "avoid", "stop",
-})
+NEGATORS = frozenset(
+    {
+        "not",
+        "never",
+        "no",
+        "dont",
+        "doesnt",
+        "didnt",
+        "cannot",
+        "cant",
+        "wont",
+        "shouldnt",
+        "mustnt",
+        "isnt",
+        "arent",
+        "avoid",
+        "stop",
+    }
+)
 """Words that flip what a sentence says ("use X" / "never use X"); dropped from the skeleton (with a "do",
 "should", ... before them: "do not use X" has the skeleton of "use X"), counted in the polarity."""
 

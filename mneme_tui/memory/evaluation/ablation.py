@@ -60,8 +60,12 @@ def variant_ranker(dataset: Dataset, loaded: LoadedStore, variant: Variant, *, l
 
     def ranker(question: Question) -> list[str]:
         query = RecallQuery(
-            text=question.query, repo=question.repo, now_days=now_days, cross_repo=question.cross_repo,
-            limit=limit, profile=profile.name,
+            text=question.query,
+            repo=question.repo,
+            now_days=now_days,
+            cross_repo=question.cross_repo,
+            limit=limit,
+            profile=profile.name,
         )
         return [loaded.id_to_key[row.memory_id] for row in rank(index, query, profile)]
 

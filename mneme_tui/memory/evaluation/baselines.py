@@ -38,9 +38,7 @@ class TermIndex:
         np.add.at(self.tf, (np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)), 1.0)
 
     def candidate_rows(self, question: Question) -> np.ndarray:
-        return np.fromiter(
-            (self.row[memory.key] for memory in self.dataset.candidates(question)), dtype=np.intp
-        )
+        return np.fromiter((self.row[memory.key] for memory in self.dataset.candidates(question)), dtype=np.intp)
 
     def query_columns(self, query: str) -> np.ndarray:
         """Vocabulary columns of the query's distinct tokens (tokens seen in no memory are dropped)."""
@@ -48,9 +46,7 @@ class TermIndex:
         return np.asarray(sorted(columns), dtype=np.intp)
 
 
-def bm25_scores(
-    tf: np.ndarray, query_columns: np.ndarray, *, k1: float = BM25_K1, b: float = BM25_B
-) -> np.ndarray:
+def bm25_scores(tf: np.ndarray, query_columns: np.ndarray, *, k1: float = BM25_K1, b: float = BM25_B) -> np.ndarray:
     """BM25 score of every row of ``tf`` (documents x terms) for the distinct query term columns.
 
     Corpus statistics (N, df, average length) come from the rows given, i.e. the candidate set.
@@ -83,7 +79,11 @@ def _top_keys(keys: Sequence[str], scores: np.ndarray, limit: int) -> list[str]:
 
 
 def bm25_ranker(
-    dataset: Dataset, *, k1: float = BM25_K1, b: float = BM25_B, limit: int = RANK_CUTOFF,
+    dataset: Dataset,
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+    limit: int = RANK_CUTOFF,
     index: TermIndex | None = None,
 ) -> Ranker:
     """BM25 over content tokens, with statistics from each question's candidate set."""

@@ -99,8 +99,7 @@ class Dataset:
             (
                 memory
                 for memory in self.memories
-                if memory.status == ACTIVE
-                and (question.cross_repo or memory.repo in (question.repo, GLOBAL_REPO))
+                if memory.status == ACTIVE and (question.cross_repo or memory.repo in (question.repo, GLOBAL_REPO))
             ),
             key=lambda memory: memory.key,
         )
@@ -192,12 +191,16 @@ def _parse_memory(raw: Any, index: int, seen_keys: set[str], source: str) -> Mem
         raise _fail(source, f"{where} has unknown status {status!r}")
     age_days = _field(raw, "age_days", (int, float), where, source)
     if not (math.isfinite(age_days) and 0 <= age_days <= MAX_AGE_DAYS):
-        raise _fail(source, f"{where} has a negative, non-finite or too large age_days {age_days!r} "
-                            f"(limit: 0 to {MAX_AGE_DAYS:,})")
+        raise _fail(
+            source,
+            f"{where} has a negative, non-finite or too large age_days {age_days!r} (limit: 0 to {MAX_AGE_DAYS:,})",
+        )
     access_count = _field(raw, "access_count", int, where, source)
     if not 0 <= access_count <= MAX_ACCESS_COUNT:
-        raise _fail(source, f"{where} has a negative or too large access_count {access_count} "
-                            f"(limit: 0 to {MAX_ACCESS_COUNT:,})")
+        raise _fail(
+            source,
+            f"{where} has a negative or too large access_count {access_count} (limit: 0 to {MAX_ACCESS_COUNT:,})",
+        )
     return Memory(
         key=key,
         repo=_text(raw, "repo", where, source),

@@ -39,14 +39,28 @@ class ExportedMemory:
         """The JSONL line's object (docs/export.md)."""
         memory = self.memory
         return {
-            "format": FORMAT, "version": VERSION, "id": memory.id,
+            "format": FORMAT,
+            "version": VERSION,
+            "id": memory.id,
             **{name: getattr(memory, name) for name in TEXT_FIELDS},
-            "created_at": stamp(memory.created_at), "superseded_by": memory.superseded_by,
+            "created_at": stamp(memory.created_at),
+            "superseded_by": memory.superseded_by,
             "access_count": memory.access_count,
-            "provenance": {"source": memory.provenance.source, "detail": memory.provenance.detail,
-                           "actor": self.created_by},
-            "history": [{"from_status": entry.from_status, "to_status": entry.to_status, "at": stamp(entry.at),
-                         "reason": entry.reason, "actor": entry.actor} for entry in self.history],
+            "provenance": {
+                "source": memory.provenance.source,
+                "detail": memory.provenance.detail,
+                "actor": self.created_by,
+            },
+            "history": [
+                {
+                    "from_status": entry.from_status,
+                    "to_status": entry.to_status,
+                    "at": stamp(entry.at),
+                    "reason": entry.reason,
+                    "actor": entry.actor,
+                }
+                for entry in self.history
+            ],
             "accessed_by": [{"task_id": task, "at": stamp(at)} for task, at in self.accessed_by],
         }
 
@@ -62,8 +76,7 @@ def stamp(moment: datetime) -> str:
 
 def to_jsonl(records: Iterable[ExportedMemory]) -> str:
     """One compact JSON object per line."""
-    return "".join(json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
-                   for record in records)
+    return "".join(json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n" for record in records)
 
 
 def parse_jsonl(text: str, source: str) -> list[ExportedMemory]:
@@ -101,19 +114,30 @@ def _record(data: Any) -> ExportedMemory:
         raise ValueError(f"not a {FORMAT} version {VERSION} line")
     provenance = _object(data["provenance"], "provenance")
     memory = Memory(
-        id=_integer(data["id"], "id", 1), **{name: _text(data[name], name) for name in TEXT_FIELDS},
+        id=_integer(data["id"], "id", 1),
+        **{name: _text(data[name], name) for name in TEXT_FIELDS},
         created_at=_time(data["created_at"], "created_at"),
         superseded_by=_integer(data["superseded_by"], "superseded_by", 0),
         access_count=_integer(data["access_count"], "access_count", 0),
-        provenance=Provenance(_text(provenance["source"], "provenance.source"),
-                              _text(provenance["detail"], "provenance.detail")),
+        provenance=Provenance(
+            _text(provenance["source"], "provenance.source"), _text(provenance["detail"], "provenance.detail")
+        ),
     )
-    history = tuple(AuditEntry(memory.id, _text(entry["from_status"], "history.from_status"),
-                               _text(entry["to_status"], "history.to_status"), _time(entry["at"], "history.at"),
-                               _text(entry["reason"], "history.reason"), _text(entry["actor"], "history.actor"))
-                    for entry in _objects(data["history"], "history"))
-    accessed = tuple((_text(entry["task_id"], "accessed_by.task_id"), _time(entry["at"], "accessed_by.at"))
-                     for entry in _objects(data["accessed_by"], "accessed_by"))
+    history = tuple(
+        AuditEntry(
+            memory.id,
+            _text(entry["from_status"], "history.from_status"),
+            _text(entry["to_status"], "history.to_status"),
+            _time(entry["at"], "history.at"),
+            _text(entry["reason"], "history.reason"),
+            _text(entry["actor"], "history.actor"),
+        )
+        for entry in _objects(data["history"], "history")
+    )
+    accessed = tuple(
+        (_text(entry["task_id"], "accessed_by.task_id"), _time(entry["at"], "accessed_by.at"))
+        for entry in _objects(data["accessed_by"], "accessed_by")
+    )
     return ExportedMemory(memory, _text(provenance["actor"], "provenance.actor"), history, accessed)
 
 

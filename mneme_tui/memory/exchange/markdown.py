@@ -39,14 +39,17 @@ def _document(repo: str, records: list[ExportedMemory]) -> str:
 
 def _memory(record: ExportedMemory) -> list[str]:
     memory = record.memory
-    facts = [f"created {stamp(memory.created_at)}", memory.from_line()[len("From: "):]]
+    facts = [f"created {stamp(memory.created_at)}", memory.from_line()[len("From: ") :]]
     if memory.task_id:
         facts.append(f"task {_inline(memory.task_id)}")
     if memory.superseded_by:
         facts.append(f"superseded by #{memory.superseded_by}")
     lines = [f"### #{memory.id} {memory.kind} · {memory.status}", "", "- " + " · ".join(facts)]
-    lines += [f"- {stamp(entry.at)}: {entry.from_status} → {entry.to_status} ({_inline(entry.reason)}, "
-              f"{_inline(entry.actor) or 'unknown'})" for entry in record.history]
+    lines += [
+        f"- {stamp(entry.at)}: {entry.from_status} → {entry.to_status} ({_inline(entry.reason)}, "
+        f"{_inline(entry.actor) or 'unknown'})"
+        for entry in record.history
+    ]
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", memory.content)), default=0))
     return [*lines, "", f"{fence}text", memory.content, fence, ""]
 

@@ -24,9 +24,15 @@ def exported_memories(store: Store, *, repo_id: str | None, status: str) -> list
         accesses = store.task_access.accesses_for(ids)
         histories = store.audit_log.for_memories(ids)
         actors = store.provenance_log.actors_of(ids)
-    return [ExportedMemory(memory, actors.get(memory.id, ""),
-                           tuple(AuditEntry(*entry) for entry in histories.get(memory.id, ())),
-                           tuple(accesses.get(memory.id, ()))) for memory in memories]
+    return [
+        ExportedMemory(
+            memory,
+            actors.get(memory.id, ""),
+            tuple(AuditEntry(*entry) for entry in histories.get(memory.id, ())),
+            tuple(accesses.get(memory.id, ())),
+        )
+        for memory in memories
+    ]
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,13 @@ class ImportResult:
     ids: dict[int, int]
 
     def to_json(self) -> dict[str, Any]:
-        return {"records": self.records, "imported": self.imported, "skipped": self.skipped,
-                "history": self.history, "ids": {str(old): new for old, new in self.ids.items()}}
+        return {
+            "records": self.records,
+            "imported": self.imported,
+            "skipped": self.skipped,
+            "history": self.history,
+            "ids": {str(old): new for old, new in self.ids.items()},
+        }
 
 
 def import_memories(store: Store, records: Sequence[ExportedMemory], source: str) -> ImportResult:
@@ -88,9 +99,17 @@ def _mint(store: Store, records: Sequence[ExportedMemory], source: str) -> list[
 
 def _mint_item(record: ExportedMemory) -> dict[str, Any]:
     memory = record.memory
-    return dict(content=memory.content, kind=memory.kind, topic=memory.topic, repo_id=memory.repo_id,
-                task_id=memory.task_id, created_at=memory.created_at, status=memory.status,
-                access_count=memory.access_count, provenance=memory.provenance)
+    return dict(
+        content=memory.content,
+        kind=memory.kind,
+        topic=memory.topic,
+        repo_id=memory.repo_id,
+        task_id=memory.task_id,
+        created_at=memory.created_at,
+        status=memory.status,
+        access_count=memory.access_count,
+        provenance=memory.provenance,
+    )
 
 
 def _add_side_rows(store: Store, record: ExportedMemory, ids: dict[int, int]) -> int:

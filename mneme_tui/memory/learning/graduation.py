@@ -102,10 +102,18 @@ class GraduationCandidate:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "memory": self.memory.to_json(), "rule": self.rule, "recurrence": self.recurrence,
-            "access_count": self.access_count, "scope": self.scope, "gate": self.gate,
-            "structural": self.structural, "tasks": list(self.tasks), "accessed_by": list(self.accessed_by),
-            "related_ids": list(self.related_ids), "reason": self.reason, "rule_text": self.rule_text(),
+            "memory": self.memory.to_json(),
+            "rule": self.rule,
+            "recurrence": self.recurrence,
+            "access_count": self.access_count,
+            "scope": self.scope,
+            "gate": self.gate,
+            "structural": self.structural,
+            "tasks": list(self.tasks),
+            "accessed_by": list(self.accessed_by),
+            "related_ids": list(self.related_ids),
+            "reason": self.reason,
+            "rule_text": self.rule_text(),
         }
 
 
@@ -163,9 +171,17 @@ def _candidate(group: Occurrences, accessors: dict[int, tuple[str, ...]]) -> Gra
     kind = "structural gate" if group.structural else "policy gate"
     reason = f"{group.gate} ({kind}) " + " and ".join(reasons)
     return GraduationCandidate(
-        memory=memory, rule="+".join(rules), recurrence=group.recurrence, access_count=memory.access_count,
-        scope=group.scope, tasks=group.tasks, reason=reason, gate=group.gate, structural=group.structural,
-        related_ids=tuple(m.id for m in group.memories), accessed_by=accessors.get(memory.id, ()),
+        memory=memory,
+        rule="+".join(rules),
+        recurrence=group.recurrence,
+        access_count=memory.access_count,
+        scope=group.scope,
+        tasks=group.tasks,
+        reason=reason,
+        gate=group.gate,
+        structural=group.structural,
+        related_ids=tuple(m.id for m in group.memories),
+        accessed_by=accessors.get(memory.id, ()),
     )
 
 

@@ -53,9 +53,15 @@ class OrientedPitfall:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            **self.memory.to_json(), "gate": self.gate, "scope": self.scope, "recurrence": self.recurrence,
-            "tasks": list(self.tasks), "age_days": round(self.age_days, 2), "in_scope": self.in_scope,
-            "structural": self.structural, "pinned": self.pinned,
+            **self.memory.to_json(),
+            "gate": self.gate,
+            "scope": self.scope,
+            "recurrence": self.recurrence,
+            "tasks": list(self.tasks),
+            "age_days": round(self.age_days, 2),
+            "in_scope": self.in_scope,
+            "structural": self.structural,
+            "pinned": self.pinned,
         }
 
 
@@ -120,17 +126,24 @@ class Orientation:
         budget = {} if self.budget is None else {"budget": self.budget.to_json()}
         return {
             **budget,
-            "repo": self.repo, "task_id": self.task_id, "read_only": self.read_only, "scoped": self.scoped,
-            "modified_files": list(self.modified), "generated_at": iso(self.generated_at),
+            "repo": self.repo,
+            "task_id": self.task_id,
+            "read_only": self.read_only,
+            "scoped": self.scoped,
+            "modified_files": list(self.modified),
+            "generated_at": iso(self.generated_at),
             "cooling_days": COOLING_DAYS,
             "learned_pitfalls": [item.to_json() for item in self.learned_pitfalls],
             "verified_patterns": [item.to_json() for item in self.verified_patterns],
             "graduation_candidates": [item.to_json() for item in self.graduation_candidates],
             "imported": [item.to_json() for item in self.imported],
-            "cooled": list(self.cooled), "reinforced": list(self.reinforced),
-            "omitted": {"learned_pitfalls": self.omitted.get("learned_pitfalls", 0),
-                        "verified_patterns": self.omitted.get("verified_patterns", 0),
-                        "imported": self.omitted.get("imported", 0)},
+            "cooled": list(self.cooled),
+            "reinforced": list(self.reinforced),
+            "omitted": {
+                "learned_pitfalls": self.omitted.get("learned_pitfalls", 0),
+                "verified_patterns": self.omitted.get("verified_patterns", 0),
+                "imported": self.omitted.get("imported", 0),
+            },
         }
 
     def to_text(self) -> str:
@@ -168,8 +181,17 @@ def orientation(
     cap = IMPORTED_LIMIT if limit is None else min(limit, IMPORTED_LIMIT)
     omitted["imported"] = max(0, len(imported) - cap)
     return Orientation(
-        repo, task_id, files, moment, tuple(shown), patterns, tuple(candidates_among(store, pitfalls)),
-        imported[:cap], tuple(sorted(cooled)), tuple(reinforced), omitted,
+        repo,
+        task_id,
+        files,
+        moment,
+        tuple(shown),
+        patterns,
+        tuple(candidates_among(store, pitfalls)),
+        imported[:cap],
+        tuple(sorted(cooled)),
+        tuple(reinforced),
+        omitted,
     )
 
 
@@ -191,8 +213,9 @@ def within_budget(view: Orientation, tokens: int, render: Callable[[Orientation]
     return cut(fitted.kept, fitted.omission)
 
 
-def _learned_pitfalls(pitfalls: Sequence[Memory], files: tuple[str, ...], moment: datetime, pinned: set[int],
-                      limit: int | None) -> tuple[list[OrientedPitfall], list[int], int]:
+def _learned_pitfalls(
+    pitfalls: Sequence[Memory], files: tuple[str, ...], moment: datetime, pinned: set[int], limit: int | None
+) -> tuple[list[OrientedPitfall], list[int], int]:
     """(the pitfalls to show, best first, at most ``limit``; the ids cooled out; how many ``limit`` cut). Scope
     and gate are judged once per group, and only the pitfalls shown become ``OrientedPitfall``."""
     groups = group_pitfalls(pitfalls)
@@ -203,23 +226,28 @@ def _learned_pitfalls(pitfalls: Sequence[Memory], files: tuple[str, ...], moment
         matched = in_scope_of.get(id(group))
         if matched is None:
             matched = in_scope_of[id(group)] = group.scope is not None and any(
-                in_scope(path, group.scope) for path in files)
+                in_scope(path, group.scope) for path in files
+            )
         is_pinned = memory.id in pinned
         age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
         if group.recurrence < 2 and age > COOLING_DAYS and not matched and not is_pinned:
             cooled.append(memory.id)
         else:  # the sort key is unique (the id), so the memory itself is never compared
-            kept.append((not is_pinned, not matched, -group.recurrence, -memory.created_at.timestamp(), -memory.id,
-                         memory, age))
+            kept.append(
+                (not is_pinned, not matched, -group.recurrence, -memory.created_at.timestamp(), -memory.id, memory, age)
+            )
     best = sorted(kept) if limit is None else heapq.nsmallest(limit, kept)
-    shown = [_oriented(memory, groups[memory.id], age, not out_of_scope, not unpinned)
-             for unpinned, out_of_scope, _, _, _, memory, age in best]
+    shown = [
+        _oriented(memory, groups[memory.id], age, not out_of_scope, not unpinned)
+        for unpinned, out_of_scope, _, _, _, memory, age in best
+    ]
     return shown, cooled, len(kept) - len(shown)
 
 
 def _oriented(memory: Memory, group: Occurrences, age: float, matched: bool, pinned: bool) -> OrientedPitfall:
-    return OrientedPitfall(memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched,
-                           group.structural, pinned)
+    return OrientedPitfall(
+        memory, group.gate, group.scope, group.recurrence, group.tasks, age, matched, group.structural, pinned
+    )
 
 
 def _patterns(listed: Sequence[Memory], files: tuple[str, ...], pinned: set[int]) -> tuple[OrientedPattern, ...]:
@@ -289,14 +317,19 @@ def render_text(view: Orientation) -> str:
     if view.imported:
         out += ["", f"## Imported from Legion, not task-verified ({len(view.imported)})"]
     for number, known in enumerate(view.imported, start=1):
-        out.append(f"{number}. #{known.memory.id} {known.memory.kind} {printable(known.file)} "
-                   f"{printable(known.record_id)}: {printable(known.memory.first_line)}")
+        out.append(
+            f"{number}. #{known.memory.id} {known.memory.kind} {printable(known.file)} "
+            f"{printable(known.record_id)}: {printable(known.memory.first_line)}"
+        )
         out.append(_indented(known.memory.from_line()))
     out += _omitted(view, "imported", "imported record")
     if view.cooled:
-        out += ["", f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
-                    f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; "
-                    "pass --modified FILE to keep those in scope.)"]
+        out += [
+            "",
+            f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
+            f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; "
+            "pass --modified FILE to keep those in scope.)",
+        ]
     if view.budget is not None:
         out += ["", view.budget.line("entry", "entries")]
     return "\n".join(out) + "\n"

@@ -106,7 +106,7 @@ def pattern_topic(scope: str) -> str:
 def split_topic(topic: str) -> tuple[str, str | None]:
     """``(gate, scope)`` of a pitfall topic; topics not written by task sync give ``(topic, None)``."""
     if topic.startswith(PATTERN_PREFIX):
-        return "pattern", topic[len(PATTERN_PREFIX):].strip() or ROOT_SCOPE
+        return "pattern", topic[len(PATTERN_PREFIX) :].strip() or ROOT_SCOPE
     gate, separator, scope = topic.rpartition(TOPIC_SEPARATOR)
     if not separator or not gate.strip() or not scope.strip():
         return topic.strip(), None

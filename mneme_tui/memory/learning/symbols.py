@@ -33,20 +33,47 @@ _SCANNERS: dict[str, tuple[str, ...]] = {
     "go": (r"^func\s+\(\s*\w+\s+\*?(\w+)(?:\[[^\]]*\])?\s*\)\s*(\w+)", r"^func\s+(\w+)", r"^type\s+(\w+)"),
     "rust": (r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:unsafe\s+)?(?:fn|struct|enum|trait|mod|type)\s+(\w+)",),
     "js": _JS,
-    "java": (r"^\s*(?:(?:public|private|protected|static|final|abstract|sealed|data|open|internal)\s+)*"
-             r"(?:class|interface|enum|record|object|fun)\s+(\w+)",),
+    "java": (
+        r"^\s*(?:(?:public|private|protected|static|final|abstract|sealed|data|open|internal)\s+)*"
+        r"(?:class|interface|enum|record|object|fun)\s+(\w+)",
+    ),
     "ruby": (r"^\s*(?:class|module)\s+([\w:]+)", r"^\s*def\s+(?:self\.)?(\w+[?!=]?)"),
     "shell": (r"^\s*function\s+([\w-]+)", r"^\s*([\w-]+)\s*\(\)\s*\{"),
-    "c": (r"^\s*(?:typedef\s+)?(?:struct|class|enum|union|namespace)\s+(\w+)\s*[{:]",
-          r"^(?!\s)(?:[\w:<>*&,]+\s+)+\**(\w+)\s*\([^;]*$"),
-    "php": (r"^\s*(?:abstract\s+|final\s+)?(?:class|interface|trait)\s+(\w+)",
-            r"^\s*(?:(?:public|private|protected|static)\s+)*function\s+(\w+)"),
+    "c": (
+        r"^\s*(?:typedef\s+)?(?:struct|class|enum|union|namespace)\s+(\w+)\s*[{:]",
+        r"^(?!\s)(?:[\w:<>*&,]+\s+)+\**(\w+)\s*\([^;]*$",
+    ),
+    "php": (
+        r"^\s*(?:abstract\s+|final\s+)?(?:class|interface|trait)\s+(\w+)",
+        r"^\s*(?:(?:public|private|protected|static)\s+)*function\s+(\w+)",
+    ),
 }
 _LANGUAGES: dict[str, str] = {
-    ".go": "go", ".rs": "rust", ".js": "js", ".jsx": "js", ".mjs": "js", ".cjs": "js", ".ts": "js",
-    ".tsx": "js", ".java": "java", ".kt": "java", ".kts": "java", ".scala": "java", ".cs": "java",
-    ".rb": "ruby", ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".c": "c", ".h": "c", ".cc": "c",
-    ".cpp": "c", ".cxx": "c", ".hpp": "c", ".hh": "c", ".php": "php",
+    ".go": "go",
+    ".rs": "rust",
+    ".js": "js",
+    ".jsx": "js",
+    ".mjs": "js",
+    ".cjs": "js",
+    ".ts": "js",
+    ".tsx": "js",
+    ".java": "java",
+    ".kt": "java",
+    ".kts": "java",
+    ".scala": "java",
+    ".cs": "java",
+    ".rb": "ruby",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".zsh": "shell",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "c",
+    ".cpp": "c",
+    ".cxx": "c",
+    ".hpp": "c",
+    ".hh": "c",
+    ".php": "php",
 }
 _C_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "else"}
 

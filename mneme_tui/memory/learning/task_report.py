@@ -24,8 +24,15 @@ MAX_WALKTHROUGH_CHARS = 50_000
 MAX_NAME_CHARS = 200
 _NOTHING = "; nothing was written"
 
-_REPORT_KEYS = {"version": False, "task_id": True, "repo": True, "modified_files": True,
-                "walkthrough": True, "runs": True, "scope": False}
+_REPORT_KEYS = {
+    "version": False,
+    "task_id": True,
+    "repo": True,
+    "modified_files": True,
+    "walkthrough": True,
+    "runs": True,
+    "scope": False,
+}
 _RUN_KEYS = {"gates": True, "label": False}
 _GATE_KEYS = {"name": True, "passed": True, "message": False, "file": False}
 
@@ -90,17 +97,29 @@ def screened_report(report: TaskReport, policy: str) -> tuple[TaskReport, int]:
         return text
 
     runs = tuple(
-        GateRun(tuple(
-            Gate(screen(gate.name, f"runs[{r}].gates[{g}].name"), gate.passed,
-                 screen(gate.message, f"runs[{r}].gates[{g}].message"),
-                 None if gate.file is None else screen(gate.file, f"runs[{r}].gates[{g}].file"))
-            for g, gate in enumerate(run.gates)
-        ), screen(run.label, f"runs[{r}].label"))
+        GateRun(
+            tuple(
+                Gate(
+                    screen(gate.name, f"runs[{r}].gates[{g}].name"),
+                    gate.passed,
+                    screen(gate.message, f"runs[{r}].gates[{g}].message"),
+                    None if gate.file is None else screen(gate.file, f"runs[{r}].gates[{g}].file"),
+                )
+                for g, gate in enumerate(run.gates)
+            ),
+            screen(run.label, f"runs[{r}].label"),
+        )
         for r, run in enumerate(report.runs)
     )
     files = tuple(screen(path, f"modified_files[{i}]") for i, path in enumerate(report.modified_files))
-    screened = TaskReport(screen(report.task_id, "task_id"), screen(report.repo, "repo"), files,
-                          screen(report.walkthrough, "walkthrough"), runs, screen(report.scope, "scope"))
+    screened = TaskReport(
+        screen(report.task_id, "task_id"),
+        screen(report.repo, "repo"),
+        files,
+        screen(report.walkthrough, "walkthrough"),
+        runs,
+        screen(report.scope, "scope"),
+    )
     return screened, replaced
 
 

@@ -37,9 +37,15 @@ class SyncedLearning:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "kind": self.kind, "topic": self.topic, "scope": self.scope, "gate": self.gate or None,
-            "file": self.file, "outcome": self.outcome, "memory_id": self.memory_id or None,
-            "supersedes": list(self.supersedes), "content": self.content,
+            "kind": self.kind,
+            "topic": self.topic,
+            "scope": self.scope,
+            "gate": self.gate or None,
+            "file": self.file,
+            "outcome": self.outcome,
+            "memory_id": self.memory_id or None,
+            "supersedes": list(self.supersedes),
+            "content": self.content,
         }
 
 
@@ -69,9 +75,15 @@ class SyncResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "task_id": self.task_id, "repo": self.repo, "verified": self.verified, "reason": self.reason,
-            "dry_run": self.dry_run, "written": len(self.written), "duplicates": len(self.duplicates),
-            "learnings": [item.to_json() for item in self.learnings], "notes": list(self.notes),
+            "task_id": self.task_id,
+            "repo": self.repo,
+            "verified": self.verified,
+            "reason": self.reason,
+            "dry_run": self.dry_run,
+            "written": len(self.written),
+            "duplicates": len(self.duplicates),
+            "learnings": [item.to_json() for item in self.learnings],
+            "notes": list(self.notes),
         }
 
 
@@ -105,8 +117,10 @@ def commit(store: Store, plan: SyncPlan) -> SyncResult:
             superseded = _supersede_patterns(store, report, fresh_pattern, by_learning[id(fresh_pattern)].id)
         now = config.now().isoformat(sep=" ")
         store.task_sync_ledger.add(
-            [(report.repo, report.task_id, *_key(learning), memory.id, now)
-             for learning, memory in zip(learnings, minted)]
+            [
+                (report.repo, report.task_id, *_key(learning), memory.id, now)
+                for learning, memory in zip(learnings, minted)
+            ]
         )
         return done, by_learning, superseded
 
@@ -149,18 +163,33 @@ def _supersede_patterns(store: Store, report: TaskReport, pattern: PatternLearni
 
 def _item(report: TaskReport, learning: PitfallLearning | PatternLearning) -> dict[str, Any]:
     kind = "pitfall" if isinstance(learning, PitfallLearning) else "pattern"
-    return dict(content=learning.content, kind=kind, topic=learning.topic, repo_id=report.repo, task_id=report.task_id,
-                provenance=Provenance(TASK_SYNC, report.task_id))
+    return dict(
+        content=learning.content,
+        kind=kind,
+        topic=learning.topic,
+        repo_id=report.repo,
+        task_id=report.task_id,
+        provenance=Provenance(TASK_SYNC, report.task_id),
+    )
 
 
 def _synced(
     learning: PitfallLearning | PatternLearning, outcome: str, memory_id: int = 0, supersedes: tuple[int, ...] = ()
 ) -> SyncedLearning:
     if isinstance(learning, PitfallLearning):
-        return SyncedLearning("pitfall", learning.topic, learning.scope, learning.gate, learning.file,
-                              learning.content, outcome, memory_id)
-    return SyncedLearning("pattern", learning.topic, learning.scope, "", None, learning.content, outcome,
-                          memory_id, supersedes)
+        return SyncedLearning(
+            "pitfall",
+            learning.topic,
+            learning.scope,
+            learning.gate,
+            learning.file,
+            learning.content,
+            outcome,
+            memory_id,
+        )
+    return SyncedLearning(
+        "pattern", learning.topic, learning.scope, "", None, learning.content, outcome, memory_id, supersedes
+    )
 
 
 def _key(learning: PitfallLearning | PatternLearning) -> tuple[str, str, str]:
@@ -173,5 +202,3 @@ def _pitfall_key(learning: PitfallLearning) -> tuple[str, str, str]:
 
 def _pattern_key(learning: PatternLearning) -> tuple[str, str, str]:
     return "pattern", "", learning.scope
-
-

@@ -27,7 +27,9 @@ def curation_rows(db: peewee.Database, after_id: int = 0, after_seq: int = 0) ->
         cursor = db.execute_sql(_SELECT + " ORDER BY id")
     else:
         cursor = db.execute_sql(
-            _SELECT + " WHERE id > ? UNION " + _SELECT
+            _SELECT
+            + " WHERE id > ? UNION "
+            + _SELECT
             + " WHERE id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
             (after_id, after_seq),
         )
@@ -37,22 +39,28 @@ def curation_rows(db: peewee.Database, after_id: int = 0, after_seq: int = 0) ->
 
 def last_reads(db: peewee.Database) -> dict[int, str]:
     """Memory id → when a task last read it (``task_access``; stored text), for memories some task read."""
-    return {int(memory_id): str(at) for memory_id, at in
-            db.execute_sql("SELECT memory_id, MAX(at) FROM task_access GROUP BY memory_id").fetchall()}
+    return {
+        int(memory_id): str(at)
+        for memory_id, at in db.execute_sql("SELECT memory_id, MAX(at) FROM task_access GROUP BY memory_id").fetchall()
+    }
 
 
-def same_text_candidates(db: peewee.Database, repo_id: str, kind: str, words: Sequence[str],
-                         limit: int) -> list[tuple[int, str]]:
+def same_text_candidates(
+    db: peewee.Database, repo_id: str, kind: str, words: Sequence[str], limit: int
+) -> list[tuple[int, str]]:
     """(id, content) of active memories of one repo and kind whose content contains every one of ``words``
     (ignoring ASCII case), newest first, at most ``limit``: the few a new text can be a duplicate of."""
     like = dialect_of(db).LIKE_IGNORING_CASE
     words = [word for word in words if word]
     where = " AND ".join(f"content {like} ?" for _ in words) or "1 = 1"
-    return [(int(i), str(c)) for i, c in db.execute_sql(
-        f"SELECT id, content FROM memories WHERE repo_id = ? AND kind = ? AND status = ? AND ({where}) "
-        "ORDER BY id DESC LIMIT ?",
-        (repo_id, kind, ACTIVE, *(f"%{word}%" for word in words), int(limit)),
-    ).fetchall()]
+    return [
+        (int(i), str(c))
+        for i, c in db.execute_sql(
+            f"SELECT id, content FROM memories WHERE repo_id = ? AND kind = ? AND status = ? AND ({where}) "
+            "ORDER BY id DESC LIMIT ?",
+            (repo_id, kind, ACTIVE, *(f"%{word}%" for word in words), int(limit)),
+        ).fetchall()
+    ]
 
 
 class PinTable:
@@ -99,10 +107,19 @@ class DecisionLog:
 
     def record(self, row: DecisionRow) -> None:
         """Store (or replace) the decision on ``row.proposal_id``."""
-        self.db.execute_sql(self._upsert, (
-            row.proposal_id, row.kind, row.decision, json.dumps(list(row.memory_ids)),
-            json.dumps([list(change) for change in row.changes]), row.reason, row.decided_at, row.actor,
-        ))
+        self.db.execute_sql(
+            self._upsert,
+            (
+                row.proposal_id,
+                row.kind,
+                row.decision,
+                json.dumps(list(row.memory_ids)),
+                json.dumps([list(change) for change in row.changes]),
+                row.reason,
+                row.decided_at,
+                row.actor,
+            ),
+        )
 
     def get(self, proposal_id: str) -> DecisionRow | None:
         """The decision on one proposal, or None."""
@@ -112,11 +129,22 @@ class DecisionLog:
         if found is None:
             return None
         pid, kind, decision, ids, changes, reason, at, actor = found
-        return DecisionRow(pid, kind, decision, tuple(json.loads(ids)),
-                           tuple((int(i), str(s)) for i, s in json.loads(changes or "[]")), reason, str(at), actor)
+        return DecisionRow(
+            pid,
+            kind,
+            decision,
+            tuple(json.loads(ids)),
+            tuple((int(i), str(s)) for i, s in json.loads(changes or "[]")),
+            reason,
+            str(at),
+            actor,
+        )
 
     def rejected(self) -> set[str]:
         """The ids of the proposals whose last decision is a rejection."""
-        return {str(row[0]) for row in self.db.execute_sql(
-            "SELECT proposal_id FROM curation_decisions WHERE decision = 'reject'").fetchall()}
-
+        return {
+            str(row[0])
+            for row in self.db.execute_sql(
+                "SELECT proposal_id FROM curation_decisions WHERE decision = 'reject'"
+            ).fetchall()
+        }

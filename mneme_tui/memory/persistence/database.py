@@ -59,8 +59,10 @@ def _checked_version(db: peewee.Database, path: Path | str) -> int:
     columns = {column[0] for column in dialect.table_shape(db, "memories").columns} if tables else set(MEMORY_COLUMNS)
     missing = [column for column in MEMORY_COLUMNS if column not in columns]
     if missing:
-        raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (its memories table lacks the "
-                                       f"spec's columns {', '.join(missing)})")
+        raise MnemeError(
+            ERR_DATABASE,
+            f"{path} is not a mneme database (its memories table lacks the spec's columns {', '.join(missing)})",
+        )
     if version > SCHEMA_VERSION:
         raise MnemeError(ERR_DATABASE, f"{path} was written by a newer mneme (schema {version} > {SCHEMA_VERSION})")
     return version
@@ -73,4 +75,3 @@ def _migrate(db: peewee.Database) -> None:
     if steps:
         now = config.now().isoformat(sep=" ")
         dialect.migrate(db, [(step.version, script_at(step, now, dialect.NAME)) for step in steps])
-

@@ -103,8 +103,9 @@ class Dialect(Protocol):
     def insert_many(self, db: peewee.Database, sql: str, rows: Sequence[tuple]) -> None:
         """Run ``sql`` once per row, in one call."""
 
-    def insert_returning_ids(self, db: peewee.Database, table: str, columns: Sequence[str],
-                             rows: Sequence[tuple]) -> list[int]:
+    def insert_returning_ids(
+        self, db: peewee.Database, table: str, columns: Sequence[str], rows: Sequence[tuple]
+    ) -> list[int]:
         """Insert ``rows`` inside the caller's write transaction; the ids they got, in order."""
 
     def after_explicit_ids(self, db: peewee.Database, table: str) -> None:
@@ -134,7 +135,8 @@ DIALECTS: tuple[Dialect, ...] = (POSTGRES, SQLITE)
 """Every backend, in the order ``dialect_for`` asks them (SQLite, which takes any path, last)."""
 
 DATABASE_ERRORS: tuple[type[BaseException], ...] = tuple(
-    error for dialect in DIALECTS for error in dialect.DATABASE_ERRORS)
+    error for dialect in DIALECTS for error in dialect.DATABASE_ERRORS
+)
 """What a failing statement raises on any backend."""
 
 

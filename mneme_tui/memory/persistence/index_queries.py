@@ -25,7 +25,9 @@ def index_rows(db: peewee.Database, after_id: int | None = None, after_seq: int 
     if after_id is None:
         return db.execute_sql(SELECT_INDEX + " ORDER BY id").fetchall()
     return db.execute_sql(  # a UNION, not an OR: each half uses an index instead of scanning every row
-        SELECT_INDEX + " WHERE id > ? UNION " + SELECT_INDEX
+        SELECT_INDEX
+        + " WHERE id > ? UNION "
+        + SELECT_INDEX
         + " WHERE id IN (SELECT memory_id FROM memory_revision WHERE seq > ?) ORDER BY id",
         (after_id, after_seq),
     ).fetchall()

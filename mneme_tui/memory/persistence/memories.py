@@ -112,8 +112,10 @@ class MemoryTable:
     def active_of_kinds(self, repos: Sequence[str], kinds: Sequence[str]) -> list[Memory]:
         """Every active memory of ``repos`` and ``kinds``, by id: one query on the (repo, kind, status) index,
         with no ordering or paging pass."""
-        where = (f" WHERE m.status = ? AND m.repo_id IN ({placeholders(len(repos))})"
-                 f" AND m.kind IN ({placeholders(len(kinds))}) ORDER BY m.id")
+        where = (
+            f" WHERE m.status = ? AND m.repo_id IN ({placeholders(len(repos))})"
+            f" AND m.kind IN ({placeholders(len(kinds))}) ORDER BY m.id"
+        )
         cursor = self.db.execute_sql(_SELECT_MEMORY + where, [ACTIVE, *repos, *kinds])
         return [memory_from_row(values) for values in cursor.fetchall()]
 
@@ -191,7 +193,10 @@ class MemoryTable:
         """Active memories of one repo, kind and topic, except ``other_than``."""
         model = self.model
         query = model.select(model.id).where(
-            (model.repo_id == repo_id) & (model.kind == kind) & (model.topic == topic)
-            & (model.status == ACTIVE) & (model.id != other_than)
+            (model.repo_id == repo_id)
+            & (model.kind == kind)
+            & (model.topic == topic)
+            & (model.status == ACTIVE)
+            & (model.id != other_than)
         )
         return [row[0] for row in rows_of(query)]

@@ -34,21 +34,45 @@ MIGRATIONS: tuple[Migration, ...] = (
     _step(
         1,
         "the spec's memories table; audit, task access, identity and revision side tables",
-        schema.MEMORIES_DDL + schema.AUDIT_DDL + schema.TASK_ACCESS_DDL + schema.META_DDL + schema.REVISION_DDL
+        schema.MEMORIES_DDL
+        + schema.AUDIT_DDL
+        + schema.TASK_ACCESS_DDL
+        + schema.META_DDL
+        + schema.REVISION_DDL
         + schema.REVISION_TRIGGER.format(event="insert", event_upper="INSERT")
         + schema.REVISION_TRIGGER.format(event="update", event_upper="UPDATE"),
         schema.PG_SCHEMA_1,
     ),
-    _step(2, "inserts are found by MAX(id): drop the per-row insert trigger",
-          "DROP TRIGGER IF EXISTS memories_revision_insert;", ""),
-    _step(3, "the Legion mirror's legion_records and task sync's task_sync_ledger",
-          schema.LEGION_RECORDS_DDL + schema.TASK_SYNC_LEDGER_DDL, schema.PG_SCHEMA_3),
-    _step(4, "memory_provenance: where every memory came from; imported Legion rows lose statutory kinds",
-          schema.PROVENANCE_MIGRATION, schema.PG_SCHEMA_4),
-    _step(5, "who made each change: an actor on memory_audit and memory_provenance; PostgreSQL stops notifying",
-          schema.ACTOR_MIGRATION, schema.PG_SCHEMA_5),
-    _step(6, "curation: memory_pins and curation_decisions (review accept, reject, undo)",
-          schema.CURATION_DDL, schema.PG_SCHEMA_6),
+    _step(
+        2,
+        "inserts are found by MAX(id): drop the per-row insert trigger",
+        "DROP TRIGGER IF EXISTS memories_revision_insert;",
+        "",
+    ),
+    _step(
+        3,
+        "the Legion mirror's legion_records and task sync's task_sync_ledger",
+        schema.LEGION_RECORDS_DDL + schema.TASK_SYNC_LEDGER_DDL,
+        schema.PG_SCHEMA_3,
+    ),
+    _step(
+        4,
+        "memory_provenance: where every memory came from; imported Legion rows lose statutory kinds",
+        schema.PROVENANCE_MIGRATION,
+        schema.PG_SCHEMA_4,
+    ),
+    _step(
+        5,
+        "who made each change: an actor on memory_audit and memory_provenance; PostgreSQL stops notifying",
+        schema.ACTOR_MIGRATION,
+        schema.PG_SCHEMA_5,
+    ),
+    _step(
+        6,
+        "curation: memory_pins and curation_decisions (review accept, reject, undo)",
+        schema.CURATION_DDL,
+        schema.PG_SCHEMA_6,
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -30,9 +30,9 @@ _FIELD_COUNT = struct.Struct(">h")
 _LENGTH = struct.Struct(">i")
 _ID = struct.Struct(">q")
 _ZERO_BLOB = bytes(BLOB_BYTES)
-_FIXED_ROW = np.dtype([
-    ("fields", ">i2"), ("id_length", ">i4"), ("id", ">i8"), ("blob_length", ">i4"), ("blob", "<f4", (DIMENSIONS,)),
-])
+_FIXED_ROW = np.dtype(
+    [("fields", ">i2"), ("id_length", ">i4"), ("id", ">i8"), ("blob_length", ">i4"), ("blob", "<f4", (DIMENSIONS,))]
+)
 """One row when the id is a bigint and the embedding exactly ``BLOB_BYTES`` long (274 bytes, no padding)."""
 
 
@@ -56,7 +56,7 @@ def decode_id_embeddings(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     a NULL embedding or one that is not 256 bytes long decodes as zeros. Raises ERR_DATABASE when ``data``
     is not binary COPY output of two such columns.
     """
-    body = memoryview(data)[_header_length(data):]
+    body = memoryview(data)[_header_length(data) :]
     if bytes(body[-2:]) != _TRAILER:
         raise MnemeError(ERR_DATABASE, "binary COPY data ends without its trailer (truncated?)")
     body = body[:-2]
@@ -95,7 +95,7 @@ def _decode_rows(body: memoryview) -> tuple[np.ndarray, np.ndarray]:
             offset += 18 + max(blob_length, 0)
             if offset > len(body):
                 raise _truncated(offset)
-            blobs.append(bytes(body[offset - blob_length:offset]) if blob_length == BLOB_BYTES else _ZERO_BLOB)
+            blobs.append(bytes(body[offset - blob_length : offset]) if blob_length == BLOB_BYTES else _ZERO_BLOB)
     except struct.error:
         raise _truncated(offset) from None
     matrix = np.frombuffer(b"".join(blobs), dtype="<f4").astype(np.float32).reshape(len(ids), DIMENSIONS)

@@ -37,8 +37,12 @@ DATABASE_ERRORS: tuple[type[BaseException], ...] = (psycopg2.Error, peewee.Datab
 """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
 LIKE_IGNORING_CASE = "ILIKE"
 COLUMN_TYPES: Mapping[str, str] = {
-    tables.ID: "bigint", tables.INTEGER: "bigint", tables.TEXT: "text", tables.BLOB: "bytea",
-    tables.TIMESTAMP: "timestamp without time zone", tables.TIMESTAMP_TEXT: "text",
+    tables.ID: "bigint",
+    tables.INTEGER: "bigint",
+    tables.TEXT: "text",
+    tables.BLOB: "bytea",
+    tables.TIMESTAMP: "timestamp without time zone",
+    tables.TIMESTAMP_TEXT: "text",
 }
 """Identity ids, ``bytea`` embeddings, ``timestamp`` times; ``synced_at`` stays text (``tables.TIMESTAMP_TEXT``)."""
 WRITE_LOCK_KEY = 0x6D6E656D65  # "mneme"
@@ -95,8 +99,11 @@ def connect(target: DbTarget, create: bool = True) -> PostgresDatabase:
     password) is refused before libpq sees it: its errors would quote pieces of the password."""
     url = str(target)
     if ambiguous_user_part(url):
-        raise MnemeError(ERR_DATABASE, f"{redacted_url(url)} is not a valid PostgreSQL URL (an '@' or '/' in the "
-                                       f"password or database name must be percent-encoded: %40, %2F)")
+        raise MnemeError(
+            ERR_DATABASE,
+            f"{redacted_url(url)} is not a valid PostgreSQL URL (an '@' or '/' in the "
+            f"password or database name must be percent-encoded: %40, %2F)",
+        )
     try:
         params = psycopg2.extensions.parse_dsn(url)
     except psycopg2.ProgrammingError as exc:
@@ -208,8 +215,10 @@ def schema_version(db: peewee.Database) -> int:
 
 def table_names(db: peewee.Database) -> set[str]:
     """The names of the tables in the current schema (read only)."""
-    return {row[0] for row in db.execute_sql(
-        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()}
+    return {
+        row[0]
+        for row in db.execute_sql("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()
+    }
 
 
 IDLE_PROBE_S = 1.0
@@ -250,9 +259,14 @@ WHERE t.relname = ? AND n.nspname = current_schema() GROUP BY i.relname, x.indis
 
 def table_shape(db: peewee.Database, table: str) -> TableShape:
     """``table`` as the catalogue of the current schema reports it (``information_schema``, ``pg_index``)."""
-    columns = tuple((name, kind, nullable == "NO") for name, kind, nullable in db.execute_sql(
-        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
-        "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position", (table,)).fetchall())
+    columns = tuple(
+        (name, kind, nullable == "NO")
+        for name, kind, nullable in db.execute_sql(
+            "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+            (table,),
+        ).fetchall()
+    )
     primary_key: tuple[str, ...] = ()
     indexes = {}
     for name, primary, names in db.execute_sql(_INDEXES, (table,)).fetchall():
@@ -267,9 +281,11 @@ def database_identity(db: peewee.Database) -> tuple[object, ...]:
     """What tells this store from any other, whatever URL reaches it (another host name, address or user): its
     ``db_uuid``, database (name and oid: a database made again at the same name, or copied from a template,
     is another one) and schema."""
-    row = db.execute_sql("SELECT (SELECT value FROM mneme_meta WHERE key = 'db_uuid'), current_database(), "
-                         "(SELECT oid FROM pg_database WHERE datname = current_database()), "
-                         "current_schema()").fetchone()
+    row = db.execute_sql(
+        "SELECT (SELECT value FROM mneme_meta WHERE key = 'db_uuid'), current_database(), "
+        "(SELECT oid FROM pg_database WHERE datname = current_database()), "
+        "current_schema()"
+    ).fetchone()
     return NAME, *row
 
 
@@ -298,14 +314,18 @@ def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
                 db.execute_sql(script)
             db.execute_sql(
                 "INSERT INTO mneme_meta(key, value) VALUES ('schema_version', %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (str(version),))
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (str(version),),
+            )
 
 
 def insert_or_replace_sql(table: str, columns: Sequence[str], key: str) -> str:
     """An insert that replaces the row with the same primary key ``key``."""
     updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns if column != key)
-    return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))}) "
-            f"ON CONFLICT ({key}) DO UPDATE SET {updates}")
+    return (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))}) "
+        f"ON CONFLICT ({key}) DO UPDATE SET {updates}"
+    )
 
 
 def insert_ignore_sql(table: str, columns: Sequence[str]) -> str:
@@ -323,16 +343,20 @@ def insert_returning_ids(db: peewee.Database, table: str, columns: Sequence[str]
     """Insert ``rows`` in one statement; the ids the database gave them, in order (``RETURNING``)."""
     cursor = db.cursor()
     returned = psycopg2.extras.execute_values(
-        cursor, f"INSERT INTO {table} ({', '.join(columns)}) VALUES %s RETURNING id", rows,
-        page_size=max(len(rows), 1), fetch=True,
+        cursor,
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES %s RETURNING id",
+        rows,
+        page_size=max(len(rows), 1),
+        fetch=True,
     )
     return [int(row[0]) for row in returned]
 
 
 def after_explicit_ids(db: peewee.Database, table: str) -> None:
     """Move ``table``'s identity past the ids inserted explicitly (a copy keeps a store's ids)."""
-    db.execute_sql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
-                   f"FROM {table}")
+    db.execute_sql(
+        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM {table}"
+    )
 
 
 def timestamp_order(field: peewee.Field) -> Any:
@@ -346,8 +370,9 @@ def database_error(target: DbTarget, exc: BaseException) -> MnemeError:
     where = redacted_url(str(target))
     text = scrub_url(_first_line(exc), str(target))
     if _pgcode(exc) in RETRYABLE:
-        return MnemeError(ERR_DATABASE, f"{where} is busy: other writers' transactions kept conflicting with "
-                                        f"this one ({text})")
+        return MnemeError(
+            ERR_DATABASE, f"{where} is busy: other writers' transactions kept conflicting with this one ({text})"
+        )
     if is_busy(exc):
         return MnemeError(ERR_DATABASE, f"{where} is busy: another process holds a write lock ({text})")
     return MnemeError(ERR_DATABASE, f"{where}: {text}")

@@ -45,8 +45,11 @@ class AuditLog:
         model = self.model
         found: dict[int, list[tuple[int, str, str, datetime, str, str]]] = defaultdict(list)
         for chunk in id_chunks(memory_ids):
-            query = (model.select(model.memory_id, model.from_status, model.to_status, model.at, model.reason,
-                                  model.actor).where(model.memory_id.in_(chunk)).order_by(model.id))
+            query = (
+                model.select(model.memory_id, model.from_status, model.to_status, model.at, model.reason, model.actor)
+                .where(model.memory_id.in_(chunk))
+                .order_by(model.id)
+            )
             for row in rows_of(query):
                 found[row[0]].append(row)
         return dict(found)
@@ -73,8 +76,11 @@ class TaskAccessLog:
         model = self.model
         found: dict[int, list[tuple[str, datetime]]] = defaultdict(list)
         for chunk in id_chunks(memory_ids):
-            query = (model.select(model.memory_id, model.task_id, model.at)
-                     .where(model.memory_id.in_(chunk)).order_by(model.at))
+            query = (
+                model.select(model.memory_id, model.task_id, model.at)
+                .where(model.memory_id.in_(chunk))
+                .order_by(model.at)
+            )
             for memory_id, task_id, at in rows_of(query):
                 found[memory_id].append((task_id, at))
         return dict(found)
@@ -159,9 +165,7 @@ class LegionRecords:
     def delete(self, memory_ids: Sequence[int]) -> None:
         """Drop the rows of these memories (bookkeeping only; memories are never deleted)."""
         for chunk in id_chunks(memory_ids):
-            self.db.execute_sql(
-                f"DELETE FROM legion_records WHERE memory_id IN ({placeholders(len(chunk))})", chunk
-            )
+            self.db.execute_sql(f"DELETE FROM legion_records WHERE memory_id IN ({placeholders(len(chunk))})", chunk)
 
 
 _PROVENANCE_INSERT = insert_sql("memory_provenance", PROVENANCE_COLUMNS)
@@ -194,7 +198,8 @@ class ProvenanceLog:
         for chunk in id_chunks(memory_ids):
             marks = placeholders(len(chunk))
             cursor = self.db.execute_sql(
-                f"SELECT memory_id, actor FROM memory_provenance WHERE memory_id IN ({marks})", chunk)
+                f"SELECT memory_id, actor FROM memory_provenance WHERE memory_id IN ({marks})", chunk
+            )
             found.update(cursor.fetchall())
         return found
 

@@ -38,7 +38,8 @@ CREATE INDEX IF NOT EXISTS idx_memories_repo_kind_status ON memories(repo_id, ki
 """
 """The spec's five indexes on ``memories`` (the same on both backends)."""
 
-MEMORIES_DDL = """
+MEMORIES_DDL = (
+    """
 CREATE TABLE IF NOT EXISTS memories (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     repo_id TEXT DEFAULT '',
@@ -52,7 +53,9 @@ CREATE TABLE IF NOT EXISTS memories (
     superseded_by INTEGER DEFAULT 0,
     access_count INTEGER NOT NULL DEFAULT 0
 );
-""" + MEMORIES_INDEXES_DDL
+"""
+    + MEMORIES_INDEXES_DDL
+)
 
 AUDIT_DDL = """
 CREATE TABLE IF NOT EXISTS memory_audit (
@@ -167,7 +170,9 @@ _IMPORTED_NOW = (
     f" AND {_NOT_YET}"
 )
 
-PROVENANCE_MIGRATION = PROVENANCE_DDL + f"""
+PROVENANCE_MIGRATION = (
+    PROVENANCE_DDL
+    + f"""
 INSERT OR IGNORE INTO memory_provenance(memory_id, source, detail)
     SELECT memory_id, 'task-sync', MIN(task_id) FROM task_sync_ledger GROUP BY memory_id;
 INSERT OR IGNORE INTO memory_provenance(memory_id, source, detail)
@@ -181,6 +186,7 @@ UPDATE memories SET kind = {_retype_case()} WHERE {_IMPORTED_NOW};
 INSERT OR IGNORE INTO memory_provenance(memory_id, source, detail) SELECT id, 'unknown', '' FROM memories;
 INSERT OR IGNORE INTO mneme_meta(key, value) VALUES ('provenance_version', '1');
 """
+)
 """Schema 4: record every memory's origin, and re-type the Legion rows schema 3 imported as statutory kinds
 (ids, content, statuses and ``legion_records`` kept; one audit row each). Idempotent: every insert ignores
 rows already there and the re-typing runs once (``mneme_meta.provenance_version``)."""
@@ -331,8 +337,11 @@ review decision: ``decision`` accept, reject or undone; ``memory_ids`` and ``cha
 accept made, as JSON ``[[id, previous status], ...]``) so an accept can be undone and a rejected proposal is
 never proposed again while its memories are unchanged (a proposal's id hashes its memories' texts)."""
 
-PG_SCHEMA_6 = CURATION_DDL.replace("INTEGER PRIMARY KEY", "BIGINT PRIMARY KEY").replace(
-    "DATETIME", "TIMESTAMP").replace(" TEXT", " " + PG_TEXT)
+PG_SCHEMA_6 = (
+    CURATION_DDL.replace("INTEGER PRIMARY KEY", "BIGINT PRIMARY KEY")
+    .replace("DATETIME", "TIMESTAMP")
+    .replace(" TEXT", " " + PG_TEXT)
+)
 """PostgreSQL schema 6: the same tables with its types."""
 
 

@@ -29,8 +29,12 @@ DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError, peewe
 LIKE_IGNORING_CASE = "LIKE"
 """SQLite's ``LIKE`` ignores ASCII case."""
 COLUMN_TYPES: Mapping[str, str] = {
-    tables.ID: "INTEGER", tables.INTEGER: "INTEGER", tables.TEXT: "TEXT", tables.BLOB: "BLOB",
-    tables.TIMESTAMP: "DATETIME", tables.TIMESTAMP_TEXT: "DATETIME",
+    tables.ID: "INTEGER",
+    tables.INTEGER: "INTEGER",
+    tables.TEXT: "TEXT",
+    tables.BLOB: "BLOB",
+    tables.TIMESTAMP: "DATETIME",
+    tables.TIMESTAMP_TEXT: "DATETIME",
 }
 """The declared types of the migrations' DDL (the spec's ``memories`` DDL among them)."""
 
@@ -60,8 +64,10 @@ def connect(target: DbTarget, create: bool = True) -> peewee.SqliteDatabase:
     if create:
         _create_file(path)
     elif not path.is_file():
-        raise MnemeError(ERR_DATABASE, f"no database at {path} (nothing created: a command that saves, such as "
-                                       f"`mneme save`, creates it)")
+        raise MnemeError(
+            ERR_DATABASE,
+            f"no database at {path} (nothing created: a command that saves, such as `mneme save`, creates it)",
+        )
     return peewee.SqliteDatabase(
         str(path),
         pragmas={"busy_timeout": BUSY_TIMEOUT_MS, "foreign_keys": 0},

@@ -111,8 +111,10 @@ def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: 
     dialect = dialect_of(destination)
     before = table_counts(destination)
     if before["memories"] and not merge:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"the destination already has {before['memories']} memories: "
-                                                "use --merge to add these to them")
+        raise MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"the destination already has {before['memories']} memories: use --merge to add these to them",
+        )
     keep_ids = before["memories"] == 0
     counts: dict[str, int] = {}
     with dialect.write_transaction(destination):
@@ -145,6 +147,7 @@ def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: 
 def _identity(row: Sequence[Any]) -> tuple[str, str, str, str]:
     """What makes a row (``id`` then ``INSERT_COLUMNS``) the same memory in another store: its text's hash, repo,
     kind and creation time (as UTC text)."""
+
     def column(name: str) -> Any:
         return row[1 + INSERT_COLUMNS.index(name)]
 
@@ -187,8 +190,9 @@ def _follow_supersessions(db: peewee.Database, memories: Sequence[Sequence[Any]]
             db.execute_sql("UPDATE memories SET superseded_by = ? WHERE id = ?", (new_ids[old], new_ids[row[0]]))
 
 
-def _copy_side_table(source: peewee.Database, destination: peewee.Database, table: str, columns: Sequence[str],
-                     new_ids: dict[int, int]) -> int:
+def _copy_side_table(
+    source: peewee.Database, destination: peewee.Database, table: str, columns: Sequence[str], new_ids: dict[int, int]
+) -> int:
     dialect = dialect_of(destination)
     at = columns.index("memory_id")
     rows = []

@@ -58,60 +58,104 @@ def _texts(*names: str) -> tuple[Column, ...]:
 
 MEMORIES = Table(
     "memories",
-    (Column("id", ID), Column("repo_id", TEXT, not_null=False), *_texts("kind", "topic", "content", "task_id"),
-     Column("embedding", BLOB, not_null=False), Column("created_at", TIMESTAMP), Column("status", TEXT),
-     Column("superseded_by", INTEGER, not_null=False), Column("access_count", INTEGER)),
+    (
+        Column("id", ID),
+        Column("repo_id", TEXT, not_null=False),
+        *_texts("kind", "topic", "content", "task_id"),
+        Column("embedding", BLOB, not_null=False),
+        Column("created_at", TIMESTAMP),
+        Column("status", TEXT),
+        Column("superseded_by", INTEGER, not_null=False),
+        Column("access_count", INTEGER),
+    ),
     ("id",),
-    {"idx_memories_topic": ("topic",), "idx_memories_status": ("status",), "idx_memories_repo": ("repo_id",),
-     "idx_memories_kind": ("kind",), "idx_memories_repo_kind_status": ("repo_id", "kind", "status")},
+    {
+        "idx_memories_topic": ("topic",),
+        "idx_memories_status": ("status",),
+        "idx_memories_repo": ("repo_id",),
+        "idx_memories_kind": ("kind",),
+        "idx_memories_repo_kind_status": ("repo_id", "kind", "status"),
+    },
 )
 """The spec's ``memories`` table (spec §3), exactly."""
 
 AUDIT = Table(
     "memory_audit",
-    (Column("id", ID), Column("memory_id", INTEGER), *_texts("from_status", "to_status"), Column("at", TIMESTAMP),
-     *_texts("reason", "actor")),
+    (
+        Column("id", ID),
+        Column("memory_id", INTEGER),
+        *_texts("from_status", "to_status"),
+        Column("at", TIMESTAMP),
+        *_texts("reason", "actor"),
+    ),
     ("id",),
     {"idx_memory_audit_memory": ("memory_id",)},
 )
 TASK_ACCESS = Table(
-    "task_access", (Column("task_id", TEXT), Column("memory_id", INTEGER), Column("at", TIMESTAMP)),
+    "task_access",
+    (Column("task_id", TEXT), Column("memory_id", INTEGER), Column("at", TIMESTAMP)),
     ("task_id", "memory_id"),
 )
 META = Table("mneme_meta", _texts("key", "value"), ("key",))
 REVISION = Table(
-    "memory_revision", (Column("memory_id", INTEGER), Column("seq", INTEGER)), ("memory_id",),
+    "memory_revision",
+    (Column("memory_id", INTEGER), Column("seq", INTEGER)),
+    ("memory_id",),
     {"idx_memory_revision_seq": ("seq",)},
 )
 LEGION_RECORDS = Table(
     "legion_records",
-    (Column("memory_id", INTEGER), *_texts("project", "family", "source_file", "kind", "identity"),
-     Column("occurrence", INTEGER), *_texts("record_id", "content_hash", "columns"), Column("archived", INTEGER),
-     *_texts("origin", "state", "sync_status"), Column("sync_superseded_by", INTEGER),
-     Column("synced_at", TIMESTAMP_TEXT)),
+    (
+        Column("memory_id", INTEGER),
+        *_texts("project", "family", "source_file", "kind", "identity"),
+        Column("occurrence", INTEGER),
+        *_texts("record_id", "content_hash", "columns"),
+        Column("archived", INTEGER),
+        *_texts("origin", "state", "sync_status"),
+        Column("sync_superseded_by", INTEGER),
+        Column("synced_at", TIMESTAMP_TEXT),
+    ),
     ("memory_id",),
     {"idx_legion_records_identity": ("project", "family", "kind", "identity")},
 )
 TASK_SYNC_LEDGER = Table(
     "task_sync_ledger",
-    (*_texts("repo_id", "task_id", "learning", "gate", "path"), Column("memory_id", INTEGER),
-     Column("synced_at", TIMESTAMP_TEXT)),
+    (
+        *_texts("repo_id", "task_id", "learning", "gate", "path"),
+        Column("memory_id", INTEGER),
+        Column("synced_at", TIMESTAMP_TEXT),
+    ),
     ("repo_id", "task_id", "learning", "gate", "path"),
 )
 PROVENANCE = Table(
-    "memory_provenance", (Column("memory_id", INTEGER), *_texts("source", "detail", "actor")), ("memory_id",),
+    "memory_provenance",
+    (Column("memory_id", INTEGER), *_texts("source", "detail", "actor")),
+    ("memory_id",),
     {"idx_memory_provenance_source": ("source",)},
 )
-PINS = Table("memory_pins", (Column("memory_id", INTEGER), Column("pinned_at", TIMESTAMP), Column("actor", TEXT)),
-             ("memory_id",))
+PINS = Table(
+    "memory_pins", (Column("memory_id", INTEGER), Column("pinned_at", TIMESTAMP), Column("actor", TEXT)), ("memory_id",)
+)
 DECISIONS = Table(
     "curation_decisions",
-    (*_texts("proposal_id", "kind", "decision", "memory_ids", "changes", "reason"), Column("decided_at", TIMESTAMP),
-     Column("actor", TEXT)),
+    (
+        *_texts("proposal_id", "kind", "decision", "memory_ids", "changes", "reason"),
+        Column("decided_at", TIMESTAMP),
+        Column("actor", TEXT),
+    ),
     ("proposal_id",),
 )
 
 TABLES: tuple[Table, ...] = (
-    MEMORIES, AUDIT, TASK_ACCESS, META, REVISION, LEGION_RECORDS, TASK_SYNC_LEDGER, PROVENANCE, PINS, DECISIONS,
+    MEMORIES,
+    AUDIT,
+    TASK_ACCESS,
+    META,
+    REVISION,
+    LEGION_RECORDS,
+    TASK_SYNC_LEDGER,
+    PROVENANCE,
+    PINS,
+    DECISIONS,
 )
 """Every table a store has at ``SCHEMA_VERSION``."""

@@ -82,8 +82,9 @@ class ModeScreen(Screen):
     def reload(self, reason: str = "") -> None:
         """Fetch this screen's data again (override)."""
 
-    def fetch_in_worker(self, load: Callable[[], T], show: Callable[[T], None], *,
-                        finished: Callable[[], None] | None = None) -> None:
+    def fetch_in_worker(
+        self, load: Callable[[], T], show: Callable[[T], None], *, finished: Callable[[], None] | None = None
+    ) -> None:
         """Run ``load`` in a thread worker and ``show`` its result on the UI thread.
 
         One fetch at a time per screen: a newer fetch (or anything that moves ``self.generation`` on)
@@ -119,8 +120,9 @@ class ModeScreen(Screen):
 
         self.run_worker(work, thread=True, exclusive=True, group=self.MODE_NAME, exit_on_error=False)
 
-    def change_status(self, write: Callable[[Store], StatusChange], done: Callable[[StatusChange], None],
-                      rollback: Callable[[], None]) -> None:
+    def change_status(
+        self, write: Callable[[Store], StatusChange], done: Callable[[StatusChange], None], rollback: Callable[[], None]
+    ) -> None:
         """Dismiss or undo: run ``write`` in a thread worker, then ``done`` with its change on the UI thread
         (the app learns it was its own write and marks the other screens stale). If the write fails,
         ``rollback`` puts the screen's undo state back, the error becomes a toast and the screen reloads."""
@@ -166,9 +168,9 @@ class WriteOrder:
             previous.wait(self.TURN_TIMEOUT)
 
 
-
-def write_in_worker(owner: DOMNode, write: Callable[[Store], T], done: Callable[[T], None],
-                    failed: Callable[[str], None], *, group: str) -> None:
+def write_in_worker(
+    owner: DOMNode, write: Callable[[Store], T], done: Callable[[T], None], failed: Callable[[str], None], *, group: str
+) -> None:
     """Run ``write`` with the store in a thread worker of ``owner`` (a screen or the app). On the UI thread:
     ``done`` with its result (the app learns it was its own write and refreshes its other screens), or
     ``failed`` with the message of a MnemeError (nothing was written)."""

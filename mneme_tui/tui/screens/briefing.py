@@ -52,8 +52,9 @@ class BriefingData:
 def load_briefing(ctx: AppContext) -> BriefingData:
     """Read the store's numbers and (when present) the Legion folder: thread-safe, no Textual."""
     with ctx.session() as store:
-        data = BriefingData(kind_status=store.kind_status_counts(), status_totals=store.status_counts(repo_id=ctx.repo),
-                            repo=ctx.repo)
+        data = BriefingData(
+            kind_status=store.kind_status_counts(), status_totals=store.status_counts(repo_id=ctx.repo), repo=ctx.repo
+        )
     legion = ctx.legion()
     if legion is not None:
         data.legion_dir = str(ctx.legion_dir)
@@ -110,8 +111,10 @@ class BriefingScreen(ModeScreen):
             yield Static(Text("Loading…", style="dim"), id="briefing-summary")
             yield Static(id="briefing-suggestion")
             with Vertical(id="panel-recent", classes="panel"):
-                yield Static(Text("Recent outcomes, newest first (enter or click opens one)", style="bold"),
-                             classes="panel-title")
+                yield Static(
+                    Text("Recent outcomes, newest first (enter or click opens one)", style="bold"),
+                    classes="panel-title",
+                )
                 yield Static(id="body-recent", classes="panel-body")
                 yield PagedTable(id="recent-table")
             with Container(id="briefing-columns"):
@@ -138,8 +141,14 @@ class BriefingScreen(ModeScreen):
 
     def on_mount(self) -> None:
         self.query_one("#recent-table", PagedTable).setup_columns(
-            [("id", "id", None), ("date", "date", 10), ("outcome", "outcome", 7), ("imp", "imp", 3),
-             ("summary", "summary", None), ("agent", "agent", None)]
+            [
+                ("id", "id", None),
+                ("date", "date", 10),
+                ("outcome", "outcome", 7),
+                ("imp", "imp", 3),
+                ("summary", "summary", None),
+                ("agent", "agent", None),
+            ]
         )
         self.reload("mount")
 
@@ -171,7 +180,8 @@ class BriefingScreen(ModeScreen):
         self._body("top").update(self._top_table(briefing.top_agents))
         scores = [(s.agent_id, s.memory_score) for s in report.agent_scores]
         self._body("scores").update(
-            bar_chart(scores, maximum=MAX_MEMORY_SCORE, width=16, label_width=24) if scores
+            bar_chart(scores, maximum=MAX_MEMORY_SCORE, width=16, label_width=24)
+            if scores
             else Text("No agent has 2 or more recent outcomes yet.", style="dim")
         )
         self._body("archetypes").update(self._archetype_table(report.archetypes))
@@ -202,8 +212,12 @@ class BriefingScreen(ModeScreen):
         out.append("Legion ", style="bold")
         out.append(literal_text(data.legion_dir, "dim"))
         out.append(f"  as of {config.now():%Y-%m-%d}\n", style="dim")
-        parts = [f"{count.get('OUTCOMES.md', 0)} outcomes", f"{count.get('PATTERNS.md', 0)} patterns",
-                 f"{count.get('ERRORS.md', 0)} errors", f"{count.get('PREFERENCES.md', 0)} preferences"]
+        parts = [
+            f"{count.get('OUTCOMES.md', 0)} outcomes",
+            f"{count.get('PATTERNS.md', 0)} patterns",
+            f"{count.get('ERRORS.md', 0)} errors",
+            f"{count.get('PREFERENCES.md', 0)} preferences",
+        ]
         if "ARCHIVE.md" in count:
             parts.append(f"{count['ARCHIVE.md']} archived")
         out.append(" · ".join(parts) + "\n")
@@ -222,7 +236,8 @@ class BriefingScreen(ModeScreen):
         if report.over_prune_threshold:
             return Text(
                 f"OUTCOMES.md has {report.briefing.total_records} records, over the prune threshold of "
-                f"{report.prune_threshold}: press 4 to preview a prune.", style="bold yellow",
+                f"{report.prune_threshold}: press 4 to preview a prune.",
+                style="bold yellow",
             )
         return Text("")
 
@@ -232,8 +247,15 @@ class BriefingScreen(ModeScreen):
         table = Table(box=None, show_edge=False, pad_edge=False, expand=expand, header_style="bold dim")
         for name, justify, *width in columns:
             fixed = width[0] if width else None
-            table.add_column(name, justify=justify, overflow="ellipsis", no_wrap=True,  # type: ignore[arg-type]
-                             width=fixed, min_width=fixed, ratio=None if fixed else 1)
+            table.add_column(
+                name,
+                justify=justify,  # type: ignore[arg-type]
+                overflow="ellipsis",
+                no_wrap=True,
+                width=fixed,
+                min_width=fixed,
+                ratio=None if fixed else 1,
+            )
         return table
 
     def _show_recent(self, records: list[OutcomeRecord]) -> None:
@@ -243,12 +265,22 @@ class BriefingScreen(ModeScreen):
         self._body("recent").update(Text("No recent outcomes above the decay floor.", style="dim"))
         self._recent = {str(index): record for index, record in enumerate(records)}
         styles = {"success": "green", "partial": "yellow", "failed": "red"}
-        table.show_rows([
-            (key, [literal_text(r.id), literal_text(r.date, "dim"), literal_text(r.outcome, styles.get(r.outcome, "")),
-                   Text(str(r.importance), justify="right"), literal_text(display.one_line(r.summary)),
-                   literal_text(r.agent, "dim")])
-            for key, r in self._recent.items()
-        ])
+        table.show_rows(
+            [
+                (
+                    key,
+                    [
+                        literal_text(r.id),
+                        literal_text(r.date, "dim"),
+                        literal_text(r.outcome, styles.get(r.outcome, "")),
+                        Text(str(r.importance), justify="right"),
+                        literal_text(display.one_line(r.summary)),
+                        literal_text(r.agent, "dim"),
+                    ],
+                )
+                for key, r in self._recent.items()
+            ]
+        )
         if records and not self._table_focused:  # the first time: enter opens the highlighted outcome at once
             self._table_focused = True
             table.focus(scroll_visible=False)  # the summary above stays in view (and the layout deterministic)
@@ -265,20 +297,34 @@ class BriefingScreen(ModeScreen):
             return Text("No agents yet.", style="dim")
         table = self._table(("agent", "left"), ("tasks", "right", 5), ("success", "right", 7), ("avg imp", "right", 7))
         for a in agents:
-            table.add_row(literal_text(a.agent_id), Text(str(a.total_tasks)), Text(f"{a.success_rate:.0%}"),
-                          Text(f"{a.avg_importance:.1f}"))
+            table.add_row(
+                literal_text(a.agent_id),
+                Text(str(a.total_tasks)),
+                Text(f"{a.success_rate:.0%}"),
+                Text(f"{a.avg_importance:.1f}"),
+            )
         return table
 
     def _archetype_table(self, archetypes: list[ArchetypeScore]) -> Table | Text:
         if not archetypes:
             return Text("No task types with recent outcomes.", style="dim")
-        table = self._table(("task type", "left", 14), ("n", "right", 3), ("success", "left", 13), ("imp", "right", 3),
-                            ("top agent", "left"))
+        table = self._table(
+            ("task type", "left", 14),
+            ("n", "right", 3),
+            ("success", "left", 13),
+            ("imp", "right", 3),
+            ("top agent", "left"),
+        )
         for a in archetypes:
             rate = Text(f"{a.success_rate:>4.0%} ", style="bold")
             rate.append(bar(a.success_rate, 8), style="green on #303030")
-            table.add_row(literal_text(a.task_type), Text(str(a.total_outcomes)), rate, Text(f"{a.avg_importance:.1f}"),
-                          literal_text(a.top_agent or "—", "dim" if not a.top_agent else ""))
+            table.add_row(
+                literal_text(a.task_type),
+                Text(str(a.total_outcomes)),
+                rate,
+                Text(f"{a.avg_importance:.1f}"),
+                literal_text(a.top_agent or "—", "dim" if not a.top_agent else ""),
+            )
         return table
 
     def _trend_text(self, weeks: list[WeekSuccess]) -> Text:
@@ -289,8 +335,10 @@ class BriefingScreen(ModeScreen):
         total = sum(week.outcomes for week in weeks)
         latest = with_data[-1]
         out = Text(f"success rate per week, {first:%b %d} – {last:%b %d} ({total} outcomes); ", style="dim")
-        out.append(f"latest {latest.success_rate:.0%} ({latest.outcomes} outcome{'s' if latest.outcomes != 1 else ''})",
-                   style="bold")
+        out.append(
+            f"latest {latest.success_rate:.0%} ({latest.outcomes} outcome{'s' if latest.outcomes != 1 else ''})",
+            style="bold",
+        )
         return out
 
     def _preferences_text(self, report: BriefingReport) -> Text:
@@ -318,11 +366,15 @@ class BriefingScreen(ModeScreen):
     def _store_table(self, data: BriefingData) -> Table | Text:
         if not data.kind_status:
             return Text("The store is empty.", style="dim")
-        table = self._table(("kind", "left", 12), *[(s, "right", 10) for s in K.STATUSES], ("all", "right", 7),
-                            expand=False)
+        table = self._table(
+            ("kind", "left", 12), *[(s, "right", 10) for s in K.STATUSES], ("all", "right", 7), expand=False
+        )
         ordered = [k for k in K.ALL_KINDS if k in data.kind_status] + sorted(set(data.kind_status) - set(K.ALL_KINDS))
         for kind in ordered:
             row = data.kind_status[kind]
-            table.add_row(literal_text(kind), *[Text(f"{row.get(s, 0):,}") for s in K.STATUSES],
-                          Text(f"{sum(row.values()):,}", style="bold"))
+            table.add_row(
+                literal_text(kind),
+                *[Text(f"{row.get(s, 0):,}") for s in K.STATUSES],
+                Text(f"{sum(row.values()):,}", style="bold"),
+            )
         return table

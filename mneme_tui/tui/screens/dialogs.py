@@ -55,10 +55,7 @@ class ChoiceScreen(ModalScreen[str | None]):
 class ConfirmScreen(ModalScreen[bool]):
     """Ask a yes/no question; ``y``/enter on Yes confirms, ``n``/escape cancels."""
 
-    BINDINGS = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
-    ]
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
 
     def __init__(self, title: str, body: Text, *, confirm_label: str = "Yes") -> None:
         super().__init__()

@@ -56,16 +56,23 @@ class GraduationScreen(ModeScreen):
     MODE_KEY = "5"
     MODE_TITLE = "Graduation"
     MODE_DESCRIPTION = "Pitfalls ready to codify as policy rules"
-    HELP = (f"Pitfalls to codify as policy: recurring in ≥ {MIN_RECURRENCE} tasks in a scope, or read by "
-            f"≥ {MIN_ACCESS} tasks (policy gates). Copy the rule with c; once codified, d dismisses the group.")
+    HELP = (
+        f"Pitfalls to codify as policy: recurring in ≥ {MIN_RECURRENCE} tasks in a scope, or read by "
+        f"≥ {MIN_ACCESS} tasks (policy gates). Copy the rule with c; once codified, d dismisses the group."
+    )
     BINDINGS = [
         Binding("c", "copy_rule", "Copy rule", tooltip="Copy the highlighted candidate's rule text to the clipboard"),
-        Binding("d", "dismiss_group", "Dismiss group",
-                tooltip="Once codified: dismiss (tombstone) every pitfall of the candidate's group"),
+        Binding(
+            "d",
+            "dismiss_group",
+            "Dismiss group",
+            tooltip="Once codified: dismiss (tombstone) every pitfall of the candidate's group",
+        ),
         Binding("u", "undo", "Undo", tooltip="Undo the last dismissal (restores exactly what it changed)"),
         Binding("r", "toggle_scope", "Repo scope", tooltip="This repo (+global) or all repos"),
-        Binding("enter", "open_detail", "History", show=False,
-                tooltip="Open the candidate's memory with its audit history"),
+        Binding(
+            "enter", "open_detail", "History", show=False, tooltip="Open the candidate's memory with its audit history"
+        ),
     ]
 
     def __init__(self) -> None:
@@ -88,8 +95,16 @@ class GraduationScreen(ModeScreen):
     def on_mount(self) -> None:
         table = self.query_one("#graduation-table", PagedTable)
         table.setup_columns(
-            [("id", "id", 5), ("gate", "gate", 20), ("scope", "scope", 14), ("rule", "rule", 9), ("rec", "rec", 3),
-             ("acc", "acc", 3), ("repo", "repo", 9), ("tasks", "tasks", None)]
+            [
+                ("id", "id", 5),
+                ("gate", "gate", 20),
+                ("scope", "scope", 14),
+                ("rule", "rule", 9),
+                ("rec", "rec", 3),
+                ("acc", "acc", 3),
+                ("repo", "repo", 9),
+                ("tasks", "tasks", None),
+            ]
         )
         self.query_one("#graduation-empty").display = False
         table.focus()
@@ -148,8 +163,11 @@ class GraduationScreen(ModeScreen):
         else:
             count = len(shown.candidates)
             pitfalls = sum(len(c.related_ids) for c in shown.candidates)
-            summary = (f"{count} candidate{'s' * (count != 1)} from {pitfalls} pitfall{'s' * (pitfalls != 1)}"
-                       if count else "no candidates")
+            summary = (
+                f"{count} candidate{'s' * (count != 1)} from {pitfalls} pitfall{'s' * (pitfalls != 1)}"
+                if count
+                else "no candidates"
+            )
         self.query_one("#graduation-filters", ChipBar).set_chips(
             [Chip(scope, action="screen.toggle_scope", prefix="scope"), f"  {summary}"]
         )
@@ -200,8 +218,10 @@ class GraduationScreen(ModeScreen):
             self.mneme.say("No candidate to copy.")
             return
         self.app.copy_to_clipboard(candidate.rule_text())
-        self.mneme.say(f"Rule for #{candidate.memory.id} ({one_line(candidate.gate, 40)}) copied — "
-                       "it is also in the detail pane, to select by hand.")
+        self.mneme.say(
+            f"Rule for #{candidate.memory.id} ({one_line(candidate.gate, 40)}) copied — "
+            "it is also in the detail pane, to select by hand."
+        )
 
     def action_dismiss_group(self) -> None:
         candidate = self._cursor_candidate()
@@ -209,8 +229,9 @@ class GraduationScreen(ModeScreen):
             return
         table = self.query_one("#graduation-table", PagedTable)
         table.set_cell(str(candidate.memory.id), "rule", Text("dismissing", style="red strike", end=""))
-        self.write_status(Dismissal(StatusChange(), candidate.memory.id, candidate.gate),
-                          list(candidate.related_ids), undo=False)
+        self.write_status(
+            Dismissal(StatusChange(), candidate.memory.id, candidate.gate), list(candidate.related_ids), undo=False
+        )
 
     def action_undo(self) -> None:
         if not self.undo_stack:
@@ -220,12 +241,16 @@ class GraduationScreen(ModeScreen):
 
     def write_status(self, dismissal: Dismissal, ids: list[int], *, undo: bool) -> None:
         """Dismiss ``ids`` (the candidate's group), or restore what ``dismissal.change`` changed."""
+
         def done(change: StatusChange) -> None:
             self._written(Dismissal(change, dismissal.memory_id, dismissal.gate), undo)
 
         if undo:
-            self.change_status(lambda store: store.undo(dismissal.change, reason=UNDO_REASON), done,
-                               rollback=lambda: self.undo_stack.append(dismissal))
+            self.change_status(
+                lambda store: store.undo(dismissal.change, reason=UNDO_REASON),
+                done,
+                rollback=lambda: self.undo_stack.append(dismissal),
+            )
         else:
             self.change_status(lambda store: store.dismiss(ids, reason=DISMISS_REASON), done, rollback=lambda: None)
 
@@ -268,7 +293,7 @@ def candidate_text(candidate: GraduationCandidate) -> Text:
     _field(out, "reason", literal_text(candidate.reason, "italic"))
     tasks = f"{candidate.recurrence} task{'s' * (candidate.recurrence != 1)}"
     _field(out, "rule", f"{candidate.rule} — {tasks}, read {candidate.access_count}×")
-    _field(out, "scope", candidate.scope if candidate.scope else "— (topic has no \"@ scope\"; the rule uses \".\")")
+    _field(out, "scope", candidate.scope if candidate.scope else '— (topic has no "@ scope"; the rule uses ".")')
     _field(out, "repo", memory.repo_id)
     _field(out, "tasks", ", ".join(candidate.tasks))
     if candidate.accessed_by:

@@ -23,8 +23,10 @@ COMMON_KEYS = [
     ("^p", "command palette: every action by name"),
     ("^q", "quit"),
 ]
-KEYS_NOTE = ("Change a key in the config file's [keys] table with the id on the right, e.g. "
-             "recall.dismiss_result = \"x\" (several keys: \"x,delete\").")
+KEYS_NOTE = (
+    "Change a key in the config file's [keys] table with the id on the right, e.g. "
+    'recall.dismiss_result = "x" (several keys: "x,delete").'
+)
 DIALOG_KEYS = [
     ("y / n", "confirm / cancel in a confirmation dialog"),
     ("escape", "close a dialog, the help or a memory's detail"),
@@ -55,8 +57,11 @@ def help_table(app: App) -> Table:
     table.add_column(style="dim", no_wrap=True)
 
     def row(binding: Binding, text: str = "") -> None:
-        table.add_row(Text(_key_display(app, binding)), Text(text or binding.tooltip or binding.description),
-                      Text(binding.id or ""))
+        table.add_row(
+            Text(_key_display(app, binding)),
+            Text(text or binding.tooltip or binding.description),
+            Text(binding.id or ""),
+        )
 
     modes = {f"mode({mode.MODE_NAME!r})": mode for mode in mode_screens(app)}
     titles = {f"{mode.MODE_TITLE} ({mode.MODE_KEY})": mode for mode in mode_screens(app)}

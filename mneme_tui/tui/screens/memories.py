@@ -73,22 +73,37 @@ class MemoriesScreen(ModeScreen):
     MODE_DESCRIPTION = "Browse, filter and dismiss memories"
     HELP = "Every memory, paged. Filter by status, repo and kind; dismiss stale ones with d, undo with u."
     BINDINGS = [
-        Binding("d", "dismiss_selected", "Dismiss",
-                tooltip="Dismiss (tombstone) the highlighted memory, or the marked ones"),
+        Binding(
+            "d", "dismiss_selected", "Dismiss", tooltip="Dismiss (tombstone) the highlighted memory, or the marked ones"
+        ),
         Binding("u", "undo", "Undo", tooltip="Undo the last dismissal (restores the previous status)"),
-        Binding("space", "mark", "Mark",
-                tooltip="Mark or unmark the highlighted memory and move down (d then dismisses every marked one)"),
-        Binding("p", "toggle_pin", "Pin", tooltip=f"Pin or unpin the highlighted memory ({PIN_MARK} pinned: never "
-                                                  "proposed as cold, listed first in a handshake)"),
+        Binding(
+            "space",
+            "mark",
+            "Mark",
+            tooltip="Mark or unmark the highlighted memory and move down (d then dismisses every marked one)",
+        ),
+        Binding(
+            "p",
+            "toggle_pin",
+            "Pin",
+            tooltip=f"Pin or unpin the highlighted memory ({PIN_MARK} pinned: never "
+            "proposed as cold, listed first in a handshake)",
+        ),
         Binding("f", "cycle_status", "Status", tooltip="Status filter: active, superseded, tombstoned, all"),
         Binding("r", "pick_repo", "Repo", tooltip="Repo filter: this repo (+global), all repos, global, or one repo"),
         Binding("k", "pick_kind", "Kind", tooltip="Filter by kind (with each kind's count)"),
-        Binding("o", "cycle_order", "Sort",
-                tooltip="Sort: newest, oldest, id, kind, topic, repo, access (or click a column header)"),
+        Binding(
+            "o",
+            "cycle_order",
+            "Sort",
+            tooltip="Sort: newest, oldest, id, kind, topic, repo, access (or click a column header)",
+        ),
         Binding("slash", "find_text", "Filter", tooltip="Filter by words in the text or topic"),
         Binding("g", "go_to_id", "Go to", show=False, tooltip="Open a memory by its id"),
-        Binding("right_square_bracket", "page(1)", "Next page", show=False,
-                tooltip="Next page (or move past the last row)"),
+        Binding(
+            "right_square_bracket", "page(1)", "Next page", show=False, tooltip="Next page (or move past the last row)"
+        ),
         Binding("left_square_bracket", "page(-1)", "Previous page", show=False, tooltip="Previous page"),
         Binding("enter", "open_detail", "Detail", show=False, tooltip="Open the memory with its audit history"),
     ]
@@ -127,12 +142,23 @@ class MemoriesScreen(ModeScreen):
         status), then the repo (when the list shows one repo)."""
         table = self.query_one("#memories-table", PagedTable)
         last = ("access", "access", 6) if self.filter.order == "access" else ("age", "age", 4)
-        droppable = [*(["status"] if self.filter.status != "all" else []),
-                     *(["repo"] if self.filter.repo not in (THIS_REPO, ALL_REPOS) else [])]
+        droppable = [
+            *(["status"] if self.filter.status != "all" else []),
+            *(["repo"] if self.filter.repo not in (THIS_REPO, ALL_REPOS) else []),
+        ]
         # the id column holds the pin mark too: ◆ 123456, or ● ◆ 1234 when marked
-        columns = fit_columns([("id", "id", 8), ("status", "status", 10), ("kind", "kind", 12), ("repo", "repo", 12),
-                               last, ("content", "topic · content", None)],
-                              table.fit_width, droppable)
+        columns = fit_columns(
+            [
+                ("id", "id", 8),
+                ("status", "status", 10),
+                ("kind", "kind", 12),
+                ("repo", "repo", 12),
+                last,
+                ("content", "topic · content", None),
+            ],
+            table.fit_width,
+            droppable,
+        )
         if columns == self._columns:
             return
         self._columns = columns
@@ -147,8 +173,9 @@ class MemoriesScreen(ModeScreen):
             self._show_page(self.page, self.query_one("#memories-table", PagedTable).cursor_key, None, False)
 
     # ------------------------------------------------------------------- data
-    def reload(self, reason: str = "", *, keep: str | None = None, fallback_row: int | None = None,
-               at_end: bool = False) -> None:
+    def reload(
+        self, reason: str = "", *, keep: str | None = None, fallback_row: int | None = None, at_end: bool = False
+    ) -> None:
         table = self.query_one("#memories-table", PagedTable)
         if keep is None and reason != "filter":
             keep = table.cursor_key
@@ -158,8 +185,9 @@ class MemoriesScreen(ModeScreen):
 
     def _fetch_page(self, keep: str | None, fallback_row: int | None, at_end: bool) -> None:
         wanted = self.filter
-        self.fetch_in_worker(lambda: self._load_page(wanted),
-                             lambda page: self._show_page(page, keep, fallback_row, at_end))
+        self.fetch_in_worker(
+            lambda: self._load_page(wanted), lambda page: self._show_page(page, keep, fallback_row, at_end)
+        )
 
     def _load_page(self, wanted: ListFilter) -> ListPage:
         """One page of the list ``wanted`` names, with the status counts (in a worker thread)."""
@@ -175,14 +203,28 @@ class MemoriesScreen(ModeScreen):
             if offset >= total > 0:
                 offset = (total - 1) // PAGE_SIZE * PAGE_SIZE
             memories = store.list(
-                status=wanted.status, kind=wanted.kind, limit=PAGE_SIZE, offset=max(0, offset), order=wanted.order,
-                repo_id=repo, include_global=with_global, text=text,
+                status=wanted.status,
+                kind=wanted.kind,
+                limit=PAGE_SIZE,
+                offset=max(0, offset),
+                order=wanted.order,
+                repo_id=repo,
+                include_global=with_global,
+                text=text,
             )
             repos = tuple(store.repos())
             legion_ids = store.legion_ids([memory.id for memory in memories])
             pinned = frozenset(store.pinned_ids() & {memory.id for memory in memories})
-        return ListPage(replace(wanted, offset=max(0, offset)), tuple(memories), total, counts, kind_counts, repos,
-                        legion_ids, pinned)
+        return ListPage(
+            replace(wanted, offset=max(0, offset)),
+            tuple(memories),
+            total,
+            counts,
+            kind_counts,
+            repos,
+            legion_ids,
+            pinned,
+        )
 
     def _show_page(self, page: ListPage, keep: str | None, fallback_row: int | None, at_end: bool) -> None:
         self.page = page
@@ -204,13 +246,23 @@ class MemoriesScreen(ModeScreen):
         text = topic_content_cell(memory.topic, memory.content)
         if legion_id:
             text = Text.assemble((one_line(legion_id), "bold cyan"), " ", text, no_wrap=True, end="")
-        last = (Text(str(memory.access_count), justify="right", end="") if self.filter.order == "access"
-                else age_cell(memory.created_at, now))
+        last = (
+            Text(str(memory.access_count), justify="right", end="")
+            if self.filter.order == "access"
+            else age_cell(memory.created_at, now)
+        )
         width = next((w for key, _, w in self._columns if key == "content"), None)
         if width is not None:  # cut with … at the column's edge, as DataTable itself only clips
             text.truncate(width, overflow="ellipsis")
-        cells = {"id": self._id_cell(memory.id), "status": status_cell(memory.status), "kind": kind_cell(memory.kind),
-                 "repo": cell(memory.repo_id, "dim"), "access": last, "age": last, "content": text}
+        cells = {
+            "id": self._id_cell(memory.id),
+            "status": status_cell(memory.status),
+            "kind": kind_cell(memory.kind),
+            "repo": cell(memory.repo_id, "dim"),
+            "access": last,
+            "age": last,
+            "content": text,
+        }
         return [cells[key] for key, _, _ in self._columns]
 
     @on(DataTable.RowHighlighted, "#memories-table")
@@ -248,12 +300,17 @@ class MemoriesScreen(ModeScreen):
         counts = page.counts if page is not None else {}
         wanted = self.filter
         status_chips: list[Chip | str] = [
-            Chip(f"{status} {counts.get(status, 0):,}" if page else status, active=wanted.status == status,
-                 action=f"screen.set_status({status!r})")
+            Chip(
+                f"{status} {counts.get(status, 0):,}" if page else status,
+                active=wanted.status == status,
+                action=f"screen.set_status({status!r})",
+            )
             for status in STATUS_FILTERS
         ]
-        scope = scope_label({THIS_REPO: self.ctx.repo, ALL_REPOS: None}.get(wanted.repo, wanted.repo),
-                            with_global=wanted.repo == THIS_REPO)
+        scope = scope_label(
+            {THIS_REPO: self.ctx.repo, ALL_REPOS: None}.get(wanted.repo, wanted.repo),
+            with_global=wanted.repo == THIS_REPO,
+        )
         if page is None:
             position = "loading…"
         elif page.total == 0:
@@ -264,12 +321,15 @@ class MemoriesScreen(ModeScreen):
             position = f"rows {first:,}–{last:,} of {page.total:,}"
         extra = f"  {len(self.marked)} marked" if self.marked else ""
         self.query_one("#memories-filters", ChipBar).set_chips(
-            [*status_chips, "\n",
-             Chip(scope, action="screen.pick_repo", prefix="repo"),
-             Chip(wanted.kind or "any", action="screen.pick_kind", prefix="kind"),
-             Chip(wanted.order, action="screen.cycle_order", prefix="sort"),
-             *([Chip(one_line(wanted.text, 30), action="screen.find_text", prefix="text")] if wanted.text else []),
-             f"  {position}{extra}"]
+            [
+                *status_chips,
+                "\n",
+                Chip(scope, action="screen.pick_repo", prefix="repo"),
+                Chip(wanted.kind or "any", action="screen.pick_kind", prefix="kind"),
+                Chip(wanted.order, action="screen.cycle_order", prefix="sort"),
+                *([Chip(one_line(wanted.text, 30), action="screen.find_text", prefix="text")] if wanted.text else []),
+                f"  {position}{extra}",
+            ]
         )
 
     def _filter_changed(self, **changes) -> None:
@@ -416,8 +476,13 @@ class MemoriesScreen(ModeScreen):
         memory, page = self._cursor_memory(), self.page
         if memory is None or page is None:
             return
-        toggle_pin(self, memory.id, unpin=memory.id in page.pinned, then=lambda: self.reload("pin"),
-                   failed=lambda message: self.mneme.say(message, "error"))
+        toggle_pin(
+            self,
+            memory.id,
+            unpin=memory.id in page.pinned,
+            then=lambda: self.reload("pin"),
+            failed=lambda message: self.mneme.say(message, "error"),
+        )
 
     @on(DataTable.RowSelected, "#memories-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -453,11 +518,15 @@ class MemoriesScreen(ModeScreen):
     def write_status(self, ids: list[int], undo: StatusChange | None) -> None:
         """Dismiss ``ids``, or (``undo``) restore what an earlier dismissal changed."""
         if undo is None:
-            self.change_status(lambda store: store.dismiss(ids, reason=DISMISS_REASON), self._dismissed,
-                               rollback=lambda: None)
+            self.change_status(
+                lambda store: store.dismiss(ids, reason=DISMISS_REASON), self._dismissed, rollback=lambda: None
+            )
         else:
-            self.change_status(lambda store: store.undo(undo, reason=UNDO_REASON),
-                               lambda change: self._restored(undo), rollback=lambda: self.undo_stack.append(undo))
+            self.change_status(
+                lambda store: store.undo(undo, reason=UNDO_REASON),
+                lambda change: self._restored(undo),
+                rollback=lambda: self.undo_stack.append(undo),
+            )
 
     def _dismissed(self, change: StatusChange) -> None:
         ids = change.ids

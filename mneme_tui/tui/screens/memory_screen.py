@@ -44,22 +44,40 @@ if TYPE_CHECKING:
 class MemoryScreen(ModalScreen[None]):
     """One memory (opened with enter from Recall, Memories or Graduation) and the actions on it."""
 
-    BINDINGS = with_ids("detail", [
-        Binding("escape,q,enter", "close", "Close"),
-        Binding("e", "edit", "Edit",
-                tooltip="Edit the text in $VISUAL/$EDITOR: saves a new memory that supersedes this one"),
-        Binding("d", "dismiss_memory", "Dismiss", tooltip="Dismiss (tombstone) this memory"),
-        Binding("r", "restore", "Restore", tooltip="Bring a dismissed or superseded memory back to active"),
-        Binding("y", "copy", "Copy", tooltip="Copy the text to the clipboard (OSC 52)"),
-        Binding("p", "toggle_pin", "Pin",
-                tooltip="Pin or unpin this memory (pinned: never proposed as cold, listed first in a handshake)"),
-        Binding("greater_than_sign", "newer", "Newer", tooltip="Open the memory that supersedes this one"),
-        Binding("less_than_sign", "older", "Older", tooltip="Open the memory this one superseded"),
-        Binding("u", "undo", "Undo", tooltip="Undo the last action (dismiss ↔ restore; an edit restores the old text)"),
-        Binding("P", "purge", "Purge", show=False,
-                tooltip="Purge: remove the text for good (a leaked secret), after typing the word purge"),
-        Binding("n", "app.new_memory", "New", tooltip="Save a new memory"),  # a modal hides the app's keys
-    ])
+    BINDINGS = with_ids(
+        "detail",
+        [
+            Binding("escape,q,enter", "close", "Close"),
+            Binding(
+                "e",
+                "edit",
+                "Edit",
+                tooltip="Edit the text in $VISUAL/$EDITOR: saves a new memory that supersedes this one",
+            ),
+            Binding("d", "dismiss_memory", "Dismiss", tooltip="Dismiss (tombstone) this memory"),
+            Binding("r", "restore", "Restore", tooltip="Bring a dismissed or superseded memory back to active"),
+            Binding("y", "copy", "Copy", tooltip="Copy the text to the clipboard (OSC 52)"),
+            Binding(
+                "p",
+                "toggle_pin",
+                "Pin",
+                tooltip="Pin or unpin this memory (pinned: never proposed as cold, listed first in a handshake)",
+            ),
+            Binding("greater_than_sign", "newer", "Newer", tooltip="Open the memory that supersedes this one"),
+            Binding("less_than_sign", "older", "Older", tooltip="Open the memory this one superseded"),
+            Binding(
+                "u", "undo", "Undo", tooltip="Undo the last action (dismiss ↔ restore; an edit restores the old text)"
+            ),
+            Binding(
+                "P",
+                "purge",
+                "Purge",
+                show=False,
+                tooltip="Purge: remove the text for good (a leaked secret), after typing the word purge",
+            ),
+            Binding("n", "app.new_memory", "New", tooltip="Save a new memory"),  # a modal hides the app's keys
+        ],
+    )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Read-only: the write keys are shown disabled and do nothing."""
@@ -115,9 +133,15 @@ class MemoryScreen(ModalScreen[None]):
         self.record = record
         self.pinned = pinned
         self.query_one("#memory-title", Static).update(self._title())
-        body = memory_text(record.memory, config.now(), history=record.history, tasks=record.accessed_by,
-                           superseded_by=record.superseded_by, supersedes=record.supersedes,
-                           created_by=record.created_by)
+        body = memory_text(
+            record.memory,
+            config.now(),
+            history=record.history,
+            tasks=record.accessed_by,
+            superseded_by=record.superseded_by,
+            supersedes=record.supersedes,
+            created_by=record.created_by,
+        )
         self.query_one(MemoryDetail).show(body, record.memory.id)
 
     def _failed(self, message: str) -> None:
@@ -144,8 +168,10 @@ class MemoryScreen(ModalScreen[None]):
         if memory is None:
             return
         self.app.copy_to_clipboard(memory.content)
-        self.mneme.say(f"Copied the text of #{memory.id} ({len(memory.content)} characters) to the clipboard "
-                     "through the terminal (OSC 52); where the terminal ignores that, select it by hand.")
+        self.mneme.say(
+            f"Copied the text of #{memory.id} ({len(memory.content)} characters) to the clipboard "
+            "through the terminal (OSC 52); where the terminal ignores that, select it by hand."
+        )
 
     def action_newer(self) -> None:
         if self.record is None:
@@ -224,13 +250,21 @@ class MemoryScreen(ModalScreen[None]):
                 return
 
             def done(result: PurgeResult) -> None:
-                tail = "" if result.clean else " (another process holds the database open: purge again later to " \
-                                                "empty its write-ahead log)"
+                tail = (
+                    ""
+                    if result.clean
+                    else " (another process holds the database open: purge again later to empty its write-ahead log)"
+                )
                 self.mneme.say(f"Purged #{memory.id}: its text is gone; this cannot be undone{tail}.")
                 self.load()
 
-            write_in_worker(self, lambda store: purge(store, [memory.id], reason=PURGE_REASON), done,
-                            self._write_failed, group="memory-detail-write")
+            write_in_worker(
+                self,
+                lambda store: purge(store, [memory.id], reason=PURGE_REASON),
+                done,
+                self._write_failed,
+                group="memory-detail-write",
+            )
 
         self.app.push_screen(PurgeConfirmScreen(memory), confirmed)
 
@@ -240,13 +274,17 @@ class MemoryScreen(ModalScreen[None]):
         if memory is None:
             return
         if memory.kind in K.STATUTORY_KINDS:
-            self.mneme.say(f"#{memory.id} is {display.with_article(memory.kind)}: statutory kinds are written only "
-                           "by task sync and the Legion import, so it cannot be edited by hand. Dismiss it (d) and "
-                           "save a new memory (n).", "error")
+            self.mneme.say(
+                f"#{memory.id} is {display.with_article(memory.kind)}: statutory kinds are written only "
+                "by task sync and the Legion import, so it cannot be edited by hand. Dismiss it (d) and "
+                "save a new memory (n).",
+                "error",
+            )
             return
         if memory.status != K.ACTIVE:
-            self.mneme.say(f"#{memory.id} is {memory.status}: only active memories can be edited (r restores it).",
-                           "error")
+            self.mneme.say(
+                f"#{memory.id} is {memory.status}: only active memories can be edited (r restores it).", "error"
+            )
             return
         try:
             text = edit_suspended(self.app, memory.content, f"memory-{memory.id}.md")
@@ -270,12 +308,18 @@ class MemoryScreen(ModalScreen[None]):
             self.mneme.say(f"Saved the edit as #{new.id}; #{memory.id} is superseded by it — press u to undo.")
             self.open_memory(new.id)
 
-        write_in_worker(self, lambda store: store.supersede_checked(memory.id, text, reason=EDIT_REASON, source=TUI),
-                        done, self._write_failed, group="memory-detail-write")
+        write_in_worker(
+            self,
+            lambda store: store.supersede_checked(memory.id, text, reason=EDIT_REASON, source=TUI),
+            done,
+            self._write_failed,
+            group="memory-detail-write",
+        )
 
 
-def toggle_pin(owner: DOMNode, memory_id: int, *, unpin: bool, then: Callable[[], None],
-               failed: Callable[[str], None]) -> None:
+def toggle_pin(
+    owner: DOMNode, memory_id: int, *, unpin: bool, then: Callable[[], None], failed: Callable[[str], None]
+) -> None:
     """``p``: pin one memory (or unpin it) in a worker of ``owner``; a toast says what that means, then ``then``."""
     app: MnemeApp = owner.app  # type: ignore[assignment]
 
@@ -283,8 +327,7 @@ def toggle_pin(owner: DOMNode, memory_id: int, *, unpin: bool, then: Callable[[]
         app.say(pin_message(memory_id, unpin, bool(changed)))
         then()
 
-    write_in_worker(owner, lambda store: (store.unpin if unpin else store.pin)([memory_id]), done, failed,
-                    group="pin")
+    write_in_worker(owner, lambda store: (store.unpin if unpin else store.pin)([memory_id]), done, failed, group="pin")
 
 
 def pin_message(memory_id: int, unpinned: bool, changed: bool) -> str:

@@ -31,14 +31,29 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
     """Save an advisory memory. The store validates it: an error shows in the form and nothing is saved.
     Dismisses with the saved memory, or None when cancelled."""
 
-    BINDINGS = with_ids("new_memory", [
-        Binding("ctrl+s", "save", "Save", priority=True, tooltip="Save the memory"),
-        Binding("escape", "cancel", "Cancel", tooltip="Close the form without saving"),
-        Binding("ctrl+r", "save(True)", "Save redacted", priority=True, show=False,
-                tooltip="Save with each secret found replaced by [REDACTED:<type>]"),
-        Binding("ctrl+a", "select_all", "Select all", show=False, priority=True,
-                tooltip="Select all the text of the focused field (home goes to the line start)"),
-    ])
+    BINDINGS = with_ids(
+        "new_memory",
+        [
+            Binding("ctrl+s", "save", "Save", priority=True, tooltip="Save the memory"),
+            Binding("escape", "cancel", "Cancel", tooltip="Close the form without saving"),
+            Binding(
+                "ctrl+r",
+                "save(True)",
+                "Save redacted",
+                priority=True,
+                show=False,
+                tooltip="Save with each secret found replaced by [REDACTED:<type>]",
+            ),
+            Binding(
+                "ctrl+a",
+                "select_all",
+                "Select all",
+                show=False,
+                priority=True,
+                tooltip="Select all the text of the focused field (home goes to the line start)",
+            ),
+        ],
+    )
 
     def __init__(self, repo: str) -> None:
         super().__init__()
@@ -61,8 +76,13 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
                     yield Input(placeholder="General", id="new-topic", compact=True)
                 with Vertical():
                     yield Label("Kind")
-                    yield Select([(kind, kind) for kind in K.ADVISORY_KINDS], value="reflection",
-                                 allow_blank=False, id="new-kind", compact=True)
+                    yield Select(
+                        [(kind, kind) for kind in K.ADVISORY_KINDS],
+                        value="reflection",
+                        allow_blank=False,
+                        id="new-kind",
+                        compact=True,
+                    )
                 with Vertical():
                     yield Label("Repo")
                     yield Input(value=self.repo, id="new-repo", compact=True)
@@ -99,8 +119,11 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
         repo = self.query_one("#new-repo", Input).value.strip() or self.repo
         note = Text("")
         if self.known_repos and repo not in self.known_repos:
-            note = literal_text(f"new repo {repo!r}: saving creates it (known: {', '.join(self.known_repos[:6])}"
-                                f"{', …' if len(self.known_repos) > 6 else ''}; → completes)", "yellow")
+            note = literal_text(
+                f"new repo {repo!r}: saving creates it (known: {', '.join(self.known_repos[:6])}"
+                f"{', …' if len(self.known_repos) > 6 else ''}; → completes)",
+                "yellow",
+            )
         shown = self.query_one("#new-repo-note", Static)
         shown.update(note)
         shown.display = bool(note.plain)
@@ -137,9 +160,15 @@ class NewMemoryScreen(ModalScreen[Memory | None]):
         repo = self.query_one("#new-repo", Input).value.strip() or self.repo
         self.saving = True
         policy = secrets.REDACT if redact else None
-        write_in_worker(self, lambda store: store.save_checked(content, kind=kind, topic=topic, repo_id=repo,
-                                                               source=TUI, secrets_policy=policy),
-                        self._saved, self._failed, group="new-memory")
+        write_in_worker(
+            self,
+            lambda store: store.save_checked(
+                content, kind=kind, topic=topic, repo_id=repo, source=TUI, secrets_policy=policy
+            ),
+            self._saved,
+            self._failed,
+            group="new-memory",
+        )
 
     def _saved(self, saved: tuple[Memory, TextMatch]) -> None:
         """Close with the new memory; a text that is already a memory stored nothing: say so in the form."""

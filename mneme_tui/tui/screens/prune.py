@@ -34,8 +34,10 @@ class PruneData:
 def os_error_message(exc: OSError) -> str:
     """A failed prune write as something to act on: the path, what went wrong and what to do."""
     where = f"{exc.filename}: " if exc.filename else ""
-    return (f"{where}{exc.strerror or exc}. Make it a writable file (or remove it if it is a stray folder), "
-            "then press a again.")
+    return (
+        f"{where}{exc.strerror or exc}. Make it a writable file (or remove it if it is a stray folder), "
+        "then press a again."
+    )
 
 
 def load_plan(ctx: AppContext) -> PruneData:
@@ -104,8 +106,10 @@ class PruneScreen(ModeScreen):
             return
         out = Text(end="")
         out.append("settings  ", style="dim")
-        out.append(f"prune_age_days {plan.prune_age_days} · prune_threshold {settings.prune_threshold} · "
-                   f"auto_prune {'on' if settings.auto_prune else 'off'}")
+        out.append(
+            f"prune_age_days {plan.prune_age_days} · prune_threshold {settings.prune_threshold} · "
+            f"auto_prune {'on' if settings.auto_prune else 'off'}"
+        )
         out.append("\n")
         out.append("state     ", style="dim")
         phase = plan.current_phase if plan.current_phase is not None else "unknown"
@@ -140,15 +144,27 @@ class PruneScreen(ModeScreen):
         previous = table.cursor_row
         keys = [f"{e.record.key}" for e in entries]
         rows = []
-        reason_styles = {"high importance": "magenta", "current phase": "cyan", "recent": "green",
-                         "undated": "yellow", "old, low importance": "red"}
+        reason_styles = {
+            "high importance": "magenta",
+            "current phase": "cyan",
+            "recent": "green",
+            "undated": "yellow",
+            "old, low importance": "red",
+        }
         for entry in entries:
             r = entry.record
             age = "?" if entry.days_old is None else f"{entry.days_old}d"
-            rows.append([cell(r.id or "—"), Text(age, justify="right", style="dim"),
-                         Text(str(r.importance), justify="right"), cell(r.phase),
-                         cell(entry.reason, reason_styles.get(entry.reason, "")),
-                         cell(r.agent), cell(r.summary, width=200)])
+            rows.append(
+                [
+                    cell(r.id or "—"),
+                    Text(age, justify="right", style="dim"),
+                    Text(str(r.importance), justify="right"),
+                    cell(r.phase),
+                    cell(entry.reason, reason_styles.get(entry.reason, "")),
+                    cell(r.agent),
+                    cell(r.summary, width=200),
+                ]
+            )
         with self.app.batch_update():
             table.clear()
             for key, row in zip(keys, rows):
@@ -178,8 +194,11 @@ class PruneScreen(ModeScreen):
         body.append(literal_text(ids + more, "dim"))
         body.append(f"\n\n{len(plan.kept)} stay: " + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items())) + ".\n")
         body.append("Nothing is deleted; if a write fails both files are put back.\n", style="italic")
-        body.append("This is final here: mneme cannot undo a prune. To bring a record back, move its row from "
-                    "ARCHIVE.md to OUTCOMES.md by hand.", style="bold")
+        body.append(
+            "This is final here: mneme cannot undo a prune. To bring a record back, move its row from "
+            "ARCHIVE.md to OUTCOMES.md by hand.",
+            style="bold",
+        )
 
         def answered(confirmed: bool | None) -> None:
             if confirmed:
@@ -222,9 +241,11 @@ class PruneScreen(ModeScreen):
             self.mneme.say(f"Prune failed: {message}", "error")
         else:
             out = Text("Pruned: ", style="bold green")
-            out.append(f"{result.archived} archived · {result.remaining} remaining · preserved "
-                       f"{result.preserved_high_importance} high-importance, {result.preserved_current_phase} "
-                       f"current-phase · archive total {result.archive_total}")
+            out.append(
+                f"{result.archived} archived · {result.remaining} remaining · preserved "
+                f"{result.preserved_high_importance} high-importance, {result.preserved_current_phase} "
+                f"current-phase · archive total {result.archive_total}"
+            )
             panel.update(out)
             panel.set_class(False, "-error")
             self.mneme.say(f"Archived {result.archived} records to ARCHIVE.md.")

@@ -27,12 +27,15 @@ class PurgeConfirmScreen(ModalScreen[bool]):
         memory = self.memory
         with Vertical(id="purge-dialog", classes="dialog"):
             yield Static(Text(f"Purge memory #{memory.id}?", style="bold"), classes="dialog-title")
-            yield Static(Text(
-                f"#{memory.id} ({memory.kind}, {memory.status}, repo {memory.repo_id}) loses its text for good: the "
-                "database, its write-ahead log, the index snapshot and the caches keep no byte of it. The row stays, "
-                "tombstoned, with an audit entry holding the text's SHA-256. This cannot be undone.\n\n"
-                f"Type {CONFIRM_WORD} and press enter to purge it; escape cancels."
-            ), id="purge-body")
+            yield Static(
+                Text(
+                    f"#{memory.id} ({memory.kind}, {memory.status}, repo {memory.repo_id}) loses its text for good: "
+                    "the database, its write-ahead log, the index snapshot and the caches keep no byte of it. The row "
+                    "stays, tombstoned, with an audit entry holding the text's SHA-256. This cannot be undone.\n\n"
+                    f"Type {CONFIRM_WORD} and press enter to purge it; escape cancels."
+                ),
+                id="purge-body",
+            )
             yield Input(placeholder=CONFIRM_WORD, id="purge-word", compact=True)
 
     def on_mount(self) -> None:

@@ -55,9 +55,11 @@ class RecallScreen(ModeScreen):
     MODE_TITLE = "Recall"
     MODE_DESCRIPTION = "Search memories, best match first"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (150, "-wide")]  # below 150 the list keeps the full width
-    HELP = ("Type to search (? in the empty query opens this help); the profile chip names the ranking (^o "
-            "switches). The match column is the score without its age factor; the detail pane explains each score. "
-            "esc moves to the results; there, letters type into the query and 1-6, s, n, d, u, q, ? act.")
+    HELP = (
+        "Type to search (? in the empty query opens this help); the profile chip names the ranking (^o "
+        "switches). The match column is the score without its age factor; the detail pane explains each score. "
+        "esc moves to the results; there, letters type into the query and 1-6, s, n, d, u, q, ? act."
+    )
     BINDINGS = [
         Binding("ctrl+g", "toggle_cross_repo", "All repos", tooltip="Search every repo (-A) or this repo plus global"),
         Binding("ctrl+t", "pick_kind", "Kind", tooltip="Filter results by kind"),
@@ -66,8 +68,9 @@ class RecallScreen(ModeScreen):
         Binding("d", "dismiss_result", "Dismiss", tooltip="Dismiss (tombstone) the highlighted result"),
         Binding("slash", "focus_query", "Search", show=False, tooltip="Back to the query, cursor at its end"),
         Binding("escape", "leave_query", "Results", show=False, tooltip="From the query: move into the results"),
-        Binding("down", "focus_results", "Results", show=False,
-                tooltip="From the query: move into the results (enter too)"),
+        Binding(
+            "down", "focus_results", "Results", show=False, tooltip="From the query: move into the results (enter too)"
+        ),
     ]
 
     def __init__(self) -> None:
@@ -133,8 +136,9 @@ class RecallScreen(ModeScreen):
         self._pending = False
         self._searching = True
         request = self.request
-        self.fetch_in_worker(lambda: self._search(request, keep_cursor), self._show_result,
-                             finished=self._search_finished)
+        self.fetch_in_worker(
+            lambda: self._search(request, keep_cursor), self._show_result, finished=self._search_finished
+        )
 
     def _search_finished(self) -> None:
         """A search ended (shown, dropped as stale, or failed): run the coalesced one, if any."""
@@ -154,19 +158,27 @@ class RecallScreen(ModeScreen):
             if request.query.strip():
                 items = tuple(
                     store.recall(
-                        request.query, repo=ctx.repo, cross_repo=request.cross_repo, kind=request.kind,
-                        limit=request.limit, profile=request.profile,
+                        request.query,
+                        repo=ctx.repo,
+                        cross_repo=request.cross_repo,
+                        kind=request.kind,
+                        limit=request.limit,
+                        profile=request.profile,
                     )
                 )
             else:
                 items = tuple(
                     store.list(
-                        status=K.ACTIVE, repo_id=None if request.cross_repo else ctx.repo,
-                        include_global=not request.cross_repo, kind=request.kind, limit=request.limit,
+                        status=K.ACTIVE,
+                        repo_id=None if request.cross_repo else ctx.repo,
+                        include_global=not request.cross_repo,
+                        kind=request.kind,
+                        limit=request.limit,
                     )
                 )
-            legion_ids = store.legion_ids([item.memory.id if isinstance(item, ScoredMemory) else item.id
-                                           for item in items])
+            legion_ids = store.legion_ids(
+                [item.memory.id if isinstance(item, ScoredMemory) else item.id for item in items]
+            )
         return SearchResult(request, items, perf_counter() - started, keep_cursor, legion_ids)
 
     def _show_result(self, result: SearchResult) -> None:
@@ -180,8 +192,18 @@ class RecallScreen(ModeScreen):
             memory = item.memory if isinstance(item, ScoredMemory) else item
             key = str(memory.id)
             self._items[key] = item
-            rows.append((key, recall_cells(item, now, query=request.query, profile=request.profile,
-                                           legion_id=result.legion_ids.get(memory.id))))
+            rows.append(
+                (
+                    key,
+                    recall_cells(
+                        item,
+                        now,
+                        query=request.query,
+                        profile=request.profile,
+                        legion_id=result.legion_ids.get(memory.id),
+                    ),
+                )
+            )
         table.show_rows(rows, keep=keep, fallback_row=0 if keep is None else None)
         first = self.last_result is None
         self.shown_generation = self.generation
@@ -332,9 +354,11 @@ class RecallScreen(ModeScreen):
 
         def dismissed(change: StatusChange) -> None:
             self.mneme.undo_stack.append(
-                Undo(lambda store: store.undo(change, reason=UNDO_REASON), f"Restored #{memory.id}", memory.id))
+                Undo(lambda store: store.undo(change, reason=UNDO_REASON), f"Restored #{memory.id}", memory.id)
+            )
             self.mneme.say(f"Dismissed #{memory.id} ({one_line(memory.topic, 40)}) — press u to undo.")
             self.reload("dismiss")
 
-        self.change_status(lambda store: store.dismiss([memory.id], reason=DISMISS_REASON), dismissed,
-                           rollback=lambda: None)
+        self.change_status(
+            lambda store: store.dismiss([memory.id], reason=DISMISS_REASON), dismissed, rollback=lambda: None
+        )

@@ -37,8 +37,10 @@ SHOWN_LIMIT = 500
 """The most proposals listed at once (deciding some brings the next ones in)."""
 CONFIRM_LISTED = 8
 """The most marked proposals a bulk confirmation names one by one."""
-EMPTY_MESSAGE = ("No open proposals: nothing to merge, re-check or retire here. A rejected proposal stays "
-                 "rejected while its memories are unchanged; r shows every repo.")
+EMPTY_MESSAGE = (
+    "No open proposals: nothing to merge, re-check or retire here. A rejected proposal stays "
+    "rejected while its memories are unchanged; r shows every repo."
+)
 KIND_CELL_STYLES = {"duplicate": "bold yellow", "conflict": "bold red", "stale": "bold blue", "cold": "cyan"}
 VERBS = {"accept": ("Accept", "Accepted"), "reject": ("Reject", "Rejected")}
 
@@ -66,19 +68,33 @@ class ReviewScreen(ModeScreen):
     MODE_KEY = "6"
     MODE_TITLE = "Review"
     MODE_DESCRIPTION = "Proposals to merge, supersede, re-check or dismiss"
-    HELP = ("The store proposes, you decide: a accepts the suggested action (audited, undoable), x rejects it "
-            "for good; space marks proposals for one decision, u undoes the last one.")
+    HELP = (
+        "The store proposes, you decide: a accepts the suggested action (audited, undoable), x rejects it "
+        "for good; space marks proposals for one decision, u undoes the last one."
+    )
     BINDINGS = [
-        Binding("a", "decide('accept')", "Accept",
-                tooltip="Accept the highlighted proposal (or, after a confirmation, the marked ones): run its action"),
-        Binding("x", "decide('reject')", "Reject",
-                tooltip="Reject the highlighted (or marked) proposal: not proposed again while its memories are "
-                        "unchanged"),
+        Binding(
+            "a",
+            "decide('accept')",
+            "Accept",
+            tooltip="Accept the highlighted proposal (or, after a confirmation, the marked ones): run its action",
+        ),
+        Binding(
+            "x",
+            "decide('reject')",
+            "Reject",
+            tooltip="Reject the highlighted (or marked) proposal: not proposed again while its memories are unchanged",
+        ),
         Binding("space", "mark", "Mark", tooltip="Mark or unmark the highlighted proposal for a bulk decision"),
         Binding("u", "undo", "Undo", tooltip="Undo the last decision made here (an accept's changes are put back)"),
         Binding("r", "toggle_scope", "Repo scope", tooltip="This repo or all repos"),
-        Binding("enter", "open_detail", "Memory", show=False,
-                tooltip="Open the highlighted proposal's first memory with its audit history"),
+        Binding(
+            "enter",
+            "open_detail",
+            "Memory",
+            show=False,
+            tooltip="Open the highlighted proposal's first memory with its audit history",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -100,8 +116,15 @@ class ReviewScreen(ModeScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#review-table", PagedTable)
-        table.setup_columns([("kind", "kind", 11), ("action", "action", 9), ("score", "score", 5),
-                             ("memories", "memories", 18), ("reason", "reason", None)])
+        table.setup_columns(
+            [
+                ("kind", "kind", 11),
+                ("action", "action", 9),
+                ("score", "score", 5),
+                ("memories", "memories", 18),
+                ("reason", "reason", None),
+            ]
+        )
         self.query_one("#review-empty").display = False
         table.focus()
         self._show_filters()
@@ -147,9 +170,13 @@ class ReviewScreen(ModeScreen):
         self._show_detail()
 
     def _cells(self, proposal: Proposal) -> list[Text]:
-        return [self._kind_cell(proposal), cell(proposal.action, "bold"),
-                Text(f"{proposal.score:.2f}", justify="right", no_wrap=True, end=""),
-                cell(_ids(proposal.memory_ids), "dim"), cell(proposal.reason)]
+        return [
+            self._kind_cell(proposal),
+            cell(proposal.action, "bold"),
+            Text(f"{proposal.score:.2f}", justify="right", no_wrap=True, end=""),
+            cell(_ids(proposal.memory_ids), "dim"),
+            cell(proposal.reason),
+        ]
 
     def _kind_cell(self, proposal: Proposal) -> Text:
         """The kind, with a ● in front when the proposal is marked."""
@@ -170,12 +197,16 @@ class ReviewScreen(ModeScreen):
             counts: dict[str, int] = {}
             for proposal in shown.proposals:
                 counts[proposal.kind] = counts.get(proposal.kind, 0) + 1
-            listed = f"{len(shown.proposals):,} of {shown.total:,}" if shown.total > len(shown.proposals) else (
-                f"{shown.total:,}")
+            listed = (
+                f"{len(shown.proposals):,} of {shown.total:,}"
+                if shown.total > len(shown.proposals)
+                else (f"{shown.total:,}")
+            )
             summary = f"{listed} open: " + ", ".join(f"{n} {kind}" for kind, n in counts.items())
         marked = f"  {len(self.marked)} marked" if self.marked else ""
         self.query_one("#review-filters", ChipBar).set_chips(
-            [Chip(scope, action="screen.toggle_scope", prefix="scope"), f"  {summary}{marked}"])
+            [Chip(scope, action="screen.toggle_scope", prefix="scope"), f"  {summary}{marked}"]
+        )
 
     # ----------------------------------------------------------------- detail
     @on(DataTable.RowHighlighted, "#review-table")
@@ -248,8 +279,12 @@ class ReviewScreen(ModeScreen):
             body.append(f"{proposal.action:<10}{_ids(proposal.memory_ids)}\n")
         if len(keys) > CONFIRM_LISTED:
             body.append(f"… and {len(keys) - CONFIRM_LISTED} more\n", style="dim")
-        body.append("\nAccepting runs each suggested action (audited; u undoes)." if decision == "accept" else
-                    "\nRejected proposals are not proposed again while their memories are unchanged.", style="dim")
+        body.append(
+            "\nAccepting runs each suggested action (audited; u undoes)."
+            if decision == "accept"
+            else "\nRejected proposals are not proposed again while their memories are unchanged.",
+            style="dim",
+        )
         return body
 
     def _write_decisions(self, keys: list[str], decision: str) -> None:
@@ -257,6 +292,7 @@ class ReviewScreen(ModeScreen):
         for key in keys:  # show it at once; the write follows in a worker
             table.set_cell(key, "action", Text(f"{decision}ing", style="italic dim", end=""))
         repo, root = self._scope(self.all_repos)
+
         def write(store: Store) -> Outcome:
             return Outcome(decision, tuple(decide_many(store, keys, decision, repo=repo, root=root)))
 

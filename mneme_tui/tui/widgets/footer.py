@@ -44,8 +44,12 @@ class KeyFooter(Widget):
             shown = self.app.get_key_display(binding)
             click = Style.from_meta({"@click": f"app.simulate_key({key!r})"})
             style = "bold $footer-key-foreground" if active.enabled else "dim"
-            keys.append((Content(shown).stylize(style).stylize(click),
-                         Content(binding.description).stylize(click).stylize("" if active.enabled else "dim")))
+            keys.append(
+                (
+                    Content(shown).stylize(style).stylize(click),
+                    Content(binding.description).stylize(click).stylize("" if active.enabled else "dim"),
+                )
+            )
         # narrow terminals: first the palette hint loses its word, then the gaps shrink, then the line is cut
         for gap, hint_label in ((" ", " palette "), (" ", " "), ("", " ")):
             hint = Content.assemble((" ^p", "bold $footer-key-foreground"), (hint_label, ""))

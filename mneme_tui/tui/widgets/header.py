@@ -17,10 +17,10 @@ def shorten_path(path: Path | str, width: int) -> str:
     text = str(path)
     home = str(Path.home())
     if home not in ("/", "") and text.startswith(home + "/"):
-        text = "~" + text[len(home):]
+        text = "~" + text[len(home) :]
     if width <= 1:
         return "…" if text else ""
-    return text if len(text) <= width else "…" + text[-(width - 1):]
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 class AppHeader(Widget):

@@ -173,7 +173,7 @@ class PagedTable(DataTable):
                 for column, (old, new) in enumerate(zip(current, cells_by_key[key])):
                     if not equal(old, new):
                         self.update_cell(key, self._columns_keys[column], new)
-            for key, cells in rows[len(kept):]:
+            for key, cells in rows[len(kept) :]:
                 self.add_row(*cells, key=key)
         else:
             self.clear(columns=False)

@@ -108,8 +108,9 @@ class ResultsTable(ScrollView, can_focus=True):
     def get_row(self, key: str) -> list[Text]:
         return list(self._cells[key])
 
-    def show_rows(self, rows: Sequence[tuple[str, Sequence[Text]]], *, keep: str | None = None,
-                  fallback_row: int | None = None) -> None:
+    def show_rows(
+        self, rows: Sequence[tuple[str, Sequence[Text]]], *, keep: str | None = None, fallback_row: int | None = None
+    ) -> None:
         """Replace the rows, putting the cursor on ``keep`` (if present) or at ``fallback_row``."""
         previous = self.cursor_row
         self._keys = [key for key, _ in rows]
@@ -234,9 +235,11 @@ class ResultsTable(ScrollView, can_focus=True):
             self._move(row)
 
 
-
 RECALL_COLUMNS: list[tuple[str, str, int | None]] = [
-    ("match", "match", 5), ("kind", "kind", FIT), ("repo", "repo", FIT), ("age", "age", 4),
+    ("match", "match", 5),
+    ("kind", "kind", FIT),
+    ("repo", "repo", FIT),
+    ("age", "age", 4),
     ("content", "memory · topic", None),
 ]
 """The Recall list, best score first: the memory's text takes every cell the match, kind, repo and age leave.
@@ -244,8 +247,9 @@ The match is the score without its age factor and boosts (the detail pane shows 
 match reads as the exact match it is beside its age, not as a weak score."""
 
 
-def recall_cells(item: ScoredMemory | Memory, now: datetime, *, query: str = "", profile: str = "",
-                 legion_id: str | None = None) -> list[Text]:
+def recall_cells(
+    item: ScoredMemory | Memory, now: datetime, *, query: str = "", profile: str = "", legion_id: str | None = None
+) -> list[Text]:
     """One Recall row: match, kind, repo, age, then the Legion record ID (if imported), the first line
     of the content (and the line the query matched, when it is another one) with the query's matched words
     highlighted, and the topic."""
