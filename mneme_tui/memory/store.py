@@ -1,8 +1,8 @@
 """The Store: the one API over ``mneme.db`` that the CLI, the TUI, Legion sync and task sync use.
 
 Every method returns plain dataclasses (``records.py``). Connections are per thread (peewee), so the
-TUI's thread workers can call any method. ``store_writes.py`` holds the connection and the writes; this
-module adds listing, counting, history and recall. All SQL lives in ``persistence/``.
+TUI's thread workers can call any method. ``store_connection.py`` holds the connection, ``store_writes.py``
+the writes; this module adds listing, counting, history and recall. All SQL lives in ``persistence/``.
 """
 
 from __future__ import annotations

@@ -1,261 +1,35 @@
-"""The Store's connection and writes: minting memories, status changes (dismiss, restore, supersede,
-undo) with their audit rows, content updates and per-task reinforcement. ``store.py`` adds the reads.
-
-Writes run in one write transaction each (``BEGIN IMMEDIATE`` on SQLite) with a busy timeout, so two
-processes writing at once wait for each other instead of failing or losing data; on PostgreSQL a transaction
-the server aborts as a serialization failure or deadlock is run again whole (``postgres_dialect.retry_transaction``).
-Every audit and provenance row records who wrote it: the store's ``actor`` (``config.resolve_actor``).
+"""The Store's writes: minting memories, status changes (dismiss, restore, supersede, undo) with their audit
+rows, content updates, per-task reinforcement and pins. ``store_connection.py`` holds the connection and the
+transactions they run in (one each, retried whole on PostgreSQL), ``mint_rows.py`` the checks a new memory
+passes; ``store.py`` adds the reads.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
-import threading
-from collections import namedtuple
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from functools import cached_property
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from mneme_tui import config
 from mneme_tui.display import with_article
-from mneme_tui.errors import ERR_DATABASE, ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory import secrets
-from mneme_tui.memory.curation.catalogue import Catalogue
 from mneme_tui.memory.curation.same_text import TextMatch, match_text
-from mneme_tui.memory.index import MemoryIndex
-from mneme_tui.memory.persistence.curation import DecisionLog, PinTable, last_reads
-from mneme_tui.memory.persistence.database import open_database
-from mneme_tui.memory.persistence.dialect import DATABASE_ERRORS, dialect_for
-from mneme_tui.memory.persistence.memories import MemoryTable, memory_from_row
-from mneme_tui.memory.persistence.repositories import (
-    AuditLog,
-    LegionRecords,
-    ProvenanceLog,
-    TaskAccessLog,
-    TaskSyncLedger,
-)
-from mneme_tui.memory.persistence.schema import bind_tables
-from mneme_tui.memory.records import (
-    HAND_SOURCES,
-    LEGION_IMPORT,
-    MINT_SOURCES,
-    SAMPLE_SOURCES,
-    SAVE,
-    TASK_SYNC,
-    Memory,
-    Provenance,
-    StatusChange,
-)
+from mneme_tui.memory.mint_rows import NewRow, checked_content, checked_provenance
+from mneme_tui.memory.persistence.curation import last_reads
+from mneme_tui.memory.persistence.memories import memory_from_row
+from mneme_tui.memory.records import HAND_SOURCES, SAMPLE_SOURCES, SAVE, Memory, Provenance, StatusChange
+from mneme_tui.memory.store_connection import StoreConnection
 from mneme_tui.memory.vectors import embed, embed_blobs, to_blob
-from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID
+from mneme_tui.validation import MAX_ID
 
 RESTORE_REASON = "restored"
 
-T = TypeVar("T")
 
-_NewRow = namedtuple(
-    "_NewRow",
-    (
-        "repo_id",
-        "kind",
-        "topic",
-        "content",
-        "task_id",
-        "created_at",
-        "status",
-        "superseded_by",
-        "access_count",
-        "provenance",
-    ),
-)
-"""A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
-
-
-def _checked_content(content: Any) -> str:
-    """``content`` if it is non-empty text of at most ``MAX_CONTENT_CHARS`` without NUL bytes."""
-    if not isinstance(content, str) or not content.strip():
-        raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot be empty")
-    if len(content) > MAX_CONTENT_CHARS:
-        raise MnemeError(ERR_VALIDATION_FAILED, f"memory content is longer than {MAX_CONTENT_CHARS} characters")
-    if "\x00" in content:
-        raise MnemeError(ERR_VALIDATION_FAILED, "memory content cannot contain NUL bytes")
-    return content
-
-
-def _checked_provenance(kind: str, provenance: Any) -> Provenance:
-    """``provenance`` if it may mint ``kind`` (spec 3.1: statutory kinds strictly by task sync; imported
-    kinds only by the Legion import), else ERR_VALIDATION_FAILED."""
-    if not isinstance(provenance, Provenance) or provenance.source not in MINT_SOURCES:
-        raise MnemeError(
-            ERR_VALIDATION_FAILED,
-            f"a new memory must say where it came from (provenance source one of {', '.join(MINT_SOURCES)})",
-        )
-    source = provenance.source
-    if kind in K.STATUTORY_KINDS and source not in (TASK_SYNC, *SAMPLE_SOURCES):
-        raise MnemeError(
-            ERR_VALIDATION_FAILED, f"kind {kind!r} is statutory: only a verified task sync mints it (not {source})"
-        )
-    if kind in K.IMPORTED_KINDS and source not in (LEGION_IMPORT, *SAMPLE_SOURCES):
-        raise MnemeError(
-            ERR_VALIDATION_FAILED, f"kind {kind!r} is imported: only the Legion import writes it (not {source})"
-        )
-    return provenance
-
-
-class StoreWrites:
-    """The database connection, its repositories and every write of the Store."""
-
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
-        """The store at ``path``; a SQLite file that does not exist is created only if ``create``."""
-        target: config.DbTarget = path if isinstance(path, str) else Path(path)
-        self._target, self._create = target, create
-        self.dialect = dialect_for(target)
-        self._file_path = self.dialect.database_file(target)
-        """The one file holding the database (None on a server): it can be replaced or removed under this store."""
-        self.path: config.DbTarget = self._file_path or config.describe_target(target)
-        """Where the store lives, safe to show: a file path, or a PostgreSQL URL without its password (the open
-        database keeps the full URL to connect with)."""
-        self.db = open_database(target, create=create)
-        self._file = self._file_identity()
-        """The database file this store works on (device, inode): a path naming another one is noticed."""
-        self._generation = 0
-        """How often the path was found naming another file than before (0: never)."""
-        self._thread = threading.local()
-        """Per thread: how deep in ``sqlite_errors`` it is, and the generation its connection belongs to
-        (peewee keeps one connection per thread)."""
-        self.tables = bind_tables(self.db)
-        self.memories = MemoryTable(self.db, self.tables)
-        self.audit_log = AuditLog(self.tables)
-        self.task_access = TaskAccessLog(self.db, self.tables)
-        self.legion_records = LegionRecords(self.db)
-        self.task_sync_ledger = TaskSyncLedger(self.db)
-        self.provenance_log = ProvenanceLog(self.db)
-        self.pins = PinTable(self.db)
-        self.decisions = DecisionLog(self.db)
-        self.redactions = 0
-        """Secrets this store's writes replaced with ``[REDACTED:<type>]`` (policy ``redact``), for the summary."""
-        self._start_index()
-
-    def _start_index(self) -> None:
-        """A cold index and curation catalogue (at the start, and when the store's file was replaced: it held
-        another database)."""
-        self.index = MemoryIndex()
-        self.catalogue = Catalogue()
-        """Curation's features of every memory (``memory/curation``), refreshed by revision like ``index``."""
-
-    # ------------------------------------------------------------------ plumbing
-    @cached_property
-    def secrets_policy(self) -> str:
-        """What a write does with a secret: ``refuse`` (ERR_SECRET) or ``redact``; the config file's ``secrets``
-        unless set (``--redact``). Read at the first write, like ``actor``."""
-        return secrets.resolve_policy()
-
-    def screened(self, text: str, what: str = "", policy: str | None = None) -> str:
-        """``text`` as it may be stored (``secrets.screen`` under ``policy``, by default this store's), counting
-        redactions."""
-        text, count = secrets.screen(text, policy or self.secrets_policy, what)
-        self.redactions += count
-        return text
-
-    @cached_property
-    def actor(self) -> str:
-        """Who this store's writes are recorded as made by (``config.resolve_actor``; read at the first write,
-        so a bad setting fails a write, never a read)."""
-        return config.resolve_actor()
-
-    def _file_identity(self) -> tuple[int, int] | None:
-        """The database file's device and inode as the path names it now (None: no file, or a server)."""
-        if self._file_path is None:
-            return None
-        try:
-            status = os.stat(self._file_path)
-        except OSError:
-            return None
-        return status.st_dev, status.st_ino
-
-    def _replaced(self) -> bool:
-        """True when the path no longer names the file this store opened (deleted, or another file put there)."""
-        return self._file_path is not None and self._file_identity() != self._file
-
-    def _check_open(self) -> None:
-        """Before an outermost use: follow a database file that was replaced or removed under this long-lived
-        store (a connection would go on reading and writing the old, unlinked file), and reconnect to a
-        PostgreSQL server that closed the connection (a restart)."""
-        if self.db.transaction_depth():
-            return
-        if self._file_path is not None:
-            if self._replaced():  # checked like a new open (refused if foreign; created if missing and allowed)
-                open_database(self._target, create=self._create).close()
-                self._file = self._file_identity()
-                self._generation += 1
-                self._start_index()
-            if getattr(self._thread, "generation", 0) != self._generation:
-                self.close()  # this thread reconnects to the file the path names now at its next statement
-                self._thread.generation = self._generation
-        self.dialect.ensure_connected(self.db)
-
-    @contextmanager
-    def sqlite_errors(self) -> Iterator[None]:
-        """Turn database failures inside the block into one-line ERR_DATABASE errors (the driver's error is
-        kept as the cause: ``postgres_dialect.retry_transaction`` reads its code). An outermost use first makes sure
-        the database is still the one at the store's path and connected (``_check_open``)."""
-        depth = getattr(self._thread, "depth", 0)
-        try:
-            if not depth:
-                self._check_open()
-            self._thread.depth = depth + 1
-            yield
-        except DATABASE_ERRORS as exc:
-            raise self.dialect.database_error(self.path, exc) from exc
-        finally:
-            self._thread.depth = depth
-
-    @contextmanager
-    def write_transaction(self) -> Iterator[None]:
-        """One write transaction (all or nothing) that takes the write lock at once; database failures
-        become ERR_DATABASE. Nested use joins the outer transaction. An outermost one that committed to a file
-        replaced or removed meanwhile is ERR_DATABASE: a write is never acknowledged when it went nowhere."""
-        outermost = not self.db.transaction_depth()
-        with self.sqlite_errors(), self.dialect.write_transaction(self.db):
-            yield
-        if outermost and self._replaced():
-            raise MnemeError(
-                ERR_DATABASE,
-                f"{self.path} was replaced or removed while this write ran: it went to the old file; run it again",
-            )
-
-    def run_transaction(self, write: Callable[[], T]) -> T:
-        """``write()`` in one write transaction. An outermost one that PostgreSQL aborts as a serialization
-        failure or deadlock is run again whole; nested in a caller's transaction, it joins that one (whose
-        failure its owner sees)."""
-
-        def attempt() -> T:
-            with self.write_transaction():
-                return write()
-
-        if self.db.transaction_depth():
-            return attempt()
-        return self.dialect.retry_transaction(attempt, self.db)
-
-    def close(self) -> None:
-        """Close this thread's connection."""
-        if not self.db.is_closed():
-            self.db.close()
-
-    def get(self, memory_id: int) -> Memory:
-        """One memory by id; ERR_NOT_FOUND when there is none."""
-        memory = None
-        if 0 < memory_id <= MAX_ID:
-            with self.sqlite_errors():
-                memory = self.memories.get(memory_id)
-        if memory is None:
-            raise MnemeError(ERR_NOT_FOUND, f"no memory with id {memory_id}")
-        return memory
+class StoreWrites(StoreConnection):
+    """Every write of the Store, on its connection (``StoreConnection``)."""
 
     # --------------------------------------------------------------------- writes
     def save(self, content: str, **fields: Any) -> Memory:
@@ -288,10 +62,10 @@ class StoreWrites:
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown save source {source!r} (valid: {valid})")
         repo = config.GLOBAL_REPO if repo_id is None else str(repo_id).strip()
         # a secret first (refused, or redacted), then the duplicate check on what would be stored
-        stored, _ = secrets.screen(_checked_content(content), secrets_policy or self.secrets_policy)
+        stored, _ = secrets.screen(checked_content(content), secrets_policy or self.secrets_policy)
 
         def write() -> tuple[Memory, TextMatch]:
-            match = self.existing_text(_checked_content(stored), repo_id=repo, kind=kind)
+            match = self.existing_text(checked_content(stored), repo_id=repo, kind=kind)
             if match.duplicate_of is not None:
                 return self.get(match.duplicate_of), match
             return self.mint(
@@ -367,14 +141,14 @@ class StoreWrites:
         """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
         return [memory_id for ids, _ in self._mint_batches(items) for memory_id in ids]
 
-    def _mint_batches(self, items: Iterable[dict]) -> Iterator[tuple[list[int], list[_NewRow]]]:
+    def _mint_batches(self, items: Iterable[dict]) -> Iterator[tuple[list[int], list[NewRow]]]:
         """Validate and insert ``items`` a batch at a time in one write transaction: (new ids, rows) per batch."""
         pending = iter(items)
         with self.write_transaction():
             while batch := [self._validated_row(item) for item in itertools.islice(pending, self.MINT_BATCH)]:
                 yield self._insert(batch), batch
 
-    def _insert(self, rows: list[_NewRow]) -> list[int]:
+    def _insert(self, rows: list[NewRow]) -> list[int]:
         """Insert validated rows and their provenance in one write transaction; their new ids, in order."""
         blobs = embed_blobs([row.content for row in rows])  # batched: the same bytes as embed() per row
         stamps: dict[datetime, str] = {}  # created_at as the text peewee itself stores (dates repeat)
@@ -404,17 +178,17 @@ class StoreWrites:
 
         return self.run_transaction(write)
 
-    def _validated_row(self, item: dict) -> _NewRow:
+    def _validated_row(self, item: dict) -> NewRow:
         get = item.get
-        content = _checked_content(get("content"))
+        content = checked_content(get("content"))
         kind = get("kind")
         if kind not in K.ALL_KINDS:  # (the common case is a known kind: skip the conversions)
             kind = K.validate_kind(str(kind or ""), allow_statutory=True)
-        provenance = _checked_provenance(kind, get("provenance"))
+        provenance = checked_provenance(kind, get("provenance"))
         topic = str(get("topic") or "").strip()
         if provenance.source not in SAMPLE_SOURCES:  # generated demo and bench text holds no secret
             policy = get("secrets_policy")  # the Legion import always redacts
-            content = _checked_content(self.screened(content, policy=policy))
+            content = checked_content(self.screened(content, policy=policy))
             topic = self.screened(topic, "topic", policy)
         status = get("status") or K.ACTIVE
         if status not in K.STATUSES:
@@ -423,7 +197,7 @@ class StoreWrites:
         access = int(get("access_count") or 0)
         if access < 0:
             raise MnemeError(ERR_VALIDATION_FAILED, "access_count cannot be negative")
-        return _NewRow(  # positional, in _NewRow's field order (the fastest way to build it)
+        return NewRow(  # positional, in NewRow's field order (the fastest way to build it)
             config.GLOBAL_REPO if repo_id is None else str(repo_id).strip(),
             kind,
             topic.strip() or "General",
@@ -597,7 +371,7 @@ class StoreWrites:
         """Replace a memory's text (re-embedding it); used when a mirrored source row was edited. A secret is
         refused or redacted by ``secrets_policy`` (default: the store's)."""
         self.get(memory_id)
-        content = _checked_content(self.screened(_checked_content(content), policy=secrets_policy))
+        content = checked_content(self.screened(checked_content(content), policy=secrets_policy))
         fields = {"content": content, "embedding": to_blob(embed(content))}
         if topic is not None:
             fields["topic"] = self.screened(topic, "topic", secrets_policy).strip() or "General"
