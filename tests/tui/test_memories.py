@@ -8,7 +8,8 @@ from pathlib import Path
 from provenances import SYNCED
 
 from mneme_tui.memory.store import Store
-from mneme_tui.tui.screens.memories import PAGE_SIZE, MemoriesScreen
+from mneme_tui.tui.memory_list import PAGE_SIZE
+from mneme_tui.tui.screens.memories import MemoriesScreen
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 

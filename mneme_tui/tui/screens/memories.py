@@ -8,7 +8,7 @@ page. A dismissal shows at once in the row (in place), is written in a worker, a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from rich.text import Text
 from textual import on
@@ -21,49 +21,30 @@ from mneme_tui import config
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import Memory, StatusChange
 from mneme_tui.memory.store import LIST_ORDERS
+from mneme_tui.tui.memory_list import (
+    ALL_REPOS,
+    PAGE_SIZE,
+    THIS_REPO,
+    ListFilter,
+    ListPage,
+    list_columns,
+    load_page,
+    memory_cells,
+)
 from mneme_tui.tui.repo_scope import scope_label
 from mneme_tui.tui.screens.base import ModeScreen
 from mneme_tui.tui.screens.dialogs import ChoiceScreen
 from mneme_tui.tui.screens.memory_screen import PIN_MARK, PIN_STYLE, MemoryScreen, toggle_pin
-from mneme_tui.tui.text import STATUS_STYLES, age_cell, cell, kind_cell, one_line, status_cell, topic_content_cell
+from mneme_tui.tui.text import STATUS_STYLES, one_line, status_cell
 from mneme_tui.tui.widgets.chips import Chip, ChipBar
 from mneme_tui.tui.widgets.memory_detail import MemoryDetail, memory_text
-from mneme_tui.tui.widgets.paged_table import Column, PagedTable, WidthChanged, fit_columns
+from mneme_tui.tui.widgets.paged_table import Column, PagedTable, WidthChanged
 
-PAGE_SIZE = 200
 STATUS_FILTERS = (K.ACTIVE, K.SUPERSEDED, K.TOMBSTONED, "all")
 DISMISS_REASON = "dismissed in the TUI"
 UNDO_REASON = "undo in the TUI"
-THIS_REPO = ""
-"""``ListFilter.repo`` for the active repo (with the global memories)."""
-ALL_REPOS = "*"
 HEADER_ORDERS = {"id": "id", "kind": "kind", "repo": "repo", "content": "topic", "access": "access"}
 """Clicking a column header sorts by it (``age`` switches between newest and oldest)."""
-
-
-@dataclass(frozen=True)
-class ListFilter:
-    """What the list shows. ``repo``: ``THIS_REPO`` (the active repo + global), ``ALL_REPOS``, or one repo
-    (``global`` included) on its own."""
-
-    status: str = K.ACTIVE
-    repo: str = THIS_REPO
-    kind: str | None = None
-    order: str = "newest"
-    offset: int = 0
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class ListPage:
-    filter: ListFilter
-    memories: tuple[Memory, ...]
-    total: int
-    counts: dict[str, int] = field(default_factory=dict)
-    kind_counts: dict[str, int] = field(default_factory=dict)
-    repos: tuple[str, ...] = ()
-    legion_ids: dict[int, str] = field(default_factory=dict)
-    pinned: frozenset[int] = frozenset()
 
 
 class MemoriesScreen(ModeScreen):
@@ -137,28 +118,9 @@ class MemoriesScreen(ModeScreen):
         self.reload("mount")
 
     def _setup_columns(self) -> None:
-        """The columns for the current sort and width: sorting by access shows the access count; the text
-        takes the width the others leave, and on a narrow table the status goes (unless the list shows every
-        status), then the repo (when the list shows one repo)."""
+        """The columns for the current sort and width (``list_columns``)."""
         table = self.query_one("#memories-table", PagedTable)
-        last = ("access", "access", 6) if self.filter.order == "access" else ("age", "age", 4)
-        droppable = [
-            *(["status"] if self.filter.status != "all" else []),
-            *(["repo"] if self.filter.repo not in (THIS_REPO, ALL_REPOS) else []),
-        ]
-        # the id column holds the pin mark too: ◆ 123456, or ● ◆ 1234 when marked
-        columns = fit_columns(
-            [
-                ("id", "id", 8),
-                ("status", "status", 10),
-                ("kind", "kind", 12),
-                ("repo", "repo", 12),
-                last,
-                ("content", "topic · content", None),
-            ],
-            table.fit_width,
-            droppable,
-        )
+        columns = list_columns(self.filter, table.fit_width)
         if columns == self._columns:
             return
         self._columns = columns
@@ -191,40 +153,8 @@ class MemoriesScreen(ModeScreen):
 
     def _load_page(self, wanted: ListFilter) -> ListPage:
         """One page of the list ``wanted`` names, with the status counts (in a worker thread)."""
-        ctx = self.ctx
-        repo = {THIS_REPO: ctx.repo, ALL_REPOS: None}.get(wanted.repo, wanted.repo)
-        with_global = wanted.repo == THIS_REPO
-        text = wanted.text
-        with ctx.session() as store:
-            counts = store.status_counts(kind=wanted.kind, repo_id=repo, include_global=with_global, text=text)
-            kind_counts = store.kind_counts(status=wanted.status, repo_id=repo, include_global=with_global, text=text)
-            total = counts.get(wanted.status, 0)
-            offset = wanted.offset
-            if offset >= total > 0:
-                offset = (total - 1) // PAGE_SIZE * PAGE_SIZE
-            memories = store.list(
-                status=wanted.status,
-                kind=wanted.kind,
-                limit=PAGE_SIZE,
-                offset=max(0, offset),
-                order=wanted.order,
-                repo_id=repo,
-                include_global=with_global,
-                text=text,
-            )
-            repos = tuple(store.repos())
-            legion_ids = store.legion_ids([memory.id for memory in memories])
-            pinned = frozenset(store.pinned_ids() & {memory.id for memory in memories})
-        return ListPage(
-            replace(wanted, offset=max(0, offset)),
-            tuple(memories),
-            total,
-            counts,
-            kind_counts,
-            repos,
-            legion_ids,
-            pinned,
-        )
+        with self.ctx.session() as store:
+            return load_page(store, self.ctx.repo, wanted)
 
     def _show_page(self, page: ListPage, keep: str | None, fallback_row: int | None, at_end: bool) -> None:
         self.page = page
@@ -232,7 +162,13 @@ class MemoriesScreen(ModeScreen):
         now = config.now()
         table = self.query_one("#memories-table", PagedTable)
         self._rows = {str(m.id): m for m in page.memories}
-        rows = [(str(m.id), self._cells(m, now, page.legion_ids.get(m.id))) for m in page.memories]
+        rows = [
+            (
+                str(m.id),
+                memory_cells(m, now, self._columns, page.filter.order, self._id_cell(m.id), page.legion_ids.get(m.id)),
+            )
+            for m in page.memories
+        ]
         if at_end:
             fallback_row, keep = len(rows) - 1, None
         table.show_rows(rows, keep=keep, fallback_row=fallback_row if fallback_row is not None else 0)
@@ -240,30 +176,6 @@ class MemoriesScreen(ModeScreen):
         table.has_previous = page.filter.offset > 0
         self._show_filters()
         self._show_detail()
-
-    def _cells(self, memory: Memory, now, legion_id: str | None = None) -> list[Text]:
-        """One row; an imported memory's text starts with its Legion record ID."""
-        text = topic_content_cell(memory.topic, memory.content)
-        if legion_id:
-            text = Text.assemble((one_line(legion_id), "bold cyan"), " ", text, no_wrap=True, end="")
-        last = (
-            Text(str(memory.access_count), justify="right", end="")
-            if self.filter.order == "access"
-            else age_cell(memory.created_at, now)
-        )
-        width = next((w for key, _, w in self._columns if key == "content"), None)
-        if width is not None:  # cut with … at the column's edge, as DataTable itself only clips
-            text.truncate(width, overflow="ellipsis")
-        cells = {
-            "id": self._id_cell(memory.id),
-            "status": status_cell(memory.status),
-            "kind": kind_cell(memory.kind),
-            "repo": cell(memory.repo_id, "dim"),
-            "access": last,
-            "age": last,
-            "content": text,
-        }
-        return [cells[key] for key, _, _ in self._columns]
 
     @on(DataTable.RowHighlighted, "#memories-table")
     def _show_detail(self) -> None:
