@@ -69,8 +69,9 @@ import peewee
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
+from mneme_tui.legion.markdown.folder_lock import SYNC_LOCK_NAME, memory_lock
+from mneme_tui.legion.markdown.inplace import write_point
 from mneme_tui.legion.markdown.legion_records import Record
-from mneme_tui.legion.markdown.storage import SYNC_LOCK_NAME, memory_lock, write_point
 from mneme_tui.legion.mirror import record_mapping as mt
 from mneme_tui.legion.mirror.record_mapping import (
     created_at,

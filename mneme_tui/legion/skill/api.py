@@ -17,6 +17,7 @@ from mneme_tui.config import now
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.markdown.agent_catalog import Catalog, load_catalog
 from mneme_tui.legion.markdown.document import Document, NotImported
+from mneme_tui.legion.markdown.folder_lock import DEFAULT_LOCK_TIMEOUT
 from mneme_tui.legion.markdown.legion_records import (
     ErrorRecord,
     OutcomeRecord,
@@ -37,7 +38,7 @@ from mneme_tui.legion.markdown.schemas import (
     SIGNALS,
     TableSchema,
 )
-from mneme_tui.legion.markdown.storage import DEFAULT_LOCK_TIMEOUT, load_document
+from mneme_tui.legion.markdown.storage import load_document
 from mneme_tui.legion.skill import pattern_recall as recall_mod
 from mneme_tui.legion.skill import scoring
 from mneme_tui.legion.skill.claude_memory import claude_memory_excerpt
