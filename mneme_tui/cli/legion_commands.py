@@ -192,7 +192,8 @@ def _outcome_table(records: list[OutcomeRecord]) -> None:
 
 # ------------------------------------------------------------------------------- sync
 def cmd_sync(args: argparse.Namespace) -> int:
-    from mneme_tui.legion.mirror.sync import SyncReport, sync
+    from mneme_tui.legion.mirror.sync import sync
+    from mneme_tui.legion.mirror.sync_report import SyncReport
 
     legion = _legion(args)
     project = config.resolve_repo(args.project, start=legion.project_root)

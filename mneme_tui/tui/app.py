@@ -21,9 +21,9 @@ from textual.worker import Worker, WorkerState
 
 from mneme_tui import compat, config, display
 from mneme_tui.errors import MnemeError
-from mneme_tui.legion.mirror.sync import SyncReport
 from mneme_tui.legion.mirror.sync import sync as legion_sync
 from mneme_tui.legion.mirror.sync_preview import SyncPreview, preview_sync
+from mneme_tui.legion.mirror.sync_report import SyncReport
 from mneme_tui.memory.records import Memory
 from mneme_tui.tui.context import AppContext
 from mneme_tui.tui.keymap import WRITE_ACTIONS, binding_id, flatten, keys_in_force, unknown_ids, with_ids

@@ -9,6 +9,7 @@ import pytest
 
 from mneme_tui.errors import MnemeError
 from mneme_tui.legion.markdown import storage
+from mneme_tui.legion.markdown.folder_lock import memory_lock
 from mneme_tui.legion.markdown.schemas import ARCHIVE, ERRORS, OUTCOMES, PATTERNS, PREFERENCES
 from mneme_tui.legion.markdown.storage import LegionWriteError
 from mneme_tui.legion.skill.api import LegionMemory
@@ -243,7 +244,7 @@ def test_write_failure_keeps_old_file(memory: LegionMemory, monkeypatch: pytest.
 
 def test_lock_timeout_is_an_error(memory: LegionMemory) -> None:
     memory.lock_timeout = 0.05
-    with storage.memory_lock(memory.memory_dir), pytest.raises(LegionWriteError) as info:
+    with memory_lock(memory.memory_dir), pytest.raises(LegionWriteError) as info:
         _store(memory, summary="waiting")
     assert "timed out" in str(info.value) and "waiting" in info.value.record_text
 

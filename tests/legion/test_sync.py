@@ -14,7 +14,8 @@ from mneme_tui.legion.markdown.document import parse
 from mneme_tui.legion.markdown.schemas import ARCHIVE, ERRORS, PATTERNS, PREFERENCES
 from mneme_tui.legion.mirror import record_mapping as mt
 from mneme_tui.legion.mirror import sync as sync_module
-from mneme_tui.legion.mirror.sync import SyncReport, resolve_memory_dir, sync
+from mneme_tui.legion.mirror.sync import resolve_memory_dir, sync
+from mneme_tui.legion.mirror.sync_report import SyncReport
 from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store

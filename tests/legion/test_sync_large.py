@@ -12,6 +12,7 @@ from mneme_tui.bench.legion_bench import synthetic_outcomes
 from mneme_tui.legion.markdown.schemas import OUTCOMES
 from mneme_tui.legion.mirror import sync as sync_module
 from mneme_tui.legion.mirror.sync import sync
+from mneme_tui.legion.mirror.sync_report import SyncReport
 from mneme_tui.memory import vectors
 from mneme_tui.memory.store import Store
 
@@ -31,7 +32,7 @@ def _tables(path: Path) -> dict[str, list[tuple]]:
         connection.close()
 
 
-def _sync_into(path: Path, memory_dir: Path) -> sync_module.SyncReport:
+def _sync_into(path: Path, memory_dir: Path) -> SyncReport:
     store = Store(path)
     try:
         return sync(store, memory_dir, repo=P)

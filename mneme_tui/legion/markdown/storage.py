@@ -34,45 +34,27 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from mneme_tui.errors import ERR_IO, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.markdown.document import Document, parse, unparseable
-from mneme_tui.legion.markdown.inplace import (
-    finish_rewrites,
-    fsync_dir,
-    journalled_view,
-    shrink_in_place,
-    write_all,
-    write_point,
-)
+from mneme_tui.legion.markdown.folder_lock import DEFAULT_LOCK_TIMEOUT, memory_lock
+from mneme_tui.legion.markdown.inplace import fsync_dir, journalled_view, shrink_in_place, write_all, write_point
+from mneme_tui.legion.markdown.safe_paths import safe_path
 from mneme_tui.legion.markdown.schemas import DEFAULT_BRANCH
+from mneme_tui.legion.markdown.temp_files import write_temp
 
-if sys.platform == "win32":
-    import msvcrt
-else:
-    import fcntl
-
-LOCK_NAME = ".lock"
-SYNC_LOCK_NAME = ".sync.lock"
-"""Held for a whole ``legion sync`` so two syncs never export one memory twice (writes use ``.lock``)."""
-DEFAULT_LOCK_TIMEOUT = 10.0
 MAX_REDO = 20
 """How many times a write starts again because another writer changed the file meanwhile."""
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Largest memory or summary file read (64 MiB, about 500,000 outcome rows); larger ones are refused."""
-STALE_TEMP_SECONDS = 60.0
 LATE_APPEND_GRACE = 0.02
 """Seconds a replaced file's old copy is watched for a late append (an appender that opened it before the swap)."""
-_TEMP_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
 
 T = TypeVar("T")
 
@@ -84,114 +66,6 @@ class LegionWriteError(MnemeError):
         full = f"{message}\n{record_text}" if record_text else message
         super().__init__(code, full)
         self.record_text = record_text
-
-
-# ------------------------------------------------------------------------------------ symlinks
-def safe_folder(folder: Path) -> Path:
-    """``folder`` when neither it nor ``.planning`` above it is a symlink leaving the project; else an error.
-
-    The project is the folder above ``.planning`` (or ``folder``'s parent for any other folder name).
-    """
-    parent = folder.parent
-    root = parent.parent if parent.name == ".planning" else parent
-    if not (folder.is_symlink() or parent.is_symlink()):
-        return folder
-    target = folder.resolve()
-    if not target.is_relative_to(root.resolve()):
-        raise MnemeError(
-            ERR_VALIDATION_FAILED, f"{folder} is a symlink to {target}, outside {root}; refusing to follow it"
-        )
-    return folder
-
-
-def safe_path(path: Path) -> Path:
-    """``path`` itself, or the target of a symlink that stays inside its folder; else an error.
-
-    The folder itself is checked too (:func:`safe_folder`).
-    """
-    safe_folder(path.parent)
-    if not path.is_symlink():
-        return path
-    folder = path.parent.resolve()
-    target = path.resolve()
-    if not target.is_relative_to(folder):
-        raise MnemeError(
-            ERR_VALIDATION_FAILED, f"{path} is a symlink to {target}, outside {folder}; refusing to follow it"
-        )
-    if not target.exists():
-        raise MnemeError(
-            ERR_VALIDATION_FAILED, f"{path} is a dangling symlink (to {target}); refusing to create a file through it"
-        )
-    return target
-
-
-# ------------------------------------------------------------------------------------ the lock
-def _try_lock(fd: int) -> bool:
-    try:
-        if sys.platform == "win32":
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        else:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
-
-
-def _unlock(fd: int) -> None:
-    if sys.platform == "win32":
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-
-LOCK_IGNORE = f"# written by mneme: its lock files are not project content\n{LOCK_NAME}\n{SYNC_LOCK_NAME}\n.gitignore\n"
-"""The ``.gitignore`` a memory folder gets when it has none: the locks (and this file) stay out of ``git status``."""
-
-
-def ignore_lock_files(folder: Path) -> None:
-    """Keep the lock files out of ``git status``: write ``folder/.gitignore`` when the folder has none (a
-    ``.gitignore`` already there is the project's and is left alone). Best effort: a failure changes nothing."""
-    path = folder / ".gitignore"
-    if path.exists() or path.is_symlink():
-        return
-    try:
-        with open(path, "x", encoding="utf-8") as handle:
-            handle.write(LOCK_IGNORE)
-    except OSError:
-        pass
-
-
-@contextmanager
-def memory_lock(folder: Path, timeout: float = DEFAULT_LOCK_TIMEOUT, name: str = LOCK_NAME) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder/name`` (creating the folder and lock file; never via a symlink).
-
-    Holding the writers' lock (``.lock``) starts by finishing any in-place rewrite a kill interrupted.
-    """
-    safe_folder(folder).mkdir(parents=True, exist_ok=True)
-    ignore_lock_files(folder)
-    lock_path = folder / name
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    except OSError as exc:
-        if lock_path.is_symlink():
-            raise MnemeError(ERR_VALIDATION_FAILED, f"{lock_path} is a symlink; refusing to lock through it") from None
-        raise MnemeError(ERR_IO, f"cannot open {lock_path}: {exc.strerror or exc}") from None
-    try:
-        deadline = time.monotonic() + timeout
-        while not _try_lock(fd):
-            if time.monotonic() >= deadline:
-                raise MnemeError(ERR_IO, f"timed out after {timeout:g}s waiting for {lock_path}")
-            time.sleep(0.005)
-        if name == LOCK_NAME:  # only the writers' lock guards the files; a sync's own lock does not
-            finish_rewrites(folder)
-        clean_stale_temps(folder)
-        try:
-            yield
-        finally:
-            _unlock(fd)
-    finally:
-        os.close(fd)
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -261,72 +135,13 @@ def load_document(path: Path, *, default_branch: str = DEFAULT_BRANCH) -> Docume
 
 
 # ------------------------------------------------------------------------------------ writing
-def _pid_alive(pid: int) -> bool:
-    if sys.platform == "win32":
-        return True  # only the age rule applies there
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
-def clean_stale_temps(folder: Path, name: str | None = None) -> None:
-    """Remove ``.NAME.PID.HEX.tmp`` files (of ``name``, or any) whose process is gone or older than a minute."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        match = _TEMP_NAME.match(entry.name)
-        if not match or name not in (None, match.group("name")) or not entry.is_file(follow_symlinks=False):
-            continue
-        try:
-            old = time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS
-            if old or not _pid_alive(int(match.group("pid"))):
-                os.unlink(entry.path)
-        except OSError:
-            continue
-
-
-def _write_temp(path: Path, data: bytes, like: Path | None = None) -> Path:
-    """Write ``data`` to a fsynced temp file beside ``path`` with ``path``'s mode and group.
-
-    A new file takes those of ``like`` (the file whose rows it holds) when given and present.
-    """
-    clean_stale_temps(path.parent, path.name)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    current = None
-    for source in (path, like):
-        if source is not None and current is None:
-            with suppress(FileNotFoundError):
-                current = os.stat(source)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    try:
-        if current is not None:
-            if hasattr(os, "fchown"):
-                with suppress(OSError):
-                    os.fchown(fd, -1, current.st_gid)
-            if hasattr(os, "fchmod"):
-                os.fchmod(fd, current.st_mode & 0o7777)
-        write_all(fd, data)
-    except BaseException:
-        os.close(fd)
-        tmp.unlink(missing_ok=True)
-        raise
-    os.close(fd)
-    return tmp
-
-
 def atomic_write(path: Path, text: str, *, like: Path | None = None) -> None:
     """Write ``text`` to a temp file beside ``path``, fsync, and ``os.replace`` it into place.
 
     A new file takes the mode and group of ``like`` when given (the file whose rows it holds).
     """
     path = safe_path(path)
-    tmp = _write_temp(path, text.encode("utf-8"), like)
+    tmp = write_temp(path, text.encode("utf-8"), like)
     try:
         write_point(f"tmp:{path.name}")
         os.replace(tmp, path)
@@ -364,7 +179,7 @@ def replace_if_unchanged(
             return False
         shrink_in_place(path, data, state.size)
         return True
-    tmp = _write_temp(path, data, like)
+    tmp = write_temp(path, data, like)
     old_fd = -1
     try:
         write_point(f"tmp:{path.name}")

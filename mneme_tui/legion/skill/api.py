@@ -7,7 +7,7 @@ Reads never create anything and never raise for missing or broken files (results
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
@@ -17,6 +17,7 @@ from mneme_tui.config import now
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.markdown.agent_catalog import Catalog, load_catalog
 from mneme_tui.legion.markdown.document import Document, NotImported
+from mneme_tui.legion.markdown.folder_lock import DEFAULT_LOCK_TIMEOUT
 from mneme_tui.legion.markdown.legion_records import (
     ErrorRecord,
     OutcomeRecord,
@@ -37,7 +38,7 @@ from mneme_tui.legion.markdown.schemas import (
     SIGNALS,
     TableSchema,
 )
-from mneme_tui.legion.markdown.storage import DEFAULT_LOCK_TIMEOUT, load_document
+from mneme_tui.legion.markdown.storage import load_document
 from mneme_tui.legion.skill import pattern_recall as recall_mod
 from mneme_tui.legion.skill import scoring
 from mneme_tui.legion.skill.claude_memory import claude_memory_excerpt
@@ -127,6 +128,25 @@ class RecallResult:
 
 def _clean_tags(tags: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(split_tags(", ".join(tags))))
+
+
+def _importance_from_file(
+    base: int, agent: str, task_type: str, cross_division: bool, review_blockers: int
+) -> Callable[[Record, Document], Record]:
+    """The ``prepare`` step giving a new outcome its importance: ``base`` with the modifiers that need the current
+    file (first time this agent does this task type), cross-division work and review blockers."""
+
+    def prepare(final: Record, document: Document) -> Record:
+        if isinstance(final, OutcomeRecord):
+            final.importance = importance_with_modifiers(
+                base,
+                first_time=scoring.first_time(document.records, agent, task_type),
+                cross_division=cross_division,
+                review_blockers=review_blockers,
+            )
+        return final
+
+    return prepare
 
 
 def _required(name: str, value: str) -> str:
@@ -254,17 +274,9 @@ class LegionMemory:
             tags=_clean_tags(tags),
             importance=int(importance) if importance is not None else base,
         )
-
-        def prepare(final: Record, document: Document) -> Record:
-            if importance is None and isinstance(final, OutcomeRecord):
-                final.importance = importance_with_modifiers(
-                    base,
-                    first_time=scoring.first_time(document.records, agent, resolved_type),
-                    cross_division=bool(cross_division),
-                    review_blockers=review_blockers,
-                )
-            return final
-
+        prepare = None
+        if importance is None:
+            prepare = _importance_from_file(base, agent, resolved_type, bool(cross_division), review_blockers)
         self.recover()
         result = append_record(
             self.memory_dir,
@@ -274,6 +286,11 @@ class LegionMemory:
             lock_timeout=self.lock_timeout,
             prepare=prepare,
         )
+        return self._auto_prune(result)
+
+    def _auto_prune(self, result: StoreResult) -> StoreResult:
+        """``result`` with the settings' warnings, after pruning OUTCOMES.md when auto-prune is on and it is over the
+        threshold."""
         settings = self.settings
         result.warnings += settings.warnings
         if settings.auto_prune:

@@ -25,17 +25,16 @@ from typing import Any
 from mneme_tui.errors import ERR_IO, MnemeError
 from mneme_tui.legion.markdown.cells import join_row
 from mneme_tui.legion.markdown.document import Document, Segment, parse, renumber
+from mneme_tui.legion.markdown.folder_lock import DEFAULT_LOCK_TIMEOUT, memory_lock
 from mneme_tui.legion.markdown.inplace import unpadded
 from mneme_tui.legion.markdown.legion_records import OutcomeRecord, record_text, values_for_fields
 from mneme_tui.legion.markdown.planning import MemorySettings
 from mneme_tui.legion.markdown.schemas import ARCHIVE, OUTCOMES
 from mneme_tui.legion.markdown.storage import (
-    DEFAULT_LOCK_TIMEOUT,
     MAX_REDO,
     FileState,
     atomic_write,
     load_document,
-    memory_lock,
     read_state,
     replace_if_unchanged,
     restore_if_ours,

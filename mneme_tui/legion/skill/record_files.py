@@ -198,21 +198,7 @@ def store_records(
     def change(document: Document) -> list[tuple[str, Record, list[str]]]:
         migrate_for_new_row(document, schema.kind, default_branch=default_branch)  # spec §11: keep the branch
         archive = load_document(memory_dir / ARCHIVE.file_name, default_branch=default_branch)
-        ids = _Ids(schema, document, archive)
-        done: list[tuple[str, Record]] = []
-        for record in records:
-            if record.layout == "block":
-                done.append(("created", _add_block(document, archive, record, default_branch)))
-                continue
-            if isinstance(record, ErrorRecord) and schema is ERRORS:
-                done.append(_add_error(document, ids, record))
-                continue
-            final = ids.assign(record)
-            if prepare is not None:
-                final = prepare(final, document)
-            segment = document.append_row(final, schema)
-            assert segment.record is not None
-            done.append(("created", segment.record))
+        done = _add_records(document, archive, schema, records, prepare, default_branch)
         renumber(document)
         recovery[0] = "\n\n".join(record_text(stored) for action, stored in done if action != "skipped") or recovery[0]
         fields = _fields_by_record(document)
@@ -237,6 +223,34 @@ def store_records(
         StoreResult(action, record, schema.file_name, existing_id=record.id if action == "skipped" else "")
         for action, record, _ in stored
     ]
+
+
+def _add_records(
+    document: Document,
+    archive: Document,
+    schema: TableSchema,
+    records: list[Record],
+    prepare: Callable[[Record, Document], Record] | None,
+    default_branch: str,
+) -> list[tuple[str, Record]]:
+    """Add each record to ``document`` (a block, an error as spec §9 says, or a row with the next ID), as
+    ``(action, stored record)``."""
+    ids = _Ids(schema, document, archive)
+    done: list[tuple[str, Record]] = []
+    for record in records:
+        if record.layout == "block":
+            done.append(("created", _add_block(document, archive, record, default_branch)))
+            continue
+        if isinstance(record, ErrorRecord) and schema is ERRORS:
+            done.append(_add_error(document, ids, record))
+            continue
+        final = ids.assign(record)
+        if prepare is not None:
+            final = prepare(final, document)
+        segment = document.append_row(final, schema)
+        assert segment.record is not None
+        done.append(("created", segment.record))
+    return done
 
 
 def _all_stored(schema: TableSchema, reread: Document, stored: list[tuple[str, Record, list[str]]]) -> bool:
