@@ -15,7 +15,6 @@ MAX_LINES = 60
 BEING_SPLIT: set[str] = {  # ruff format (applied once) made these a few lines longer
     "bench/store_bench.py:check_targets",
     "cli/legion_commands.py:_add_actions",
-    "demo.py:_preference_records",
     "legion/skill/api.py:LegionMemory.record_outcome",
     "legion/skill/record_files.py:store_records",
     "memory/learning/orientation.py:render_text",
