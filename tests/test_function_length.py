@@ -16,7 +16,6 @@ BEING_SPLIT: set[str] = {  # ruff format (applied once) made these a few lines l
     "bench/store_bench.py:check_targets",
     "legion/skill/api.py:LegionMemory.record_outcome",
     "legion/skill/record_files.py:store_records",
-    "memory/learning/orientation.py:render_text",
 }
 
 
