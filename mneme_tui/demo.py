@@ -10,25 +10,19 @@ the folder is removed before the process exits (``q`` removes it through the cal
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
 import signal
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from mneme_tui.demo_legion import write_legion_files
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import DEMO, TASK_SYNC, Provenance
 from mneme_tui.memory.store import Store
-
-if TYPE_CHECKING:
-    from mneme_tui.legion.markdown.legion_records import ErrorRecord, PatternRecord, PreferenceRecord, Record
-    from mneme_tui.legion.markdown.schemas import TableSchema
 
 DEMO_REPO = "atlas-api"
 OTHER_REPOS = ("atlas-web", "billing-svc", "infra-live")
@@ -283,293 +277,6 @@ def _mint_with_history(store: Store, items: list[dict]) -> None:
         store.dismiss(dismissed, reason="dismissed during review: no longer true")
 
 
-# --------------------------------------------------------------------------- legion files
-AGENTS = (
-    "engineering-senior-developer",
-    "engineering-backend-architect",
-    "testing-qa-verification-specialist",
-    "engineering-rapid-prototyper",
-    "design-ui-designer",
-    "autonomous",
-)
-TASK_TYPES = ("backend", "frontend", "quality-review", "workflow", "ci-cd", "database")
-OUTCOME_SUMMARIES = {
-    "success": (
-        "Added pagination to the memory list endpoint",
-        "Review-loop approved the ranking change in 2 cycles",
-        "Search-as-you-type wired to the hybrid ranking",
-        "Fixed the flaky snapshot test (cursor blink)",
-        "Invoice export rewritten with streaming writes",
-        "CI pipeline split into lint, unit and e2e stages",
-        "Session cookie hardened (SameSite=strict)",
-    ),
-    "partial": (
-        "Prune preview landed; apply still manual",
-        "Review needed 2 cycles — edge case in [Store.save]",
-        "Dashboard charts done; export deferred",
-    ),
-    "failed": (
-        "Migration 0042 failed on the staging copy; rolled back",
-        "Escalated review after 3 cycles — flaky worker cancellation",
-        "Load test failed: p95 over budget on /search",
-    ),
-}
-
-
-def _outcome_rows(today: date, rng: random.Random) -> list[dict]:
-    rows = []
-    day = today - timedelta(days=160)
-    phase = 1
-    while day <= today:
-        for _ in range(rng.choice((0, 1, 1, 2))):
-            outcome = rng.choices(("success", "partial", "failed"), (70, 18, 12))[0]
-            if outcome == "success":
-                importance = 1 if rng.random() < 0.2 else 2 + (rng.random() < 0.15)
-            else:
-                importance = {"failed": 5, "partial": 3}[outcome]
-            agent = rng.choice(AGENTS)
-            rows.append(
-                dict(
-                    date=day.isoformat(),
-                    branch=rng.choice(("main", "main", "main", "feature/search")),
-                    phase=str(phase),
-                    plan=f"{phase:02d}-{rng.randint(1, 4):02d}",
-                    agent=agent,
-                    task_type=rng.choice(TASK_TYPES),
-                    outcome=outcome,
-                    importance=importance,
-                    tags=[rng.choice(("search", "tui", "billing", "auth", "ci", "db")), agent.split("-")[0]],
-                    summary=rng.choice(OUTCOME_SUMMARIES[outcome]),
-                )
-            )
-        day += timedelta(days=rng.randint(1, 4))
-        if rng.random() < 0.06:
-            phase += 1
-    return rows
-
-
-def _write_legion(project: Path, legion: Path, today: date, seed: int) -> None:
-    from mneme_tui.legion.markdown.legion_records import OutcomeRecord
-    from mneme_tui.legion.markdown.schemas import ERRORS, OUTCOMES, PATTERNS, PREFERENCES
-
-    rng = random.Random(seed + 1)
-    legion.mkdir(parents=True, exist_ok=True)
-    outcomes = _outcome_rows(today, rng)
-    _write_table(legion, OUTCOMES, [OutcomeRecord(**row) for row in outcomes])
-    _write_table(legion, PATTERNS, _pattern_records(today))
-    _write_table(legion, ERRORS, _error_records(today))
-    _write_table(legion, PREFERENCES, _preference_records(today))
-    last_phase = max(int(row["phase"]) for row in outcomes)
-    planning = project / ".planning"
-    (planning / "STATE.md").write_text(f"# State\n\nCurrent Phase: {last_phase}\n", encoding="utf-8")
-    (planning / "settings.json").write_text(
-        json.dumps({"memory": {"auto_prune": False, "prune_threshold": 50, "prune_age_days": 90}}, indent=2) + "\n",
-        encoding="utf-8",
-    )
-
-
-def _write_table(legion: Path, schema: TableSchema, records: Sequence[Record]) -> None:
-    """One Legion memory file of ``records``, numbered from 1 (``O-001``, ``P-001``…)."""
-    from mneme_tui.legion.markdown.document import parse
-
-    document = parse(schema.template, schema.file_name)
-    for number, record in enumerate(records, start=1):
-        record.id = f"{schema.id_prefix}-{number:03d}"
-        document.append_row(record, schema)
-    (legion / schema.file_name).write_text(document.render(), encoding="utf-8")
-
-
-def _pattern_records(today: date) -> list[PatternRecord]:
-    """The demo's PATTERNS.md rows."""
-    from mneme_tui.legion.markdown.legion_records import PatternRecord
-
-    return [
-        PatternRecord(
-            date=(today - timedelta(days=d)).isoformat(),
-            branch="main",
-            pattern=p,
-            context=c,
-            reuse_criteria=r,
-            source=s,
-            tags=t,
-        )
-        for d, p, c, r, s, t in (
-            (
-                3,
-                "Wave-parallel testing with a dedicated QA agent",
-                "Phase 5 review found 3 issues",
-                "3+ plans in a wave with test-adjacent tasks",
-                "O-012",
-                ["testing", "wave-execution"],
-            ),
-            (
-                20,
-                "Page long lists; never build a 100k-row table",
-                "Memories screen",
-                "lists over 1,000 rows",
-                "O-020",
-                ["tui", "performance"],
-            ),
-            (
-                45,
-                "Temp file + fsync + rename for every markdown write",
-                "Legion sync",
-                "any file rewrite",
-                "review",
-                ["io", "durability"],
-            ),
-            (
-                70,
-                "Fixed clock (MNEME_NOW) in every snapshot test",
-                "flaky SVG snapshots",
-                "time-dependent output",
-                "O-031",
-                ["testing"],
-            ),
-            (
-                130,
-                "Stream invoice rows instead of building the PDF in memory",
-                "billing export",
-                "exports > 10 MB",
-                "O-007",
-                ["billing", "performance"],
-            ),
-        )
-    ]
-
-
-def _error_records(today: date) -> list[ErrorRecord]:
-    """The demo's ERRORS.md rows."""
-    from mneme_tui.legion.markdown.legion_records import ErrorRecord
-
-    return [
-        ErrorRecord(
-            date=(today - timedelta(days=d)).isoformat(),
-            branch="main",
-            error_signature=e,
-            fix=f,
-            agent=a,
-            resolved=r,
-            tags=t,
-        )
-        for d, e, f, a, r, t in (
-            (
-                2,
-                "`MarkupError: closing tag '[/bold]' does not match any open tag`",
-                "Pass rich Text, not str",
-                "engineering-senior-developer",
-                True,
-                ["textual", "markup"],
-            ),
-            (
-                12,
-                "`sqlite3.OperationalError: database is locked`",
-                "WAL mode + busy_timeout 10s",
-                "engineering-backend-architect",
-                True,
-                ["sqlite"],
-            ),
-            (
-                40,
-                "`TypeError: can't compare offset-naive and offset-aware datetimes`",
-                "Normalise to naive UTC at the boundary",
-                "autonomous",
-                True,
-                ["datetime"],
-            ),
-            (
-                95,
-                "`alembic.util.exc.CommandError: Can't locate revision`",
-                "Re-stamp head after the squash",
-                "engineering-rapid-prototyper",
-                False,
-                ["migrations"],
-            ),
-        )
-    ]
-
-
-def _preference_records(today: date) -> list[PreferenceRecord]:
-    """The demo's PREFERENCES.md rows."""
-    from mneme_tui.legion.markdown.legion_records import PreferenceRecord
-
-    return [
-        PreferenceRecord(
-            date=(today - timedelta(days=d)).isoformat(),
-            branch="main",
-            decision_point=dp,
-            context=c,
-            proposed=p,
-            user_choice=u,
-            signal=s,
-            agent=a,
-            tags=t,
-        )
-        for d, dp, c, p, u, s, a, t in (
-            (
-                1,
-                "review-verdict",
-                "Phase 7 review cycle 1",
-                "2 blockers in the prune apply",
-                "Accepted — fixed",
-                "positive",
-                "testing-qa-verification-specialist",
-                ["review"],
-            ),
-            (
-                6,
-                "agent-selection",
-                "Plan 07-02",
-                "engineering-rapid-prototyper",
-                "Chose senior developer",
-                "corrective",
-                "engineering-rapid-prototyper",
-                ["agent-selection"],
-            ),
-            (
-                15,
-                "manual-edit",
-                "Plan 06-03 build",
-                "Generated migration",
-                "Rewrote the down migration",
-                "corrective",
-                "engineering-backend-architect",
-                ["db"],
-            ),
-            (
-                33,
-                "review-override",
-                "Phase 5 escalation",
-                "Block the release",
-                "Accepted as-is",
-                "negative",
-                "testing-qa-verification-specialist",
-                ["review"],
-            ),
-            (
-                50,
-                "fix-acceptance",
-                "Plan 04-01",
-                "Retry with backoff",
-                "Accepted",
-                "positive",
-                "engineering-senior-developer",
-                ["queues"],
-            ),
-            (
-                80,
-                "review-verdict",
-                "Phase 3 review",
-                "1 blocker",
-                "Accepted",
-                "positive",
-                "engineering-senior-developer",
-                ["review"],
-            ),
-        )
-    ]
-
-
 WORK_TREE_FILES = {
     "src/store/store.py": "class Store:\n    def save(self, item):\n        return item\n",
     "src/api/handlers.py": "def create_invoice(request):\n    return {}\n\n\ndef list_invoices(request):\n"
@@ -640,7 +347,7 @@ def build_demo_workspace(
     finally:
         store.close()
     _write_work_tree(project, now)
-    _write_legion(project, legion, now.date(), seed)
+    write_legion_files(project, legion, now.date(), seed)
     claude_home = folder / "home"
     write_claude_memory(project, claude_home)
     return DemoWorkspace(

@@ -12,12 +12,7 @@ PACKAGE = Path(mneme_tui.__file__).parent
 MAX_LINES = 60
 
 # a function being split on a branch while others land (issue 19): its "path:name", removed when it lands
-BEING_SPLIT: set[str] = {  # ruff format (applied once) made these a few lines longer
-    "bench/store_bench.py:check_targets",
-    "cli/legion_commands.py:_add_actions",
-    "demo.py:_preference_records",
-    "memory/learning/orientation.py:render_text",
-}
+BEING_SPLIT: set[str] = set()
 
 
 def long_functions() -> dict[str, int]:

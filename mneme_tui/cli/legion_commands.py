@@ -64,23 +64,7 @@ def _add_actions(legion: argparse.ArgumentParser) -> None:
     briefing = declared.add_operation(actions, LEGION_BRIEFING, context=_dir_option)
     briefing.set_defaults(func=cmd_briefing)
 
-    agents = arguments.add_command(actions, "agents", "agent scores and archetype (task type) scores")
-    _dir_option(agents)
-    agents.add_argument(
-        "--task-types",
-        type=_list,
-        default=[],
-        metavar="T,..",
-        help="only these task types (agent scores match Tags, as the skill says; see --match)",
-    )
-    agents.add_argument(
-        "--match",
-        choices=("tags", "either"),
-        default="tags",
-        help="what --task-types matches for agent scores: tags (the skill, §4; default) or either "
-        "tags or the Task Type column (task-type scores always use the Task Type column)",
-    )
-    agents.set_defaults(func=cmd_agents)
+    _add_agents_action(actions)
 
     record = actions.add_parser(
         "record",
@@ -101,6 +85,27 @@ def _add_actions(legion: argparse.ArgumentParser) -> None:
     )
     compact.add_argument("phase_dir", metavar="PHASE_DIR", help="a .planning/phases/NN-name folder")
     compact.set_defaults(func=cmd_compact)
+
+
+def _add_agents_action(actions: argparse._SubParsersAction) -> None:
+    """``legion agents``: agent scores and archetype scores, with the task-type filter and what it matches."""
+    agents = arguments.add_command(actions, "agents", "agent scores and archetype (task type) scores")
+    _dir_option(agents)
+    agents.add_argument(
+        "--task-types",
+        type=_list,
+        default=[],
+        metavar="T,..",
+        help="only these task types (agent scores match Tags, as the skill says; see --match)",
+    )
+    agents.add_argument(
+        "--match",
+        choices=("tags", "either"),
+        default="tags",
+        help="what --task-types matches for agent scores: tags (the skill, §4; default) or either "
+        "tags or the Task Type column (task-type scores always use the Task Type column)",
+    )
+    agents.set_defaults(func=cmd_agents)
 
 
 def _record_parsers(kinds: argparse._SubParsersAction) -> None:

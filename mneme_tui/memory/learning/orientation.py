@@ -281,7 +281,22 @@ def render_text(view: Orientation) -> str:
         out.append("Modified files: " + ", ".join(map(printable, view.modified)))
     else:
         out.append("Unscoped: no modified files given.")
-    out += ["", f"## Learned pitfalls ({len(view.learned_pitfalls)})"]
+    out += _pitfall_lines(view) + _pattern_lines(view) + _candidate_lines(view) + _imported_lines(view)
+    if view.cooled:
+        out += [
+            "",
+            f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
+            f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; "
+            "pass --modified FILE to keep those in scope.)",
+        ]
+    if view.budget is not None:
+        out += ["", view.budget.line("entry", "entries")]
+    return "\n".join(out) + "\n"
+
+
+def _pitfall_lines(view: Orientation) -> list[str]:
+    """The text's "Learned pitfalls" section: each with its gate, tasks, age and scope, its text indented."""
+    out = ["", f"## Learned pitfalls ({len(view.learned_pitfalls)})"]
     if not view.learned_pitfalls:
         out.append(_none(view, "learned_pitfalls"))
     for number, item in enumerate(view.learned_pitfalls, start=1):
@@ -292,8 +307,12 @@ def render_text(view: Orientation) -> str:
         out.append(f"{number}. #{item.memory.id} {printable(item.memory.topic)} ({'; '.join(facts)})")
         out.append(_indented(item.memory.from_line()))
         out.append(_indented(item.memory.content))
-    out += _omitted(view, "learned_pitfalls", "pitfall")
-    out += ["", f"## Verified patterns ({len(view.verified_patterns)})"]
+    return out + _omitted(view, "learned_pitfalls", "pitfall")
+
+
+def _pattern_lines(view: Orientation) -> list[str]:
+    """The text's "Verified patterns" section: each with its task, age and scope, its text indented."""
+    out = ["", f"## Verified patterns ({len(view.verified_patterns)})"]
     if not view.verified_patterns:
         out.append(_none(view, "verified_patterns"))
     for number, pattern in enumerate(view.verified_patterns, start=1):
@@ -305,8 +324,12 @@ def render_text(view: Orientation) -> str:
         out.append(f"{number}. #{memory.id} {printable(memory.topic)} ({'; '.join(facts)})")
         out.append(_indented(memory.from_line()))
         out.append(_indented(memory.content))
-    out += _omitted(view, "verified_patterns", "pattern")
-    out += ["", f"## Graduation candidates ({len(view.graduation_candidates)})"]
+    return out + _omitted(view, "verified_patterns", "pattern")
+
+
+def _candidate_lines(view: Orientation) -> list[str]:
+    """The text's "Graduation candidates" section: each with its reason and the command that retires it."""
+    out = ["", f"## Graduation candidates ({len(view.graduation_candidates)})"]
     if not view.graduation_candidates:
         out.append(_none(view, "graduation_candidates"))
     for number, candidate in enumerate(view.graduation_candidates, start=1):
@@ -314,25 +337,19 @@ def render_text(view: Orientation) -> str:
         topic, reason = printable(candidate.memory.topic), printable(candidate.reason)
         out.append(f"{number}. #{candidate.memory.id} {topic}: {reason}.")
         out.append(f"   Codify it as a policy rule, then run `mneme dismiss {ids}`.")
-    if view.imported:
-        out += ["", f"## Imported from Legion, not task-verified ({len(view.imported)})"]
+    return out
+
+
+def _imported_lines(view: Orientation) -> list[str]:
+    """The text's "Imported from Legion" section (only when there are some), then what was left out of it."""
+    out = ["", f"## Imported from Legion, not task-verified ({len(view.imported)})"] if view.imported else []
     for number, known in enumerate(view.imported, start=1):
         out.append(
             f"{number}. #{known.memory.id} {known.memory.kind} {printable(known.file)} "
             f"{printable(known.record_id)}: {printable(known.memory.first_line)}"
         )
         out.append(_indented(known.memory.from_line()))
-    out += _omitted(view, "imported", "imported record")
-    if view.cooled:
-        out += [
-            "",
-            f"({len(view.cooled)} one-off pitfall{'s' if len(view.cooled) != 1 else ''} older than 14 days "
-            f"cooled out: {', '.join(f'#{i}' for i in view.cooled)}; "
-            "pass --modified FILE to keep those in scope.)",
-        ]
-    if view.budget is not None:
-        out += ["", view.budget.line("entry", "entries")]
-    return "\n".join(out) + "\n"
+    return out + _omitted(view, "imported", "imported record")
 
 
 def _none(view: Orientation, key: str) -> str:
