@@ -359,8 +359,7 @@ def test_snapshot_round_trip_keeps_the_term_features(tmp_path: Path, monkeypatch
 
 
 def test_spec_profile_equals_the_naive_per_row_implementation(store: Store) -> None:
-    from mneme_tui.bench.naive_rank import NaiveRow, naive_rank
-    from mneme_tui.memory.vectors import from_blob, tokenize
+    from mneme_tui.bench.naive_rank import naive_rank, naive_rows_of
 
     rng = random.Random(11)
     words = "cache redis ttl eviction lock thread worker pool queue retry backoff deploy".split()
@@ -375,22 +374,7 @@ def test_spec_profile_equals_the_naive_per_row_implementation(store: Store) -> N
             access=rng.randint(0, 14),
         )
     store.dismiss([5, 17])
-    cursor = store.db.execute_sql(
-        "SELECT id, repo_id, kind, status, embedding, created_at, access_count, content FROM memories"
-    )
-    rows = [
-        NaiveRow(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            from_blob(r[4]).tolist(),
-            frozenset(tokenize(r[7])),
-            float(days_since_epoch([r[5]])[0]),
-            r[6],
-        )
-        for r in cursor.fetchall()
-    ]
+    rows = naive_rows_of(store.db)
     now_days = float(days_since_epoch([NOW.isoformat(sep=" ")])[0])
     for query, options in [
         ("redis cache eviction", {}),

@@ -8,10 +8,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import peewee
+
 from mneme_tui.config import GLOBAL_REPO
+from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.kinds import DECAY_LAMBDA
+from mneme_tui.memory.persistence.memories import naive_rows
 from mneme_tui.memory.ranking import axiom_slots
-from mneme_tui.memory.vectors import embed_tokens, tokenize
+from mneme_tui.memory.vectors import embed_tokens, from_blob, tokenize
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,23 @@ class NaiveRow:
     tokens: frozenset[str]
     created_days: float
     access_count: int
+
+
+def naive_rows_of(db: peewee.Database) -> list[NaiveRow]:
+    """Every memory of ``db`` as a :class:`NaiveRow` (its vector and words decoded once)."""
+    return [
+        NaiveRow(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            from_blob(r[4]).tolist(),
+            frozenset(tokenize(r[7])),
+            float(days_since_epoch([r[5]])[0]),
+            r[6],
+        )
+        for r in naive_rows(db)
+    ]
 
 
 def naive_rank(

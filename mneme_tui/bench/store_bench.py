@@ -116,24 +116,10 @@ def _bare_topk(matrix: np.ndarray) -> dict[str, float]:
 
 def _naive_per_row(store, now) -> dict[str, float]:
     """p50 of the naive per-row Python ranking over a few queries (the baseline the vectorised path beats)."""
-    from mneme_tui.bench.naive_rank import NaiveRow, naive_rank
+    from mneme_tui.bench.naive_rank import naive_rank, naive_rows_of
     from mneme_tui.memory.index import days_since_epoch
-    from mneme_tui.memory.persistence.memories import naive_rows
-    from mneme_tui.memory.vectors import from_blob, tokenize
 
-    rows = [
-        NaiveRow(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            from_blob(r[4]).tolist(),
-            frozenset(tokenize(r[7])),
-            float(days_since_epoch([r[5]])[0]),
-            r[6],
-        )
-        for r in naive_rows(store.db)
-    ]
+    rows = naive_rows_of(store.db)
     now_days = float(days_since_epoch([now.isoformat(sep=" ")])[0])
     repos = list(REPOS)
     naive = [
