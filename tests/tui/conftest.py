@@ -16,6 +16,7 @@ from mneme_tui.demo import DemoWorkspace, build_demo_workspace, write_claude_mem
 from mneme_tui.memory.store import Store
 from mneme_tui.tui.app import MnemeApp
 from mneme_tui.tui.context import AppContext
+from mneme_tui.tui.screenshots import settle
 
 FIXED_NOW = "2026-03-01T12:00:00"
 NOW = datetime(2026, 3, 1, 12, 0, 0)
@@ -149,3 +150,13 @@ def plain(widget) -> str:
     with console.capture() as capture:
         console.print(content)
     return capture.get()
+
+
+async def wait_until(pilot, condition, timeout: float = 30.0) -> None:
+    """Pause until ``condition()`` holds (the app's poll saw another process's change), at most ``timeout``
+    seconds (a loaded machine polls late), then settle; the caller asserts what it waited for."""
+    for _ in range(int(timeout / 0.1)):
+        await pilot.pause(0.1)
+        if condition():
+            break
+    await settle(pilot)

@@ -18,7 +18,7 @@ from mneme_tui.tui.screens.memories import MemoriesScreen
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
-from .conftest import SIZE, plain
+from .conftest import SIZE, plain, wait_until
 
 
 async def test_help_lists_every_key(demo_app):
@@ -149,11 +149,9 @@ async def test_writes_by_another_process_refresh_the_list_and_keep_the_cursor(ma
             other.dismiss([1])
         finally:
             other.close()
-        for _ in range(300):  # up to 30 s on a loaded machine; ends as soon as the poll has seen the change
-            await pilot.pause(0.1)
-            if table.row_count and "written elsewhere" in table.get_row(table.row_keys[0])[-1].plain:
-                break
-        await settle(pilot)
+        await wait_until(
+            pilot, lambda: table.row_count and "written elsewhere" in table.get_row(table.row_keys[0])[-1].plain
+        )
         assert "written elsewhere" in table.get_row(table.row_keys[0])[-1].plain
         assert "1" not in table.row_keys
         assert table.cursor_key == key

@@ -12,7 +12,7 @@ from mneme_tui.tui.screens.briefing import BriefingScreen
 from mneme_tui.tui.screens.prune import PruneScreen
 from mneme_tui.tui.screenshots import press, prune_confirm_scene, settle
 
-from .conftest import SIZE, plain
+from .conftest import SIZE, plain, wait_until
 
 
 def _rows(path: Path) -> int:
@@ -139,11 +139,7 @@ async def test_legion_file_changes_refresh_the_screen(make_app, demo, mode):
             task_type="backend",
             branch="main",
         )
-        for _ in range(300):  # up to 30 s on a loaded machine; ends as soon as the poll has seen the change
-            await pilot.pause(0.1)
-            if screen.data is not first:
-                break
-        await settle(pilot)
+        await wait_until(pilot, lambda: screen.data is not first)
         assert screen.data is not first
 
 

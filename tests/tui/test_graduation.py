@@ -19,7 +19,7 @@ from mneme_tui.tui.screens.memory_screen import MemoryScreen
 from mneme_tui.tui.screenshots import settle
 from mneme_tui.tui.widgets.paged_table import PagedTable
 
-from .conftest import NOW, SIZE, plain
+from .conftest import NOW, SIZE, plain, wait_until
 
 MARKUP_GATE = "[bold]Gate[/bold] [@click=app.quit]"
 MARKUP_CONTENT = "Refactored app.py [Store.save, _flush] then [/bold] and [@click=app.quit]quit[/] \x1b[31mred"
@@ -328,11 +328,7 @@ async def test_writes_elsewhere_refresh_the_list_and_keep_the_cursor(make_app):
                 _pitfall(other, "Unchecked SQL", "src/db", task, "String-built SQL in the report query.")
         finally:
             other.close()
-        for _ in range(300):  # up to 30 s on a loaded machine; ends as soon as the poll has seen the change
-            await pilot.pause(0.1)
-            if len(_table(app).row_keys) == 4:
-                break
-        await settle(pilot)
+        await wait_until(pilot, lambda: len(_table(app).row_keys) == 4)
         assert _rows(app)[_table(app).row_keys[0]][1] == "Unchecked SQL"
         assert _table(app).cursor_key == key
 
@@ -349,11 +345,7 @@ async def test_first_candidate_appearing_elsewhere_replaces_the_empty_line(make_
                 _pitfall(other, "Unchecked SQL", "src/db", task, "String-built SQL in the report query.")
         finally:
             other.close()
-        for _ in range(300):  # up to 30 s on a loaded machine; ends as soon as the poll has seen the change
-            await pilot.pause(0.1)
-            if _table(app).row_keys:
-                break
-        await settle(pilot)
+        await wait_until(pilot, lambda: _table(app).row_keys)
         assert not screen.query_one("#graduation-empty").display and screen.query_one("#graduation-body").display
         assert app.focused is _table(app)
         await pilot.press("c")
