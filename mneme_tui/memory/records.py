@@ -63,6 +63,11 @@ class Provenance:
 UNKNOWN_PROVENANCE = Provenance(UNKNOWN)
 
 
+def is_verified(kind: str, source: str) -> bool:
+    """True for a statutory kind minted by a verified task sync (spec 3.1)."""
+    return kind in STATUTORY_KINDS and source == TASK_SYNC
+
+
 @dataclass(frozen=True, slots=True)
 class Memory:
     """One row of ``memories`` (spec §3), without the embedding."""
@@ -83,7 +88,7 @@ class Memory:
     def verified(self) -> bool:
         """A statutory kind minted by a verified task sync (spec 3.1): the only knowledge that counts as
         verified (imported Legion rows and memories of unknown origin do not)."""
-        return self.kind in STATUTORY_KINDS and self.provenance.source == TASK_SYNC
+        return is_verified(self.kind, self.provenance.source)
 
     def from_line(self) -> str:
         """``From: Legion import · PATTERNS.md P-003 (not task-verified)`` / ``From: task sync · INT-734
@@ -121,6 +126,22 @@ class Memory:
             if line.strip():
                 return line.strip()
         return ""
+
+
+@dataclass(slots=True)
+class MemoryHead:
+    """An active memory without its text: what a handshake ranks and groups by (``Store.active_heads``).
+    ``verified`` is ``Memory.verified`` of the same row. Not frozen (a handshake builds tens of thousands, and
+    a frozen dataclass takes twice as long to build); nothing changes one after the read."""
+
+    id: int
+    repo_id: str
+    kind: str
+    topic: str
+    task_id: str
+    created_at: datetime
+    access_count: int
+    verified: bool
 
 
 def supersession_json(old_id: int | None, memory: Memory) -> dict[str, Any]:

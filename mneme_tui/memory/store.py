@@ -23,7 +23,7 @@ from mneme_tui.memory.persistence import store_copy
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
 from mneme_tui.memory.persistence.schema import LEGION_RECORD_COLUMNS
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
-from mneme_tui.memory.records import AuditEntry, Memory, MemoryDetail, ScoredMemory
+from mneme_tui.memory.records import AuditEntry, Memory, MemoryDetail, MemoryHead, ScoredMemory
 from mneme_tui.memory.store_writes import StoreWrites
 from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID
 
@@ -73,11 +73,12 @@ class Store(StoreWrites):
         found = self.get_many(ids)
         return [found[memory_id] for memory_id in ids if memory_id in found]
 
-    def active_of_kinds(self, repo_id: str, kinds: Sequence[str]) -> builtins.list[Memory]:
-        """Every active memory of ``repo_id`` and ``global`` whose kind is one of ``kinds``, by id (one
-        indexed query: what a handshake reads)."""
+    def active_heads(self, repo_id: str | None, kinds: Sequence[str]) -> dict[str, builtins.list[MemoryHead]]:
+        """Kind → every active memory of ``repo_id`` and ``global`` (None: of every repository) of that kind,
+        without its text, by id (kinds with none are absent): what a handshake ranks, from one covering index."""
+        repos = None if repo_id is None else sorted({repo_id, config.GLOBAL_REPO})
         with self.sqlite_errors():
-            return self.memories.active_of_kinds(sorted({repo_id, config.GLOBAL_REPO}), list(kinds))
+            return self.memories.active_heads(repos, list(kinds))
 
     def count(
         self, *, status: str = "all", repo_id: str | None = None, kind: str | None = None, include_global: bool = False

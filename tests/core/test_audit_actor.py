@@ -18,6 +18,7 @@ from mneme_tui.errors import ERR_CONFIG, MnemeError
 from mneme_tui.legion.markdown.schemas import ERRORS
 from mneme_tui.legion.mirror.sync import sync
 from mneme_tui.legion.skill.api import LegionMemory
+from mneme_tui.memory.persistence.migrations import SCHEMA_VERSION
 from mneme_tui.memory.records import MCP
 from mneme_tui.memory.store import Store
 
@@ -178,7 +179,7 @@ def test_a_postgresql_schema_4_store_upgrades_to_actors_and_stops_notifying(pg_d
             INSERT INTO memory_provenance(memory_id, source) VALUES (1, 'save');
         """)
     store = Store(pg_database.url)
-    assert store.info()["schema_version"] == 6  # through schema 5 (actors) to 6 (curation)
+    assert store.info()["schema_version"] == SCHEMA_VERSION  # through schema 5 (actors), 6 (curation) and on
     detail = store.detail(1)
     assert detail.created_by == "" and [entry.actor for entry in detail.history] == [""]
     with connection, connection.cursor() as cursor:

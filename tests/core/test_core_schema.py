@@ -1,4 +1,5 @@
-"""The SQLite file: the ``memories`` table is exactly the spec's DDL (§3), WAL, schema version, 0600."""
+"""The SQLite file: the ``memories`` table is exactly the spec's DDL (§3) plus the handshake's covering index, WAL,
+schema version, 0600."""
 
 from __future__ import annotations
 
@@ -95,7 +96,29 @@ def test_memories_indexes_equal_spec_ddl(spec_db, store_db):
         "idx_memories_repo_kind_status",
     }
     assert expected["idx_memories_repo_kind_status"][2] == ("repo_id", "kind", "status")
-    assert _indexes(store_db) == expected
+    found = _indexes(store_db)
+    assert {name: found[name] for name in expected} == expected
+
+
+def test_the_one_index_beyond_the_spec_covers_the_handshake(store_db):
+    """The spec's indexes, plus the handshake's covering index (schema 7): a row is read from it alone."""
+    extra = {name: columns for name, (_, _, columns) in _indexes(store_db).items() if not name.startswith("sqlite_")}
+    assert extra.keys() - {
+        "idx_memories_topic",
+        "idx_memories_status",
+        "idx_memories_repo",
+        "idx_memories_kind",
+        "idx_memories_repo_kind_status",
+    } == {"idx_memories_orientation"}
+    assert extra["idx_memories_orientation"] == (
+        "repo_id",
+        "kind",
+        "status",
+        "topic",
+        "task_id",
+        "created_at",
+        "access_count",
+    )
 
 
 def test_memories_is_autoincrement_like_the_spec(spec_db, store_db):
@@ -125,7 +148,7 @@ def test_side_tables_live_outside_memories(store_db):
 
 def test_wal_mode_and_schema_version(store_db):
     assert store_db.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
-    assert store_db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert store_db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_file_mode_0600_and_parent_folders_created(tmp_path: Path):

@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from mneme_tui.display import one_line
-from mneme_tui.memory import kinds as K
 from mneme_tui.memory.learning.scope import is_structural, split_topic
-from mneme_tui.memory.records import Memory
+from mneme_tui.memory.records import Memory, MemoryHead
 from mneme_tui.memory.store import Store
 
 MIN_RECURRENCE = 2
@@ -39,7 +39,7 @@ class Occurrences:
     repo_id: str
     gate: str
     scope: str | None
-    memories: tuple[Memory, ...]
+    memories: tuple[MemoryHead, ...]
     tasks: tuple[str, ...]
 
     @property
@@ -51,23 +51,31 @@ class Occurrences:
         return is_structural(self.gate)
 
 
-def group_pitfalls(pitfalls: Iterable[Memory]) -> dict[int, Occurrences]:
-    """Each pitfall's id → its group (recurrence and tasks); only active pitfalls are counted."""
-    buckets: dict[tuple[str, str, str | None], list[Memory]] = defaultdict(list)
+def group_pitfalls(pitfalls: Iterable[MemoryHead]) -> dict[int, Occurrences]:
+    """Each pitfall's id → its group (recurrence and tasks), among the active pitfalls ``pitfalls``. A topic
+    is split once, however many pitfalls share it."""
+    parts: dict[str, tuple[str, str | None]] = {}
+    buckets: dict[tuple[str, str, str | None], list[MemoryHead]] = defaultdict(list)
     for memory in pitfalls:
-        if memory.kind != "pitfall" or memory.status != K.ACTIVE:
+        if memory.kind != "pitfall":
             continue
-        gate, scope = split_topic(memory.topic)
-        buckets[(memory.repo_id, " ".join(gate.casefold().split()), scope)].append(memory)
+        gate, scope = parts.get(memory.topic) or parts.setdefault(memory.topic, _gate_key(memory.topic))
+        buckets[(memory.repo_id, gate, scope)].append(memory)
     groups: dict[int, Occurrences] = {}
     for (repo_id, _, scope), members in buckets.items():
-        members.sort(key=lambda m: (m.created_at, m.id))
+        members.sort(key=attrgetter("created_at", "id"))
         tasks = tuple(dict.fromkeys(m.task_id.strip() or f"memory #{m.id}" for m in members))
         gate = split_topic(members[-1].topic)[0]
         group = Occurrences(repo_id, gate, scope, tuple(members), tasks)
         for member in members:
             groups[member.id] = group
     return groups
+
+
+def _gate_key(topic: str) -> tuple[str, str | None]:
+    """(the gate as groups compare it: case and runs of spaces ignored, the scope) of a pitfall topic."""
+    gate, scope = split_topic(topic)
+    return " ".join(gate.casefold().split()), scope
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,51 +129,62 @@ def graduation_candidates(store: Store, repo: str | None = None) -> list[Graduat
     """Graduation candidates of ``repo`` (with ``global``), or of every repository when ``repo`` is None;
     most recurrent first. Read-only. Only pitfalls a verified task sync minted count (spec 3.1): imported
     Legion errors and pitfalls of unknown origin never feed the gates."""
-    if repo is None:
-        listed = store.list(status=K.ACTIVE, kind="pitfall", limit=None)
-    else:
-        listed = store.active_of_kinds(repo, ("pitfall",))
-    return candidates_among(store, listed)
+    return candidates_among(store, store.active_heads(repo, ("pitfall",)).get("pitfall", []))
 
 
-def candidates_among(store: Store, listed: Iterable[Memory]) -> list[GraduationCandidate]:
+def candidates_among(store: Store, listed: Sequence[MemoryHead]) -> list[GraduationCandidate]:
     """The graduation candidates among the active pitfalls ``listed`` (one repository's, with ``global``)."""
-    pitfalls = [memory for memory in listed if memory.verified]
-    accessors = store.task_ids_by_memory([m.id for m in pitfalls])
-    return candidates_from(pitfalls, {memory_id: tuple(tasks) for memory_id, tasks in accessors.items()})
+    picks = candidate_picks(listed)
+    ids = [pick.memory.id for pick in picks]
+    return candidates_of(picks, store.get_many(ids), store.task_ids_by_memory(ids))
 
 
-def candidates_from(
-    pitfalls: Sequence[Memory], accessors: dict[int, tuple[str, ...]] | None = None
+@dataclass(frozen=True, slots=True)
+class CandidatePick:
+    """A group that graduates, the pitfall that speaks for it, and by which rules."""
+
+    group: Occurrences
+    memory: MemoryHead
+    by_recurrence: bool
+    by_access: bool
+
+
+def candidate_picks(
+    listed: Sequence[MemoryHead], groups: Mapping[int, Occurrences] | None = None
+) -> list[CandidatePick]:
+    """The candidate rules applied to the verified pitfalls among ``listed``: one pick per group that graduates.
+    ``groups`` (``group_pitfalls(listed)``, when the caller has it) is used as it is when every one is verified."""
+    verified = [memory for memory in listed if memory.verified]
+    if groups is None or len(verified) != len(listed):
+        groups = group_pitfalls(verified)
+    picks = []
+    for group in {id(group): group for group in groups.values()}.values():
+        most_read = max(group.memories, key=lambda m: (m.access_count, m.created_at, m.id))
+        by_recurrence = group.recurrence >= MIN_RECURRENCE
+        by_access = not group.structural and most_read.access_count >= MIN_ACCESS
+        if by_recurrence or by_access:
+            picks.append(CandidatePick(group, most_read if by_access else group.memories[-1], by_recurrence, by_access))
+    return picks
+
+
+def candidates_of(
+    picks: Sequence[CandidatePick], memories: Mapping[int, Memory], accessors: Mapping[int, Sequence[str]]
 ) -> list[GraduationCandidate]:
-    """The candidate rules applied to ``pitfalls`` (``accessors``: memory id → tasks that reinforced it)."""
-    accessors = accessors or {}
-    seen: set[int] = set()
-    found = []
-    for group in group_pitfalls(pitfalls).values():
-        if id(group) in seen:
-            continue
-        seen.add(id(group))
-        candidate = _candidate(group, accessors)
-        if candidate is not None:
-            found.append(candidate)
+    """The candidates of ``picks``, most recurrent first (``memories``: id → memory of each pick, a pick whose
+    memory is absent is left out; ``accessors``: memory id → tasks that reinforced it)."""
+    found = [_candidate(pick, memories[pick.memory.id], accessors) for pick in picks if pick.memory.id in memories]
     found.sort(key=lambda c: (-c.recurrence, -c.access_count, -c.memory.created_at.timestamp(), -c.memory.id))
     return found
 
 
-def _candidate(group: Occurrences, accessors: dict[int, tuple[str, ...]]) -> GraduationCandidate | None:
-    most_read = max(group.memories, key=lambda m: (m.access_count, m.created_at, m.id))
-    by_recurrence = group.recurrence >= MIN_RECURRENCE
-    by_access = not group.structural and most_read.access_count >= MIN_ACCESS
-    if not (by_recurrence or by_access):
-        return None
-    memory = most_read if by_access else group.memories[-1]
+def _candidate(pick: CandidatePick, memory: Memory, accessors: Mapping[int, Sequence[str]]) -> GraduationCandidate:
+    group = pick.group
     rules, reasons = [], []
-    if by_recurrence:
+    if pick.by_recurrence:
         rules.append("recurrence")
         tasks = ", ".join(group.tasks)
         reasons.append(f"recurs in {group.recurrence} tasks ({tasks}) within scope {group.scope or 'unknown'}")
-    if by_access:
+    if pick.by_access:
         rules.append("access_count")
         reasons.append(f"policy pitfall reinforced by {memory.access_count} tasks (≥ {MIN_ACCESS})")
     kind = "structural gate" if group.structural else "policy gate"
@@ -181,7 +200,7 @@ def _candidate(group: Occurrences, accessors: dict[int, tuple[str, ...]]) -> Gra
         gate=group.gate,
         structural=group.structural,
         related_ids=tuple(m.id for m in group.memories),
-        accessed_by=accessors.get(memory.id, ()),
+        accessed_by=tuple(accessors.get(memory.id, ())),
     )
 
 

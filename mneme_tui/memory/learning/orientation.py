@@ -16,7 +16,7 @@ graduation candidates and imported Legion knowledge of one repository (spec §4.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -25,9 +25,15 @@ from mneme_tui import config
 from mneme_tui.display import printable
 from mneme_tui.memory import budget
 from mneme_tui.memory.budget import Omission
-from mneme_tui.memory.learning.graduation import GraduationCandidate, Occurrences, candidates_among, group_pitfalls
+from mneme_tui.memory.learning.graduation import (
+    GraduationCandidate,
+    Occurrences,
+    candidate_picks,
+    candidates_of,
+    group_pitfalls,
+)
 from mneme_tui.memory.learning.scope import in_scope, repo_path, split_topic
-from mneme_tui.memory.records import Memory, iso
+from mneme_tui.memory.records import Memory, MemoryHead, iso
 from mneme_tui.memory.store import Store
 
 COOLING_DAYS = 14
@@ -161,34 +167,51 @@ def orientation(
     now: datetime | None = None,
 ) -> Orientation:
     """Orient an agent in ``repo`` (plus ``global``); ``modified`` are repository-relative paths and
-    ``limit`` caps each of the pitfall and pattern lists (what it cuts is counted in ``omitted``)."""
+    ``limit`` caps each of the pitfall and pattern lists (what it cuts is counted in ``omitted``).
+
+    Everything is ranked on the memories' heads (``Store.active_heads``: one covering index read); only the
+    memories shown are read whole."""
     moment = now or config.now()
     files = tuple(dict.fromkeys(repo_path(path) for path in modified))
-    listed = store.active_of_kinds(repo, ("pitfall", "pattern", *IMPORTED_SHOWN))  # one indexed query
-    pitfalls = [memory for memory in listed if memory.kind == "pitfall"]
+    heads = store.active_heads(repo, ("pitfall", "pattern", *IMPORTED_SHOWN))
+    pitfalls = heads.get("pitfall", [])
+    groups = group_pitfalls(pitfalls)
     pinned = store.pinned_ids()
-    shown, cooled, omitted_pitfalls = _learned_pitfalls(pitfalls, files, moment, pinned, limit)
-    omitted = {"learned_pitfalls": omitted_pitfalls}
-    reinforced: list[int] = []
-    if task_id is not None:
-        reinforced = store.reinforce(task_id, [item.memory.id for item in shown])
-        fresh = store.get_many([item.memory.id for item in shown])
-        shown = [replace(item, memory=fresh.get(item.memory.id, item.memory)) for item in shown]
-    patterns = _patterns(listed, files, pinned)
-    omitted["verified_patterns"] = max(0, len(patterns) - limit) if limit is not None else 0
-    patterns = patterns[:limit] if limit is not None else patterns
-    imported = _imported(listed)
+    best, cooled, omitted_pitfalls = _learned_pitfalls(pitfalls, groups, files, moment, pinned, limit)
+    patterns, omitted_patterns = _patterns(heads.get("pattern", []), files, pinned, limit)
+    imported = [head for kind in IMPORTED_SHOWN for head in heads.get(kind, [])]
     cap = IMPORTED_LIMIT if limit is None else min(limit, IMPORTED_LIMIT)
-    omitted["imported"] = max(0, len(imported) - cap)
+    omitted = {
+        "learned_pitfalls": omitted_pitfalls,
+        "verified_patterns": omitted_patterns,
+        "imported": max(0, len(imported) - cap),
+    }
+    imported = heapq.nsmallest(cap, imported, key=lambda head: (-head.created_at.timestamp(), -head.id))
+    picks = candidate_picks(pitfalls, groups)
+    shown_pitfalls = [facts[0].id for facts in best]
+    full = store.get_many(
+        shown_pitfalls
+        + [facts[0].id for facts in patterns]
+        + [head.id for head in imported]
+        + [p.memory.id for p in picks]
+    )
+    reinforced: list[int] = []
+    fresh = full
+    if task_id is not None:  # the pitfalls are shown as reinforced; the candidates as read before
+        reinforced = store.reinforce(task_id, shown_pitfalls)
+        fresh = {**full, **store.get_many(shown_pitfalls)}
+    candidates = candidates_of(picks, full, store.task_ids_by_memory([pick.memory.id for pick in picks]))
     return Orientation(
         repo,
         task_id,
         files,
         moment,
-        tuple(shown),
-        patterns,
-        tuple(candidates_among(store, pitfalls)),
-        imported[:cap],
+        tuple(
+            _oriented(fresh[h.id], group, age, matched, pin) for h, group, age, matched, pin in best if h.id in fresh
+        ),
+        tuple(OrientedPattern(full[h.id], scope, matched, pin) for h, scope, matched, pin in patterns if h.id in full),
+        tuple(candidates),
+        tuple(ImportedKnowledge(full[head.id]) for head in imported if head.id in full),
         tuple(sorted(cooled)),
         tuple(reinforced),
         omitted,
@@ -213,35 +236,46 @@ def within_budget(view: Orientation, tokens: int, render: Callable[[Orientation]
     return cut(fitted.kept, fitted.omission)
 
 
+PitfallFacts = tuple[MemoryHead, Occurrences, float, bool, bool]
+"""A pitfall to show, before it is read whole: its head, group, age in days, in scope, pinned."""
+PatternFacts = tuple[MemoryHead, str | None, bool, bool]
+"""A verified pattern to show, before it is read whole: its head, scope, in scope, pinned."""
+
+
 def _learned_pitfalls(
-    pitfalls: Sequence[Memory], files: tuple[str, ...], moment: datetime, pinned: set[int], limit: int | None
-) -> tuple[list[OrientedPitfall], list[int], int]:
-    """(the pitfalls to show, best first, at most ``limit``; the ids cooled out; how many ``limit`` cut). Scope
-    and gate are judged once per group, and only the pitfalls shown become ``OrientedPitfall``."""
-    groups = group_pitfalls(pitfalls)
-    in_scope_of: dict[int, bool] = {}
-    kept, cooled = [], []
-    for memory in pitfalls:
-        group = groups[memory.id]
-        matched = in_scope_of.get(id(group))
-        if matched is None:
-            matched = in_scope_of[id(group)] = group.scope is not None and any(
-                in_scope(path, group.scope) for path in files
-            )
-        is_pinned = memory.id in pinned
-        age = max(0.0, (moment - memory.created_at).total_seconds() / 86400)
-        if group.recurrence < 2 and age > COOLING_DAYS and not matched and not is_pinned:
-            cooled.append(memory.id)
-        else:  # the sort key is unique (the id), so the memory itself is never compared
-            kept.append(
-                (not is_pinned, not matched, -group.recurrence, -memory.created_at.timestamp(), -memory.id, memory, age)
-            )
-    best = sorted(kept) if limit is None else heapq.nsmallest(limit, kept)
-    shown = [
-        _oriented(memory, groups[memory.id], age, not out_of_scope, not unpinned)
-        for unpinned, out_of_scope, _, _, _, memory, age in best
-    ]
-    return shown, cooled, len(kept) - len(shown)
+    pitfalls: Sequence[MemoryHead],
+    groups: Mapping[int, Occurrences],
+    files: tuple[str, ...],
+    moment: datetime,
+    pinned: set[int],
+    limit: int | None,
+) -> tuple[list[PitfallFacts], list[int], int]:
+    """(the pitfalls to show, best first, at most ``limit``; the ids cooled out; how many ``limit`` cut).
+
+    Best first is pinned first, then in scope, most recurrent, newest. Scope, gate and recurrence are judged
+    once per group, and only a group's newest ``limit`` pitfalls (and its pinned ones) are ranked: its members
+    are oldest first."""
+    ranked: list[tuple[bool, bool, int, datetime, int, MemoryHead, Occurrences]] = []
+    cooled: list[int] = []
+    kept = 0
+    for group in {id(group): group for group in groups.values()}.values():
+        matched = group.scope is not None and any(in_scope(path, group.scope) for path in files)
+        members = list(group.memories)
+        if group.recurrence < 2 and not matched:  # a one-off out of scope cools out once old, unless pinned
+            old = {m.id for m in members if m.id not in pinned and _age_days(moment, m) > COOLING_DAYS}
+            cooled += old
+            members = [m for m in members if m.id not in old]
+        kept += len(members)
+        newest = members if limit is None else members[-limit:]
+        shown = {m.id: m for m in [*newest, *(m for m in members if m.id in pinned)]}  # pinned ids are few
+        ranked += [(m.id in pinned, matched, group.recurrence, m.created_at, m.id, m, group) for m in shown.values()]
+    best = sorted(ranked, reverse=True) if limit is None else heapq.nlargest(limit, ranked)
+    facts = [(m, group, _age_days(moment, m), matched, is_pinned) for is_pinned, matched, _, _, _, m, group in best]
+    return facts, cooled, kept - len(facts)
+
+
+def _age_days(moment: datetime, memory: MemoryHead) -> float:
+    return max(0.0, (moment - memory.created_at).total_seconds() / 86400)
 
 
 def _oriented(memory: Memory, group: Occurrences, age: float, matched: bool, pinned: bool) -> OrientedPitfall:
@@ -250,22 +284,24 @@ def _oriented(memory: Memory, group: Occurrences, age: float, matched: bool, pin
     )
 
 
-def _patterns(listed: Sequence[Memory], files: tuple[str, ...], pinned: set[int]) -> tuple[OrientedPattern, ...]:
+def _patterns(
+    heads: Sequence[MemoryHead], files: tuple[str, ...], pinned: set[int], limit: int | None
+) -> tuple[list[PatternFacts], int]:
+    """(the verified patterns to show, best first, at most ``limit``; how many ``limit`` cut)."""
+    scopes: dict[str, tuple[str | None, bool]] = {}
     found = []
-    for memory in listed:
+    for memory in heads:
         if memory.kind != "pattern" or not memory.verified:  # a pattern of unknown origin is shown nowhere as verified
             continue
-        scope = split_topic(memory.topic)[1] if memory.topic.startswith("pattern:") else None
-        matched = scope is not None and any(in_scope(path, scope) for path in files)
-        found.append(OrientedPattern(memory, scope, matched, memory.id in pinned))
-    found.sort(key=lambda p: (not p.pinned, not p.in_scope, -p.memory.created_at.timestamp(), -p.memory.id))
-    return tuple(found)
-
-
-def _imported(listed: Sequence[Memory]) -> tuple[ImportedKnowledge, ...]:
-    found = [memory for memory in listed if memory.kind in IMPORTED_SHOWN]
-    found.sort(key=lambda m: (-m.created_at.timestamp(), -m.id))
-    return tuple(ImportedKnowledge(memory) for memory in found)
+        if memory.topic not in scopes:
+            scope = split_topic(memory.topic)[1] if memory.topic.startswith("pattern:") else None
+            scopes[memory.topic] = scope, scope is not None and any(in_scope(path, scope) for path in files)
+        scope, matched = scopes[memory.topic]
+        is_pinned = memory.id in pinned
+        found.append((not is_pinned, not matched, -memory.created_at.timestamp(), -memory.id, memory, scope))
+    best = sorted(found) if limit is None else heapq.nsmallest(limit, found)
+    shown = [(memory, scope, not out_of_scope, not unpinned) for unpinned, out_of_scope, _, _, memory, scope in best]
+    return shown, len(found) - len(shown)
 
 
 # ----------------------------------------------------------------------------- the text form

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 import peewee
@@ -13,7 +14,7 @@ from mneme_tui.memory.kinds import ACTIVE
 from mneme_tui.memory.persistence.dialect import IndexBatch, dialect_of
 from mneme_tui.memory.persistence.schema import INSERT_COLUMNS, MEMORY_COLUMNS, Tables
 from mneme_tui.memory.persistence.sql_text import id_chunks, placeholders
-from mneme_tui.memory.records import UNKNOWN_PROVENANCE, Memory, Provenance
+from mneme_tui.memory.records import TASK_SYNC, UNKNOWN_PROVENANCE, Memory, MemoryHead, Provenance, is_verified
 
 INSERT_CHUNK = 5_000
 _SELECT_MEMORY = (
@@ -21,6 +22,8 @@ _SELECT_MEMORY = (
     "FROM memories m LEFT JOIN memory_provenance p ON p.memory_id = m.id"
 )
 """A memory with its provenance, in one query (``memory_from_row`` takes the two extra columns)."""
+_HEAD_COLUMNS = "m.id, m.repo_id, m.kind, m.topic, m.task_id, m.created_at, m.access_count"
+"""A ``MemoryHead``'s columns of ``memories``: all of them are in the index ``idx_memories_orientation``."""
 
 
 def rows_of(query: Any) -> list[tuple[Any, ...]]:
@@ -34,13 +37,6 @@ def memory_from_row(values: Sequence[Any], provenance: Provenance | None = None)
     memory_id, repo_id, kind, topic, content, task_id, created, status, superseded_by, access_count = values[:10]
     if provenance is None:
         provenance = Provenance(values[10], values[11] or "") if len(values) > 10 and values[10] else UNKNOWN_PROVENANCE
-    if isinstance(created, str):
-        try:
-            created = datetime.fromisoformat(created)
-        except ValueError:
-            created = config.parse_timestamp(created, source=f"created_at of memory {memory_id}")
-    if created.tzinfo is not None:  # written by another tool with an offset
-        created = created.astimezone(UTC).replace(tzinfo=None)
     return Memory(
         id=memory_id,
         repo_id=repo_id or "",
@@ -48,12 +44,25 @@ def memory_from_row(values: Sequence[Any], provenance: Provenance | None = None)
         topic=topic,
         content=content,
         task_id=task_id,
-        created_at=created,
+        created_at=utc_created(created, memory_id),
         status=status,
         superseded_by=superseded_by or 0,
         access_count=access_count,
         provenance=provenance,
     )
+
+
+def utc_created(created: str | datetime, memory_id: int) -> datetime:
+    """A row's ``created_at`` (text or datetime) as a naive UTC datetime."""
+    if isinstance(created, str):
+        text = created
+        try:
+            created = datetime.fromisoformat(text)
+        except ValueError:
+            created = config.parse_timestamp(text, source=f"created_at of memory {memory_id}")
+    if created.tzinfo is not None:  # written by another tool with an offset
+        created = created.astimezone(UTC).replace(tzinfo=None)
+    return created
 
 
 LOAD_BATCH = 25_000
@@ -109,15 +118,35 @@ class MemoryTable:
                 found[memory.id] = memory
         return found
 
-    def active_of_kinds(self, repos: Sequence[str], kinds: Sequence[str]) -> list[Memory]:
-        """Every active memory of ``repos`` and ``kinds``, by id: one query on the (repo, kind, status) index,
-        with no ordering or paging pass."""
-        where = (
-            f" WHERE m.status = ? AND m.repo_id IN ({placeholders(len(repos))})"
-            f" AND m.kind IN ({placeholders(len(kinds))}) ORDER BY m.id"
-        )
-        cursor = self.db.execute_sql(_SELECT_MEMORY + where, [ACTIVE, *repos, *kinds])
-        return [memory_from_row(values) for values in cursor.fetchall()]
+    def active_heads(self, repos: Sequence[str] | None, kinds: Sequence[str]) -> dict[str, list[MemoryHead]]:
+        """Kind → every active memory of ``repos`` (None: every repository) and that kind, without its text,
+        by id (a kind with none is absent).
+
+        Read from the covering index ``idx_memories_orientation`` alone, with no ``ORDER BY`` (ordered by id,
+        SQLite would walk the status index over every row instead); the task-synced ids come from the
+        provenance's source index in a second query, so the rows' provenance is never visited one by one."""
+        where = f"m.status = ? AND m.kind IN ({placeholders(len(kinds))})"
+        values: list[Any] = [ACTIVE, *kinds]
+        if repos is not None:
+            where += f" AND m.repo_id IN ({placeholders(len(repos))})"
+            values += repos
+        rows = self.db.execute_sql(f"SELECT {_HEAD_COLUMNS} FROM memories m WHERE {where}", values).fetchall()
+        synced = self.db.execute_sql(
+            "SELECT memory_id FROM memory_provenance WHERE source = ?"
+            f" AND memory_id IN (SELECT m.id FROM memories m WHERE {where})",
+            [TASK_SYNC, *values],
+        ).fetchall()
+        task_synced = {memory_id for (memory_id,) in synced}
+        by_kind: dict[str, list[MemoryHead]] = {}
+        for memory_id, repo_id, kind, topic, task_id, created, accesses in rows:
+            verified = memory_id in task_synced and is_verified(kind, TASK_SYNC)
+            head = MemoryHead(
+                memory_id, repo_id or "", kind, topic, task_id, utc_created(created, memory_id), accesses, verified
+            )
+            by_kind.setdefault(kind, []).append(head)
+        for heads in by_kind.values():
+            heads.sort(key=attrgetter("id"))
+        return by_kind
 
     def statuses(self, ids: Sequence[int]) -> dict[int, str]:
         """Id → status of the given ids that exist."""

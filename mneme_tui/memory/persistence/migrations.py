@@ -73,6 +73,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         schema.CURATION_DDL,
         schema.PG_SCHEMA_6,
     ),
+    _step(
+        7,
+        "the handshake's covering index on memories (repo, kind, status, topic, task, date, access count)",
+        schema.ORIENTATION_INDEX_DDL,
+        schema.ORIENTATION_INDEX_DDL,
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

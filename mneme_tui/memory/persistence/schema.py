@@ -345,6 +345,15 @@ PG_SCHEMA_6 = (
 """PostgreSQL schema 6: the same tables with its types."""
 
 
+ORIENTATION_INDEX_DDL = """
+CREATE INDEX IF NOT EXISTS idx_memories_orientation
+    ON memories(repo_id, kind, status, topic, task_id, created_at, access_count);
+"""
+"""Schema 7, the handshake's covering index: ``mneme handshake`` ranks every active pitfall and pattern of a
+repository by topic, task, date and access count (``MemoryTable.active_heads``); with those columns in the
+index it reads them from the index alone, without a visit to each row (same text in both dialects)."""
+
+
 MEMORY_COLUMNS = tables.MEMORIES.column_names(without=("embedding",))
 """The columns of a ``Memory`` (everything but the embedding), in table order."""
 

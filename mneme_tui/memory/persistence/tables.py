@@ -75,9 +75,11 @@ MEMORIES = Table(
         "idx_memories_repo": ("repo_id",),
         "idx_memories_kind": ("kind",),
         "idx_memories_repo_kind_status": ("repo_id", "kind", "status"),
+        "idx_memories_orientation": ("repo_id", "kind", "status", "topic", "task_id", "created_at", "access_count"),
     },
 )
-"""The spec's ``memories`` table (spec §3), exactly."""
+"""The spec's ``memories`` table (spec §3), exactly, plus one index of ours: ``idx_memories_orientation``, the
+handshake's covering index (schema 7, ``schema.ORIENTATION_INDEX_DDL``)."""
 
 AUDIT = Table(
     "memory_audit",
