@@ -156,7 +156,7 @@ def test_sqlite_reads_the_heads_from_the_covering_index_alone(tmp_path: Path):
     store.db.connection().set_trace_callback(None)
     reads = [s for s in statements if s.lstrip().upper().startswith("SELECT") and "FROM memories m WHERE" in s]
     plans = {s: " ".join(row[-1] for row in store.db.connection().execute("EXPLAIN QUERY PLAN " + s)) for s in reads}
-    heads = [plan for s, plan in plans.items() if s.lstrip().startswith("SELECT m.id, m.repo_id")]
+    heads = [plan for s, plan in plans.items() if s.lstrip().startswith("SELECT m.id, m.topic")]
     assert heads and all(f"USING COVERING INDEX {INDEX}" in plan for plan in heads), plans
     assert not any("SCAN m" in plan or "idx_memories_status" in plan for plan in plans.values()), plans
     store.close()

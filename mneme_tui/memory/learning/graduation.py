@@ -52,23 +52,21 @@ class Occurrences:
 
 
 def group_pitfalls(pitfalls: Iterable[MemoryHead]) -> dict[int, Occurrences]:
-    """Each pitfall's id → its group (recurrence and tasks), among the active pitfalls ``pitfalls``. A topic
-    is split once, however many pitfalls share it."""
+    """Each pitfall's id → its group (recurrence and tasks), among the active pitfalls ``pitfalls``, given in
+    id order (as ``Store.active_heads`` gives them): a group's members are oldest first, and the stable sort by
+    date keeps the id order among equal dates. A topic is split once, however many pitfalls share it."""
     parts: dict[str, tuple[str, str | None]] = {}
     buckets: dict[tuple[str, str, str | None], list[MemoryHead]] = defaultdict(list)
     for memory in pitfalls:
-        if memory.kind != "pitfall":
-            continue
         gate, scope = parts.get(memory.topic) or parts.setdefault(memory.topic, _gate_key(memory.topic))
         buckets[(memory.repo_id, gate, scope)].append(memory)
     groups: dict[int, Occurrences] = {}
     for (repo_id, _, scope), members in buckets.items():
-        members.sort(key=attrgetter("created_at", "id"))
-        tasks = tuple(dict.fromkeys(m.task_id.strip() or f"memory #{m.id}" for m in members))
+        members.sort(key=attrgetter("created_at"))
+        tasks = tuple(dict.fromkeys([m.task_id.strip() or f"memory #{m.id}" for m in members]))
         gate = split_topic(members[-1].topic)[0]
         group = Occurrences(repo_id, gate, scope, tuple(members), tasks)
-        for member in members:
-            groups[member.id] = group
+        groups.update(dict.fromkeys([m.id for m in members], group))
     return groups
 
 

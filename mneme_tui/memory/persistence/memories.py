@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -22,8 +23,10 @@ _SELECT_MEMORY = (
     "FROM memories m LEFT JOIN memory_provenance p ON p.memory_id = m.id"
 )
 """A memory with its provenance, in one query (``memory_from_row`` takes the two extra columns)."""
-_HEAD_COLUMNS = "m.id, m.repo_id, m.kind, m.topic, m.task_id, m.created_at, m.access_count"
-"""A ``MemoryHead``'s columns of ``memories``: all of them are in the index ``idx_memories_orientation``."""
+_HEAD_COLUMNS = "m.id, m.topic, m.task_id, m.created_at, m.access_count"
+_HEAD_KIND = "WHERE m.status = ? AND m.kind = ?"
+"""A ``MemoryHead``'s columns of ``memories`` but its repository and kind, which the query names: all of them
+are in the index ``idx_memories_orientation``."""
 
 
 def rows_of(query: Any) -> list[tuple[Any, ...]]:
@@ -122,31 +125,60 @@ class MemoryTable:
         """Kind → every active memory of ``repos`` (None: every repository) and that kind, without its text,
         by id (a kind with none is absent).
 
-        Read from the covering index ``idx_memories_orientation`` alone, with no ``ORDER BY`` (ordered by id,
-        SQLite would walk the status index over every row instead); the task-synced ids come from the
-        provenance's source index in a second query, so the rows' provenance is never visited one by one."""
+        Read from the covering index ``idx_memories_orientation`` alone, one (repository, kind) at a time and
+        with no ``ORDER BY`` (ordered by id, SQLite would walk the status index over every row instead); the
+        task-synced ids come from the provenance's source index, so no row's provenance is visited by itself."""
+        synced = self._task_synced(repos, [kind for kind in kinds if is_verified(kind, TASK_SYNC)])
+        by_kind: dict[str, list[MemoryHead]] = {}
+        for kind in kinds:
+            heads = [head for repo in repos or (None,) for head in self._heads_of(repo, kind, synced)]
+            if heads:
+                by_kind[kind] = sorted(heads, key=attrgetter("id"))
+        return by_kind
+
+    def _heads_of(self, repo: str | None, kind: str, synced: set[int]) -> list[MemoryHead]:
+        """The active memories of ``repo`` (None: every one) and ``kind`` as heads; ``synced``: the task-synced ids."""
+        rows: Iterable[tuple[tuple[Any, ...], str | None]]
+        if repo is None:
+            found = self.db.execute_sql(
+                f"SELECT {_HEAD_COLUMNS}, m.repo_id FROM memories m {_HEAD_KIND}", (ACTIVE, kind)
+            )
+            rows = ((row[:5], row[5]) for row in found.fetchall())
+        else:
+            found = self.db.execute_sql(
+                f"SELECT {_HEAD_COLUMNS} FROM memories m {_HEAD_KIND} AND m.repo_id = ?", (ACTIVE, kind, repo)
+            )
+            rows = zip(found.fetchall(), repeat(repo))
+        verified = is_verified(kind, TASK_SYNC)
+        return [
+            MemoryHead(
+                memory_id,
+                repo_id or "",
+                kind,
+                topic,
+                task_id,
+                utc_created(created, memory_id),
+                accesses,
+                verified and memory_id in synced,
+            )
+            for (memory_id, topic, task_id, created, accesses), repo_id in rows
+        ]
+
+    def _task_synced(self, repos: Sequence[str] | None, kinds: Sequence[str]) -> set[int]:
+        """The ids of the active memories of ``repos`` (None: every one) and ``kinds`` that a task sync minted."""
+        if not kinds:
+            return set()
         where = f"m.status = ? AND m.kind IN ({placeholders(len(kinds))})"
         values: list[Any] = [ACTIVE, *kinds]
         if repos is not None:
             where += f" AND m.repo_id IN ({placeholders(len(repos))})"
             values += repos
-        rows = self.db.execute_sql(f"SELECT {_HEAD_COLUMNS} FROM memories m WHERE {where}", values).fetchall()
-        synced = self.db.execute_sql(
+        rows = self.db.execute_sql(
             "SELECT memory_id FROM memory_provenance WHERE source = ?"
             f" AND memory_id IN (SELECT m.id FROM memories m WHERE {where})",
             [TASK_SYNC, *values],
         ).fetchall()
-        task_synced = {memory_id for (memory_id,) in synced}
-        by_kind: dict[str, list[MemoryHead]] = {}
-        for memory_id, repo_id, kind, topic, task_id, created, accesses in rows:
-            verified = memory_id in task_synced and is_verified(kind, TASK_SYNC)
-            head = MemoryHead(
-                memory_id, repo_id or "", kind, topic, task_id, utc_created(created, memory_id), accesses, verified
-            )
-            by_kind.setdefault(kind, []).append(head)
-        for heads in by_kind.values():
-            heads.sort(key=attrgetter("id"))
-        return by_kind
+        return {memory_id for (memory_id,) in rows}
 
     def statuses(self, ids: Sequence[int]) -> dict[int, str]:
         """Id → status of the given ids that exist."""
