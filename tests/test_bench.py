@@ -36,10 +36,16 @@ def test_bench_json_is_keyed_by_size_and_consistent(capsys):
         "mcp_in_process",
         "handshake_ms",
         "handshake_vs_floor",
+        "handshake_cpu",
         "scoped_over_repos",
     }
     assert 0 < figures["mcp_in_process"]["p50_ms"] <= figures["mcp_in_process"]["p95_ms"]
     assert figures["handshake_vs_floor"] == round(figures["handshake_ms"] / figures["import_floor_ms"], 2)
+    cpu = figures["handshake_cpu"]
+    assert (
+        set(cpu) == {"wall_ms", "cpu_ms", "floor_cpu_ms", "cpu_vs_floor"} and cpu["wall_ms"] == figures["handshake_ms"]
+    )
+    assert cpu["cpu_ms"] > 0 and cpu["cpu_vs_floor"] == round(cpu["cpu_ms"] / cpu["floor_cpu_ms"], 2)
     spread = figures["scoped_over_repos"]
     assert spread["repos"] == 1_000 and spread["warm_p50_ms"] > 0 and spread["first_p50_ms"] > 0
     review = figures["review"]
@@ -113,6 +119,7 @@ def figures_of(
         "mcp_in_process": {"p50_ms": 1.0, "p95_ms": 2.0},
         "handshake_ms": 250.0,
         "handshake_vs_floor": 2.0,
+        "handshake_cpu": {"wall_ms": 250.0, "cpu_ms": 300.0, "floor_cpu_ms": 150.0, "cpu_vs_floor": 2.0},
         "scoped_over_repos": {"repos": 1_000, "rows_per_repo": 1_000, "first_p50_ms": 3.0, "warm_p50_ms": 1.0},
         "peak_rss_mb": 5000.0,  # the bench process (it holds the generated data): not what the target reads
     }
@@ -130,14 +137,15 @@ def test_targets_are_checked_at_the_sizes_they_name():
         "MCP recall round trip p50 at 100k (ms)",
         "cold `mneme recall` (snapshot up to date) at 1M (s)",
         "peak RSS of a cold `mneme recall` at 1M (MB)",
-        "`mneme handshake -n 10` at 1M (× the import floor)",
+        "`mneme handshake -n 10` at 1M (× the import floor, CPU time)",
         "MCP recall round trip / the same calls in-process, p50 at 1M (×)",
         "cold `mneme recall` 1,000 rows behind the snapshot / up to date at 1M (×)",
         "peak RSS of that cold `mneme recall` 1,000 rows behind at 1M (MB)",
         "first cold `mneme recall` ever (builds the snapshot) at 1M (s)",
     }
     assert all(check["met"] for check in checks.values())
-    assert checks["`mneme handshake -n 10` at 1M (× the import floor)"]["ms"] == 250.0
+    handshake = checks["`mneme handshake -n 10` at 1M (× the import floor, CPU time)"]
+    assert handshake["ms"] == 250.0 and handshake["cpu_ms"] == 300.0 and handshake["value"] == 2.0
     assert checks["cold `mneme recall` (snapshot up to date) at 100k (s)"] == {
         "target": "cold `mneme recall` (snapshot up to date) at 100k (s)",
         "value": 0.1,
@@ -171,7 +179,7 @@ def test_targets_report_a_miss():
         behind_ms=3600.0,
         behind_peak_mb=900.0,
     )
-    slow["handshake_vs_floor"] = 11.0
+    slow["handshake_cpu"] = {**slow["handshake_cpu"], "cpu_vs_floor": 6.5}
     checks = {c["target"]: c for c in check_targets({"100000": slow, "1000000": slow})}
     assert [c["met"] for c in checks.values()] == [False] * 12
     assert checks["naive per-row / vectorised at 100k (×)"]["value"] == 10.0

@@ -175,8 +175,11 @@ def cold_recall(db_path: Path, workdir: str) -> tuple[dict[str, float], dict[str
     return timings, peaks
 
 
-def handshake_cold(db_path: Path, workdir: str) -> float:
-    """Median wall time (ms) of ``mneme handshake -n 10 --json`` (the SessionStart hook) in a new process."""
+def handshake_cold(db_path: Path, workdir: str) -> dict[str, float]:
+    """``mneme handshake -n 10 --json`` (the SessionStart hook) in a new process, ``COLD_RUNS`` times, each run
+    beside one of the import floor: the medians of its wall time (``wall_ms``), of its CPU time, user + system
+    (``cpu_ms``), of the floor's CPU time (``floor_cpu_ms``), and their ratio (``cpu_vs_floor``). On a loaded
+    machine the CPU ratio is the figure: wall time is mostly waiting for a core."""
     command = [
         sys.executable,
         "-m",
@@ -191,8 +194,27 @@ def handshake_cold(db_path: Path, workdir: str) -> float:
         "--json",
     ]
     env = dict(os.environ, MNEME_CACHE_DIR=str(Path(workdir) / "cache"))
-    runs = [run_process("`mneme handshake`", command, env)[0] for _ in range(COLD_RUNS)]
-    return ms(float(np.median(runs)))
+    walls, cpus, floors = [], [], []
+    for _ in range(COLD_RUNS):
+        wall, cpu = _with_cpu(lambda: run_process("`mneme handshake`", command, env)[0])
+        walls.append(wall)
+        cpus.append(cpu)
+        floors.append(_with_cpu(lambda: run_process("the import floor", FLOOR_COMMAND, dict(os.environ)))[1])
+    cpu_ms, floor_ms = ms(float(np.median(cpus))), ms(float(np.median(floors)))
+    return {
+        "wall_ms": ms(float(np.median(walls))),
+        "cpu_ms": cpu_ms,
+        "floor_cpu_ms": floor_ms,
+        "cpu_vs_floor": round(cpu_ms / floor_ms, 2),
+    }
+
+
+def _with_cpu(action: Callable[[], Any]) -> tuple[Any, float]:
+    """``action()``'s result and the CPU time (s, user + system) of the child processes it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = action()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return result, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def mcp_calls() -> list[dict[str, Any]]:

@@ -137,7 +137,8 @@ def _new_processes(db_path: Path, workdir: str) -> dict[str, Any]:
     result["cold_recall_vs_floor"] = {
         label: round(value / result["import_floor_ms"], 2) for label, value in result["cold_recall_ms"].items()
     }
-    result["handshake_ms"] = handshake_cold(db_path, workdir)
+    result["handshake_cpu"] = handshake_cold(db_path, workdir)
+    result["handshake_ms"] = result["handshake_cpu"]["wall_ms"]
     result["handshake_vs_floor"] = round(result["handshake_ms"] / result["import_floor_ms"], 2)
     return result
 
@@ -257,12 +258,12 @@ def _agent_checks(size: int, figures: dict[str, Any]) -> list[dict[str, Any]]:
             target_check("peak RSS of a cold `mneme recall` at 1M (MB)", peak, "<=", TARGETS["peak_rss_mb_at_1m"])
         )
         handshake = target_check(
-            "`mneme handshake -n 10` at 1M (× the import floor)",
-            figures["handshake_vs_floor"],
+            "`mneme handshake -n 10` at 1M (× the import floor, CPU time)",
+            figures["handshake_cpu"]["cpu_vs_floor"],
             "<=",
             TARGETS["handshake_vs_floor_at_1m"],
         )
-        checks.append({**handshake, "ms": figures["handshake_ms"]})
+        checks.append({**handshake, "ms": figures["handshake_ms"], "cpu_ms": figures["handshake_cpu"]["cpu_ms"]})
         checks.append(
             target_check(
                 "MCP recall round trip / the same calls in-process, p50 at 1M (×)",

@@ -90,9 +90,11 @@ def _print_sqlite(size: int, figures: dict[str, Any]) -> None:
         f"  MCP recall round trip (SDK stdio client): p50 {mcp['p50_ms']} ms / p95 {mcp['p95_ms']} ms;"
         f" the same calls in-process p50 {local['p50_ms']} ms / p95 {local['p95_ms']} ms"
     )
+    cpu = figures["handshake_cpu"]
     print(
         f"  `mneme handshake -n 10` (subprocess): {figures['handshake_ms']} ms"
-        f" ({figures['handshake_vs_floor']}× the floor)"
+        f" ({figures['handshake_vs_floor']}× the floor); CPU {cpu['cpu_ms']} ms against the floor's"
+        f" {cpu['floor_cpu_ms']} ms ({cpu['cpu_vs_floor']}×)"
     )
     spread = figures["scoped_over_repos"]
     print(
