@@ -73,12 +73,15 @@ class Store(StoreWrites):
         found = self.get_many(ids)
         return [found[memory_id] for memory_id in ids if memory_id in found]
 
-    def active_heads(self, repo_id: str | None, kinds: Sequence[str]) -> dict[str, builtins.list[MemoryHead]]:
+    def active_heads(
+        self, repo_id: str | None, kinds: Sequence[str], verified_only: Sequence[str] = ()
+    ) -> dict[str, builtins.list[MemoryHead]]:
         """Kind → every active memory of ``repo_id`` and ``global`` (None: of every repository) of that kind,
-        without its text, by id (kinds with none are absent): what a handshake ranks, from one covering index."""
+        without its text, by id (kinds with none are absent; kinds in ``verified_only``: only their verified
+        memories): what a handshake ranks, from one covering index."""
         repos = None if repo_id is None else sorted({repo_id, config.GLOBAL_REPO})
         with self.sqlite_errors():
-            return self.memories.active_heads(repos, list(kinds))
+            return self.memories.active_heads(repos, list(kinds), verified_only)
 
     def count(
         self, *, status: str = "all", repo_id: str | None = None, kind: str | None = None, include_global: bool = False

@@ -91,6 +91,8 @@ def test_heads_are_the_memories_without_their_text(mixed: Store):
         assert head.verified == memory.verified
     every = mixed.active_heads(None, ("pitfall",))["pitfall"]
     assert {h.id for h in every} == {m.id for m in mixed.list(status="active", kind="pitfall", limit=None)}
+    patterns = mixed.active_heads("acme", ("pattern",), verified_only=("pattern",))["pattern"]
+    assert patterns == [h for h in heads["pattern"] if h.verified] and len(patterns) < len(heads["pattern"])
 
 
 def _reference(store: Store, repo: str, files: tuple[str, ...], limit: int | None) -> tuple[list[int], list[int]]:

@@ -51,22 +51,20 @@ class Occurrences:
         return is_structural(self.gate)
 
 
-def group_pitfalls(pitfalls: Iterable[MemoryHead]) -> dict[int, Occurrences]:
-    """Each pitfall's id → its group (recurrence and tasks), among the active pitfalls ``pitfalls``, given in
-    id order (as ``Store.active_heads`` gives them): a group's members are oldest first, and the stable sort by
-    date keeps the id order among equal dates. A topic is split once, however many pitfalls share it."""
+def group_pitfalls(pitfalls: Iterable[MemoryHead]) -> list[Occurrences]:
+    """The groups (recurrence and tasks) of the active pitfalls ``pitfalls``, given in id order (as
+    ``Store.active_heads`` gives them): a group's members are oldest first, and the stable sort by date keeps
+    the id order among equal dates. A topic is split once, however many pitfalls share it."""
     parts: dict[str, tuple[str, str | None]] = {}
     buckets: dict[tuple[str, str, str | None], list[MemoryHead]] = defaultdict(list)
     for memory in pitfalls:
         gate, scope = parts.get(memory.topic) or parts.setdefault(memory.topic, _gate_key(memory.topic))
         buckets[(memory.repo_id, gate, scope)].append(memory)
-    groups: dict[int, Occurrences] = {}
+    groups = []
     for (repo_id, _, scope), members in buckets.items():
         members.sort(key=attrgetter("created_at"))
         tasks = tuple(dict.fromkeys([m.task_id.strip() or f"memory #{m.id}" for m in members]))
-        gate = split_topic(members[-1].topic)[0]
-        group = Occurrences(repo_id, gate, scope, tuple(members), tasks)
-        groups.update(dict.fromkeys([m.id for m in members], group))
+        groups.append(Occurrences(repo_id, split_topic(members[-1].topic)[0], scope, tuple(members), tasks))
     return groups
 
 
@@ -147,16 +145,14 @@ class CandidatePick:
     by_access: bool
 
 
-def candidate_picks(
-    listed: Sequence[MemoryHead], groups: Mapping[int, Occurrences] | None = None
-) -> list[CandidatePick]:
+def candidate_picks(listed: Sequence[MemoryHead], groups: Sequence[Occurrences] | None = None) -> list[CandidatePick]:
     """The candidate rules applied to the verified pitfalls among ``listed``: one pick per group that graduates.
     ``groups`` (``group_pitfalls(listed)``, when the caller has it) is used as it is when every one is verified."""
     verified = [memory for memory in listed if memory.verified]
     if groups is None or len(verified) != len(listed):
         groups = group_pitfalls(verified)
     picks = []
-    for group in {id(group): group for group in groups.values()}.values():
+    for group in groups:
         most_read = max(group.memories, key=lambda m: (m.access_count, m.created_at, m.id))
         by_recurrence = group.recurrence >= MIN_RECURRENCE
         by_access = not group.structural and most_read.access_count >= MIN_ACCESS

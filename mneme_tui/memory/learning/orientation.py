@@ -16,7 +16,7 @@ graduation candidates and imported Legion knowledge of one repository (spec §4.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -173,11 +173,11 @@ def orientation(
     memories shown are read whole."""
     moment = now or config.now()
     files = tuple(dict.fromkeys(repo_path(path) for path in modified))
-    heads = store.active_heads(repo, ("pitfall", "pattern", *IMPORTED_SHOWN))
+    heads = store.active_heads(repo, ("pitfall", "pattern", *IMPORTED_SHOWN), verified_only=("pattern",))
     pitfalls = heads.get("pitfall", [])
     groups = group_pitfalls(pitfalls)
     pinned = store.pinned_ids()
-    best, cooled, omitted_pitfalls = _learned_pitfalls(pitfalls, groups, files, moment, pinned, limit)
+    best, cooled, omitted_pitfalls = _learned_pitfalls(groups, files, moment, pinned, limit)
     patterns, omitted_patterns = _patterns(heads.get("pattern", []), files, pinned, limit)
     imported = [head for kind in IMPORTED_SHOWN for head in heads.get(kind, [])]
     cap = IMPORTED_LIMIT if limit is None else min(limit, IMPORTED_LIMIT)
@@ -243,12 +243,7 @@ PatternFacts = tuple[MemoryHead, str | None, bool, bool]
 
 
 def _learned_pitfalls(
-    pitfalls: Sequence[MemoryHead],
-    groups: Mapping[int, Occurrences],
-    files: tuple[str, ...],
-    moment: datetime,
-    pinned: set[int],
-    limit: int | None,
+    groups: Sequence[Occurrences], files: tuple[str, ...], moment: datetime, pinned: set[int], limit: int | None
 ) -> tuple[list[PitfallFacts], list[int], int]:
     """(the pitfalls to show, best first, at most ``limit``; the ids cooled out; how many ``limit`` cut).
 
@@ -258,7 +253,7 @@ def _learned_pitfalls(
     ranked: list[tuple[bool, bool, int, datetime, int, MemoryHead, Occurrences]] = []
     cooled: list[int] = []
     kept = 0
-    for group in {id(group): group for group in groups.values()}.values():
+    for group in groups:
         matched = group.scope is not None and any(in_scope(path, group.scope) for path in files)
         members = list(group.memories)
         if group.recurrence < 2 and not matched:  # a one-off out of scope cools out once old, unless pinned
@@ -267,7 +262,8 @@ def _learned_pitfalls(
             members = [m for m in members if m.id not in old]
         kept += len(members)
         newest = members if limit is None else members[-limit:]
-        shown = {m.id: m for m in [*newest, *(m for m in members if m.id in pinned)]}  # pinned ids are few
+        held = [m for m in members if m.id in pinned] if pinned else []
+        shown = {m.id: m for m in [*newest, *held]}
         ranked += [(m.id in pinned, matched, group.recurrence, m.created_at, m.id, m, group) for m in shown.values()]
     best = sorted(ranked, reverse=True) if limit is None else heapq.nlargest(limit, ranked)
     facts = [(m, group, _age_days(moment, m), matched, is_pinned) for is_pinned, matched, _, _, _, m, group in best]

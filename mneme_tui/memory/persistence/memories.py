@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import repeat
 from operator import attrgetter
@@ -68,6 +68,18 @@ def utc_created(created: str | datetime, memory_id: int) -> datetime:
     return created
 
 
+def utc_times(values: Sequence[str | datetime], ids: Sequence[int]) -> list[datetime]:
+    """``utc_created`` of each of ``values`` (the ``created_at`` of the memories ``ids``), parsed in one pass
+    when they are all ISO text without an offset, as this store writes them."""
+    try:
+        times = list(map(datetime.fromisoformat, values))  # type: ignore[arg-type]  # a datetime: TypeError
+    except (TypeError, ValueError):
+        return [utc_created(value, memory_id) for value, memory_id in zip(values, ids, strict=True)]
+    if any(moment.tzinfo is not None for moment in times):
+        return [utc_created(moment, memory_id) for moment, memory_id in zip(times, ids, strict=True)]
+    return times
+
+
 LOAD_BATCH = 25_000
 """Rows a cold index load reads and indexes at a time (a million rows as Python objects at once take gigabytes)."""
 
@@ -121,55 +133,46 @@ class MemoryTable:
                 found[memory.id] = memory
         return found
 
-    def active_heads(self, repos: Sequence[str] | None, kinds: Sequence[str]) -> dict[str, list[MemoryHead]]:
+    def active_heads(
+        self, repos: Sequence[str] | None, kinds: Sequence[str], verified_only: Collection[str] = ()
+    ) -> dict[str, list[MemoryHead]]:
         """Kind → every active memory of ``repos`` (None: every repository) and that kind, without its text,
-        by id (a kind with none is absent).
+        by id (a kind with none is absent); a kind in ``verified_only`` gives only its verified memories.
 
         Read from the covering index ``idx_memories_orientation`` alone, one (repository, kind) at a time and
         with no ``ORDER BY`` (ordered by id, SQLite would walk the status index over every row instead); the
         task-synced ids come from the provenance's source index, so no row's provenance is visited by itself."""
-        synced = self._task_synced(repos, [kind for kind in kinds if is_verified(kind, TASK_SYNC)])
         by_kind: dict[str, list[MemoryHead]] = {}
         for kind in kinds:
+            synced = self._task_synced(repos, kind) if is_verified(kind, TASK_SYNC) else set()
+            if kind in verified_only and not synced:
+                continue
             heads = [head for repo in repos or (None,) for head in self._heads_of(repo, kind, synced)]
+            if kind in verified_only:
+                heads = [head for head in heads if head.verified]
             if heads:
                 by_kind[kind] = sorted(heads, key=attrgetter("id"))
         return by_kind
 
     def _heads_of(self, repo: str | None, kind: str, synced: set[int]) -> list[MemoryHead]:
-        """The active memories of ``repo`` (None: every one) and ``kind`` as heads; ``synced``: the task-synced ids."""
-        rows: Iterable[tuple[tuple[Any, ...], str | None]]
+        """The active memories of ``repo`` (None: every one) and ``kind`` as heads; ``synced``: the task-synced
+        ids. Built column by column: a handshake makes tens of thousands."""
         if repo is None:
-            found = self.db.execute_sql(
-                f"SELECT {_HEAD_COLUMNS}, m.repo_id FROM memories m {_HEAD_KIND}", (ACTIVE, kind)
-            )
-            rows = ((row[:5], row[5]) for row in found.fetchall())
+            sql, values = f"SELECT {_HEAD_COLUMNS}, m.repo_id FROM memories m {_HEAD_KIND}", [ACTIVE, kind]
         else:
-            found = self.db.execute_sql(
-                f"SELECT {_HEAD_COLUMNS} FROM memories m {_HEAD_KIND} AND m.repo_id = ?", (ACTIVE, kind, repo)
-            )
-            rows = zip(found.fetchall(), repeat(repo))
-        verified = is_verified(kind, TASK_SYNC)
-        return [
-            MemoryHead(
-                memory_id,
-                repo_id or "",
-                kind,
-                topic,
-                task_id,
-                utc_created(created, memory_id),
-                accesses,
-                verified and memory_id in synced,
-            )
-            for (memory_id, topic, task_id, created, accesses), repo_id in rows
-        ]
+            sql, values = f"SELECT {_HEAD_COLUMNS} FROM memories m {_HEAD_KIND} AND m.repo_id = ?", [ACTIVE, kind, repo]
+        rows = self.db.execute_sql(sql, values).fetchall()
+        if not rows:
+            return []
+        ids, topics, tasks, created, accesses, *repo_column = zip(*rows, strict=True)
+        repo_ids = repeat(repo) if repo is not None else [value or "" for value in repo_column[0]]
+        verified = [memory_id in synced for memory_id in ids] if synced else repeat(False)
+        times = utc_times(created, ids)
+        return list(map(MemoryHead, ids, repo_ids, repeat(kind), topics, tasks, times, accesses, verified))
 
-    def _task_synced(self, repos: Sequence[str] | None, kinds: Sequence[str]) -> set[int]:
-        """The ids of the active memories of ``repos`` (None: every one) and ``kinds`` that a task sync minted."""
-        if not kinds:
-            return set()
-        where = f"m.status = ? AND m.kind IN ({placeholders(len(kinds))})"
-        values: list[Any] = [ACTIVE, *kinds]
+    def _task_synced(self, repos: Sequence[str] | None, kind: str) -> set[int]:
+        """The ids of the active memories of ``repos`` (None: every one) and ``kind`` that a task sync minted."""
+        where, values = "m.status = ? AND m.kind = ?", [ACTIVE, kind]
         if repos is not None:
             where += f" AND m.repo_id IN ({placeholders(len(repos))})"
             values += repos
