@@ -4,6 +4,7 @@ with a ``register(subparsers)`` function; handlers return the exit status."""
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
 
@@ -91,7 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from mneme_tui.tui.launch import launch  # Textual only when the TUI opens
 
             return launch(args)
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        if argv is None:  # this process's own command line: it exits next, and what is left is never garbage
+            gc.freeze()  # so the collection at exit need not walk it (a tenth of `mneme handshake`'s CPU time)
+        return code
     except MnemeError as exc:
         return output.fail(exc)
     except KeyboardInterrupt:
