@@ -1,30 +1,26 @@
 """The handshake ranks memories' heads (``Store.active_heads``) read from one covering index, and reads only
 the memories it shows: the heads say what the memories say, the ranking is the plain sort of every pitfall
-(TC-MEM-12's cooling, pins first), SQLite reads the heads from the index alone, and an existing store gains
-the index by migration, on both backends."""
+(TC-MEM-12's cooling, pins first), on both backends; SQLite reads the heads from the index alone, and an existing
+SQLite store gains the index by migration (PostgreSQL: ``tests/pg/test_pg_handshake.py``)."""
 
 from __future__ import annotations
 
 import random
 import sqlite3
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from handshake_rows import INDEX_COLUMNS, NOW, mixed_items, orientation_index_step
 
 from mneme_tui.memory.learning.graduation import graduation_candidates
 from mneme_tui.memory.learning.orientation import COOLING_DAYS, orientation
 from mneme_tui.memory.learning.scope import in_scope, split_topic
-from mneme_tui.memory.persistence import schema
 from mneme_tui.memory.persistence.migrations import MIGRATIONS, script_at
-from mneme_tui.memory.records import DEMO, LEGION_IMPORT, TASK_SYNC, Memory, Provenance
+from mneme_tui.memory.records import Memory
 from mneme_tui.memory.store import Store
 
-NOW = datetime(2026, 3, 1, 9, 0, 0)
 KINDS = ("pitfall", "pattern", "practice", "error")
 INDEX = "idx_memories_orientation"
-GATES = ("Cognitive Complexity", "cognitive  complexity", "Lint", "Nil Check", "Test Coverage")
-SCOPES = ("src/store", "src/ui", "docs", "")
 
 
 @pytest.fixture(autouse=True)
@@ -32,36 +28,12 @@ def fixed_clock(monkeypatch):
     monkeypatch.setenv("MNEME_NOW", NOW.isoformat())
 
 
-def _item(rng: random.Random, number: int) -> dict:
-    kind = rng.choice(("pitfall",) * 5 + ("pattern", "practice", "error", "decision"))
-    scope = rng.choice(SCOPES)
-    if kind == "pattern":
-        topic = f"pattern:{scope}" if scope else "Patterns in general"
-    else:
-        topic = f"{rng.choice(GATES)} @ {scope}" if scope else rng.choice(GATES)
-    if kind in ("practice", "error"):
-        provenance = Provenance(LEGION_IMPORT, f"PRACTICES.md#P-{number:03d}")
-    else:
-        provenance = Provenance(rng.choice((TASK_SYNC, TASK_SYNC, DEMO)), f"T-{number}")
-    return {
-        "kind": kind,
-        "topic": topic,
-        "content": f"memory {number}\nwith a second line",
-        "repo_id": rng.choice(("acme", "acme", "global", "other")),
-        "task_id": rng.choice(("", " ", "T-1", "T-2 ", "T-3", f"T-{number}")),
-        "created_at": NOW - timedelta(days=rng.randrange(0, 40), seconds=rng.randrange(0, 3) * 3600),
-        "status": rng.choice(("active",) * 6 + ("tombstoned",)),
-        "access_count": rng.choice((0, 0, 1, 3, 5)),
-        "provenance": provenance,
-    }
-
-
 @pytest.fixture
 def mixed(store: Store) -> Store:
     """300 memories of every kind the handshake reads (and one it does not), several repositories, gates
     spelled two ways, tasks with spaces or none, some tombstoned, some pinned."""
     rng = random.Random(24)
-    ids = store.mint_ids(_item(rng, number) for number in range(300))
+    ids = store.mint_ids(mixed_items(rng, 300))
     store.pin(rng.sample(ids, 12))
     return store
 
@@ -150,8 +122,7 @@ def test_patterns_imported_and_candidates_are_read_whole(mixed: Store):
 
 def test_sqlite_reads_the_heads_from_the_covering_index_alone(tmp_path: Path):
     store = Store(tmp_path / "mneme.db")
-    rng = random.Random(7)
-    store.mint_ids(_item(rng, number) for number in range(50))
+    store.mint_ids(mixed_items(random.Random(7), 50))
     statements: list[str] = []
     store.db.connection().set_trace_callback(statements.append)
     orientation(store, "acme", limit=5)
@@ -164,13 +135,8 @@ def test_sqlite_reads_the_heads_from_the_covering_index_alone(tmp_path: Path):
     store.close()
 
 
-def _orientation_step() -> int:
-    """Where the migration that adds the covering index is in the list (its number may change at a merge)."""
-    return next(i for i, m in enumerate(MIGRATIONS) if m.scripts["sqlite"] == schema.ORIENTATION_INDEX_DDL)
-
-
 def test_an_existing_sqlite_store_gains_the_index(tmp_path: Path):
-    step = _orientation_step()
+    step = orientation_index_step()
     path = tmp_path / "old.db"
     connection = sqlite3.connect(path)
     connection.executescript(
@@ -180,35 +146,5 @@ def test_an_existing_sqlite_store_gains_the_index(tmp_path: Path):
     connection.close()
     Store(path).close()
     connection = sqlite3.connect(path)
-    assert [r[2] for r in connection.execute(f"PRAGMA index_info({INDEX})")] == [
-        "repo_id",
-        "kind",
-        "status",
-        "topic",
-        "task_id",
-        "created_at",
-        "access_count",
-    ]
+    assert tuple(r[2] for r in connection.execute(f"PRAGMA index_info({INDEX})")) == INDEX_COLUMNS
     connection.close()
-
-
-@pytest.mark.postgres
-def test_an_existing_postgresql_store_gains_the_index(pg_database):
-    step = _orientation_step()
-    store = Store(pg_database.url)
-    store.db.execute_sql(f"DROP INDEX {INDEX}")
-    store.db.execute_sql(
-        "UPDATE mneme_meta SET value = %s WHERE key = 'schema_version'", (str(MIGRATIONS[step - 1].version),)
-    )
-    store.close()
-    store = Store(pg_database.url)
-    assert store.dialect.table_shape(store.db, "memories").indexes[INDEX] == (
-        "repo_id",
-        "kind",
-        "status",
-        "topic",
-        "task_id",
-        "created_at",
-        "access_count",
-    )
-    store.close()
