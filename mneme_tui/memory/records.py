@@ -132,7 +132,7 @@ class Memory:
 class MemoryHead:
     """An active memory without its text: what a handshake ranks and groups by (``Store.active_heads``).
     ``verified`` is ``Memory.verified`` of the same row. Not frozen (a handshake builds tens of thousands, and
-    a frozen dataclass takes twice as long to build); nothing changes one after the read."""
+    a frozen dataclass takes twice as long to build); nothing changes one after ``Store.active_heads`` returns."""
 
     id: int
     repo_id: str

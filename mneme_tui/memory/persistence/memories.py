@@ -144,19 +144,22 @@ class MemoryTable:
         task-synced ids come from the provenance's source index, so no row's provenance is visited by itself."""
         by_kind: dict[str, list[MemoryHead]] = {}
         for kind in kinds:
-            synced = self._task_synced(repos, kind) if is_verified(kind, TASK_SYNC) else set()
-            if kind in verified_only and not synced:
+            if kind in verified_only and not self._task_synced(repos, kind):
                 continue
-            heads = [head for repo in repos or (None,) for head in self._heads_of(repo, kind, synced)]
+            heads = [head for repo in repos or (None,) for head in self._heads_of(repo, kind)]
+            if is_verified(kind, TASK_SYNC):  # asked after the rows: a mint writes a row and its provenance at once
+                synced = self._task_synced(repos, kind)
+                for head in heads:
+                    head.verified = head.id in synced
             if kind in verified_only:
                 heads = [head for head in heads if head.verified]
             if heads:
                 by_kind[kind] = sorted(heads, key=attrgetter("id"))
         return by_kind
 
-    def _heads_of(self, repo: str | None, kind: str, synced: set[int]) -> list[MemoryHead]:
-        """The active memories of ``repo`` (None: every one) and ``kind`` as heads; ``synced``: the task-synced
-        ids. Built column by column: a handshake makes tens of thousands."""
+    def _heads_of(self, repo: str | None, kind: str) -> list[MemoryHead]:
+        """The active memories of ``repo`` (None: every one) and ``kind`` as heads, not yet ``verified``. Built
+        column by column: a handshake makes tens of thousands."""
         if repo is None:
             sql, values = f"SELECT {_HEAD_COLUMNS}, m.repo_id FROM memories m {_HEAD_KIND}", [ACTIVE, kind]
         else:
@@ -166,9 +169,8 @@ class MemoryTable:
             return []
         ids, topics, tasks, created, accesses, *repo_column = zip(*rows, strict=True)
         repo_ids = repeat(repo) if repo is not None else [value or "" for value in repo_column[0]]
-        verified = [memory_id in synced for memory_id in ids] if synced else repeat(False)
         times = utc_times(created, ids)
-        return list(map(MemoryHead, ids, repo_ids, repeat(kind), topics, tasks, times, accesses, verified))
+        return list(map(MemoryHead, ids, repo_ids, repeat(kind), topics, tasks, times, accesses, repeat(False)))
 
     def _task_synced(self, repos: Sequence[str] | None, kind: str) -> set[int]:
         """The ids of the active memories of ``repos`` (None: every one) and ``kind`` that a task sync minted."""
