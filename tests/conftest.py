@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from isolation import UNSET, isolated_variables
 
 pytest_plugins = ["pg_fixtures"]  # the PostgreSQL server fixtures (tests/pg_fixtures.py)
-
-FIXED_NOW = "2026-11-29T12:00:00"
 
 #: Tests that take seconds by nature (they start processes or servers, drive the app, or build large data):
 #: marked ``slow`` so ``pytest -m "not slow"`` is the quick inner loop. A path prefix covers a folder, a file,
@@ -89,13 +88,9 @@ def fixed_actor():
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """Point HOME, XDG folders and MNEME_* at a fresh temp folder and fix the clock."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
-        monkeypatch.setenv(name, str(home / name.lower()))
-    monkeypatch.setenv("MNEME_NOW", FIXED_NOW)
-    monkeypatch.setenv("MNEME_DB", str(home / "mneme.db"))
-    monkeypatch.setenv("MNEME_CONFIG", str(home / "config.toml"))
-    for name in ("MNEME_REPO", "MNEME_PROFILE", "MNEME_LEGION_DIR"):
+    for name, value in isolated_variables(home).items():
+        monkeypatch.setenv(name, value)
+    for name in UNSET:
         monkeypatch.delenv(name, raising=False)
     yield home
 

@@ -155,39 +155,39 @@ def project(tmp_path: Path, mneme_here) -> Path:
     return tmp_path
 
 
-def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path) -> None:
+def test_every_data_command_keeps_each_record_whole_on_one_line(project: Path, mneme_here) -> None:
+    """Three commands in a real process whose stdout is a pipe (a memory table, the long walkthrough, a Legion
+    table); every other command in this process, its stdout captured, in the same environment."""
     recalled = mneme(project, "recall", "word001")
     assert on_one_line(recalled, "reflection") and on_one_line(recalled, LONG)
-    assert on_one_line(mneme(project, "list"), "active", LONG)
-    assert on_one_line(mneme(project, "show", "1"), LONG)
+    assert on_one_line(mneme_here("list"), "active", LONG)
+    assert on_one_line(mneme_here("show", "1"), LONG)
     assert on_one_line(mneme(project, "handshake"), WALKTHROUGH)
-    assert on_one_line(mneme(project, "task", "candidates"), "recurs in 2 tasks (INT-1, INT-2)")
-    assert on_one_line(mneme(project, "task", "sync", "report2.json", "--dry-run"), "Would sync task INT-2 (repo acme)")
-    assert on_one_line(mneme(project, "db", "info"), "database", str(project / "mneme.db"))
-    assert on_one_line(mneme(project, "eval", str(DATASET)), "profile:bm25", "overall")
-    assert on_one_line(mneme(project, "eval", str(DATASET), "--ablation"), "no stop words")
-    assert on_one_line(
-        mneme(project, "db", "copy", "mneme.db", "copy.db"), "Copied 5 memories from mneme.db to copy.db"
-    )
-    assert on_one_line(mneme(project, "save", f"again {LONG}", "--topic", f"topic {LONG}"), f"topic {LONG}")
-    assert on_one_line(mneme(project, "supersede", "1", f"newer {LONG}"), "memory 1 is now superseded")
-    assert on_one_line(mneme(project, "dismiss", "1"), "1")
-    assert on_one_line(mneme(project, "restore", "1"), "1")
+    assert on_one_line(mneme_here("task", "candidates"), "recurs in 2 tasks (INT-1, INT-2)")
+    assert on_one_line(mneme_here("task", "sync", "report2.json", "--dry-run"), "Would sync task INT-2 (repo acme)")
+    assert on_one_line(mneme_here("db", "info"), "database", str(project / "mneme.db"))
+    assert on_one_line(mneme_here("eval", str(DATASET)), "profile:bm25", "overall")
+    assert on_one_line(mneme_here("eval", str(DATASET), "--ablation"), "no stop words")
+    assert on_one_line(mneme_here("db", "copy", "mneme.db", "copy.db"), "Copied 5 memories from mneme.db to copy.db")
+    assert on_one_line(mneme_here("save", f"again {LONG}", "--topic", f"topic {LONG}"), f"topic {LONG}")
+    assert on_one_line(mneme_here("supersede", "1", f"newer {LONG}"), "memory 1 is now superseded")
+    assert on_one_line(mneme_here("dismiss", "1"), "1")
+    assert on_one_line(mneme_here("restore", "1"), "1")
 
     folder = ["--dir", "memory"]
     briefing = mneme(project, "legion", "briefing", *folder)
     assert on_one_line(briefing, "2026-11-30", AGENT, f"failed {LONG}")
-    assert on_one_line(mneme(project, "legion", "agents", *folder), AGENT, "50%")
-    assert on_one_line(mneme(project, "legion", "prune", *folder), "2026-01-01", f"{AGENT}-old", f"1 {LONG}")
-    assert on_one_line(mneme(project, "legion", "recall", *folder), "2026-11-30", AGENT, f"success {LONG}")
-    assert on_one_line(mneme(project, "legion", "recall", "patterns", *folder), f"pattern {LONG}")
-    assert on_one_line(mneme(project, "legion", "recall", "errors", "KeyError", *folder), f"KeyError {LONG}")
-    assert on_one_line(mneme(project, "legion", "recall", "preferences", *folder), AGENT, f"choice {LONG}")
-    assert on_one_line(mneme(project, "legion", "sync", *folder), "OUTCOMES.md: 4 records")
+    assert on_one_line(mneme_here("legion", "agents", *folder), AGENT, "50%")
+    assert on_one_line(mneme_here("legion", "prune", *folder), "2026-01-01", f"{AGENT}-old", f"1 {LONG}")
+    assert on_one_line(mneme_here("legion", "recall", *folder), "2026-11-30", AGENT, f"success {LONG}")
+    assert on_one_line(mneme_here("legion", "recall", "patterns", *folder), f"pattern {LONG}")
+    assert on_one_line(mneme_here("legion", "recall", "errors", "KeyError", *folder), f"KeyError {LONG}")
+    assert on_one_line(mneme_here("legion", "recall", "preferences", *folder), AGENT, f"choice {LONG}")
+    assert on_one_line(mneme_here("legion", "sync", *folder), "OUTCOMES.md: 4 records")
     assert on_one_line(
-        mneme(project, "legion", "record", "pattern", *folder, "--pattern", LONG, "--branch", "main"), "in PATTERNS.md"
+        mneme_here("legion", "record", "pattern", *folder, "--pattern", LONG, "--branch", "main"), "in PATTERNS.md"
     )
-    assert on_one_line(mneme(project, "legion", "compact", str(project / "03-api")), "03-COMPACTED.md")
+    assert on_one_line(mneme_here("legion", "compact", str(project / "03-api")), "03-COMPACTED.md")
 
 
 def test_no_color_on_a_terminal(project: Path) -> None:

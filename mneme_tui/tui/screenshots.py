@@ -19,18 +19,26 @@ from pathlib import Path
 
 from textual.worker import WorkerCancelled
 
+from mneme_tui.tui.screens.recall import RecallScreen
+
 SCREENSHOT_NOW = datetime(2026, 3, 1, 12, 0, 0)
 SCREENSHOT_ACTOR = "alice@laptop"
 """Who the screenshots' changes are recorded as made by (the machine's own user@host would differ per run)."""
 SIZE = (120, 36)
 
 
-async def settle(pilot, delay: float = 0.0) -> None:
-    """Let debounce timers fire, then wait for every worker and the resulting repaint."""
-    for _ in range(3):
-        await pilot.pause(delay or 0.05)
-        await wait_for_workers(pilot.app)
+async def settle(pilot) -> None:
+    """Pause until the app is quiet: no worker runs, no search waits for its debounce or for the one before it,
+    and the screen has handled its messages and repainted."""
+    app = pilot.app
     await pilot.pause()
+    while app.workers or _search_pending(app):
+        await wait_for_workers(app)
+        await pilot.pause()
+
+
+def _search_pending(app) -> bool:
+    return any(isinstance(screen, RecallScreen) and screen.search_pending for screen in app.screen_stack)
 
 
 async def wait_for_workers(app) -> None:

@@ -3,13 +3,14 @@ tool results and errors, and what the in-process CLI prints on the same database
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from mcp.client.session import ClientSession
@@ -17,6 +18,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
 from mneme_tui.cli import main as cli_main
+
+T = TypeVar("T")
 
 REPO = "acme"
 CLIENT = Implementation(name="mneme-tests", version="1")
@@ -61,13 +64,21 @@ def cli_json(capsys: pytest.CaptureFixture[str], work: Path, *argv: str) -> Any:
     return json.loads(out)
 
 
+def make_workspace(work: Path) -> Path:
+    """``work`` as a working folder outside git with a source file (the database will be ``mneme.db`` in it)."""
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "store.py").write_text("class Store:\n    def save(self):\n        return 1\n")
+    return work
+
+
 @asynccontextmanager
-async def server(work: Path) -> AsyncIterator[ClientSession]:
-    """A live ``python -m mneme_tui mcp`` on the workspace's database, with an initialised session."""
+async def server(work: Path, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+    """A live ``python -m mneme_tui mcp`` on the workspace's database, in ``env`` (default: this test's
+    environment), with an initialised session."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "mneme_tui", "mcp", "--db", str(db(work)), "--legion-dir", str(legion_dir(work))],
-        env=dict(os.environ),
+        env=dict(os.environ) if env is None else env,
         cwd=work,
     )
     with (work / "server.err").open("a") as errlog:
@@ -77,6 +88,31 @@ async def server(work: Path) -> AsyncIterator[ClientSession]:
         ):
             await session.initialize()
             yield session
+
+
+@asynccontextmanager
+async def in_own_task(context: AbstractAsyncContextManager[T]) -> AsyncIterator[T]:
+    """``context`` entered and left by a task of its own: the SDK's client must leave its cancel scopes in the
+    task that entered them, and a session-scoped fixture's setup and teardown run in two different tasks."""
+    entered: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+    leave = asyncio.Event()
+
+    async def hold() -> None:
+        try:
+            async with context as value:
+                entered.set_result(value)
+                await leave.wait()
+        except BaseException as failure:
+            if not entered.done():
+                entered.set_exception(failure)
+            raise
+
+    task = asyncio.create_task(hold())
+    try:
+        yield await entered
+    finally:
+        leave.set()
+        await task
 
 
 async def call(session: ClientSession, tool: str, **arguments: Any) -> Any:

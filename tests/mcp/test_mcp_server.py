@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.client.session import ClientSession
 from mcp_session import REPO, TOOLS, call, cli_error, cli_json, db, error, legion_dir, server
 
 from mneme_tui.cli import main as cli_main
 
 
-async def test_lists_every_tool_with_a_described_schema(workspace: Path) -> None:
-    async with server(workspace) as session:
-        tools = (await session.list_tools()).tools
+@pytest.mark.asyncio(loop_scope="session")  # on the shared empty_server
+async def test_lists_every_tool_with_a_described_schema(empty_server: ClientSession) -> None:
+    tools = (await empty_server.list_tools()).tools
     assert {tool.name for tool in tools} == TOOLS
     for tool in tools:
         assert tool.description and len(tool.description) > 30, tool.name
@@ -136,32 +137,34 @@ async def test_recall_with_a_task_reinforces_once(workspace: Path, capsys: pytes
     assert shown == cli_json(capsys, workspace, "show", str(found[0]["id"]))
 
 
-async def test_errors_are_tool_errors_with_the_cli_code(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    async with server(workspace) as session:
-        assert "ERR_NOT_FOUND: no memory with id 99" in await error(session, "show", memory_id=99)
-        cli_words = "ERR_VALIDATION_FAILED: not a memory id: -1; nothing shown"  # what `mneme show -- -1` says
-        assert cli_words in await error(session, "show", memory_id=-1)
-        assert "not a memory id: 0, -2; nothing dismissed" in await error(session, "dismiss", ids=[0, 5, -2])
-        assert "not a memory id: -7; nothing restored" in await error(session, "restore", ids=[-7])
-        typo = await error(session, "recall", query="x", limt=3)
-        assert "ERR_VALIDATION_FAILED: unknown argument 'limt' (recall takes: query, " in typo and "limit" in typo
-        assert "ERR_NOT_FOUND" in await error(session, "dismiss", ids=[99])
-        statutory = await error(session, "save", content="never call save twice", kind="pitfall")
-        assert "ERR_VALIDATION_FAILED" in statutory and "statutory" in statutory
-        assert "ERR_VALIDATION_FAILED" in await error(session, "save", content="   ")
-        assert "ERR_VALIDATION_FAILED" in await error(session, "recall", query="x", kind="nonsense")
-        assert "ERR_VALIDATION_FAILED" in await error(session, "recall", query="x", profile="nonsense")
-        assert "ERR_VALIDATION_FAILED" in await error(session, "list", status="nonsense")
-        assert (await session.call_tool("recall", {"limit": 0})).is_error  # schema: query required, limit ≥ 1
-        assert "ERR_NOT_FOUND" in await error(session, "restore", ids=[99])
-        assert "ERR_NOT_FOUND" in await error(session, "supersede", memory_id=99, content="x")
-        assert "ERR_VALIDATION_FAILED" in await error(session, "legion_recall", kind="nonsense")
-        assert "ERR_VALIDATION_FAILED" in await error(session, "legion_recall", kind="patterns", agent="a")
-        assert "ERR_VALIDATION_FAILED" in await error(session, "legion_recall", query="KeyError")
-        assert await call(session, "list") == []  # the server is still alive and nothing was written
-    assert "Traceback" not in (workspace / "server.err").read_text()
+@pytest.mark.asyncio(loop_scope="session")  # on the shared empty_server
+async def test_errors_are_tool_errors_with_the_cli_code(
+    empty_server: ClientSession, empty_workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "ERR_NOT_FOUND: no memory with id 99" in await error(empty_server, "show", memory_id=99)
+    cli_words = "ERR_VALIDATION_FAILED: not a memory id: -1; nothing shown"  # what `mneme show -- -1` says
+    assert cli_words in await error(empty_server, "show", memory_id=-1)
+    assert "not a memory id: 0, -2; nothing dismissed" in await error(empty_server, "dismiss", ids=[0, 5, -2])
+    assert "not a memory id: -7; nothing restored" in await error(empty_server, "restore", ids=[-7])
+    typo = await error(empty_server, "recall", query="x", limt=3)
+    assert "ERR_VALIDATION_FAILED: unknown argument 'limt' (recall takes: query, " in typo and "limit" in typo
+    assert "ERR_NOT_FOUND" in await error(empty_server, "dismiss", ids=[99])
+    statutory = await error(empty_server, "save", content="never call save twice", kind="pitfall")
+    assert "ERR_VALIDATION_FAILED" in statutory and "statutory" in statutory
+    assert "ERR_VALIDATION_FAILED" in await error(empty_server, "save", content="   ")
+    assert "ERR_VALIDATION_FAILED" in await error(empty_server, "recall", query="x", kind="nonsense")
+    assert "ERR_VALIDATION_FAILED" in await error(empty_server, "recall", query="x", profile="nonsense")
+    assert "ERR_VALIDATION_FAILED" in await error(empty_server, "list", status="nonsense")
+    assert (await empty_server.call_tool("recall", {"limit": 0})).is_error  # schema: query required, limit ≥ 1
+    assert "ERR_NOT_FOUND" in await error(empty_server, "restore", ids=[99])
+    assert "ERR_NOT_FOUND" in await error(empty_server, "supersede", memory_id=99, content="x")
+    assert "ERR_VALIDATION_FAILED" in await error(empty_server, "legion_recall", kind="nonsense")
+    assert "ERR_VALIDATION_FAILED" in await error(empty_server, "legion_recall", kind="patterns", agent="a")
+    assert "ERR_VALIDATION_FAILED" in await error(empty_server, "legion_recall", query="KeyError")
+    assert await call(empty_server, "list") == []  # the server is still alive and nothing was written
+    assert "Traceback" not in (empty_workspace / "server.err").read_text()
     capsys.readouterr()
-    assert cli_main(["save", "x", "--kind", "pitfall", "--db", str(db(workspace))]) == 1
+    assert cli_main(["save", "x", "--kind", "pitfall", "--db", str(db(empty_workspace))]) == 1
     assert "ERR_VALIDATION_FAILED" in capsys.readouterr().err
 
 
@@ -206,19 +209,19 @@ async def test_errors_carry_the_cli_message(workspace: Path, capsys: pytest.Capt
     assert not legion_dir(workspace).exists()
 
 
+@pytest.mark.asyncio(loop_scope="session")  # on the shared empty_server
 async def test_a_missing_legion_folder_answers_like_the_cli(
-    workspace: Path, capsys: pytest.CaptureFixture[str]
+    empty_server: ClientSession, empty_workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = str(legion_dir(workspace))
-    async with server(workspace) as session:
-        assert await call(session, "legion_briefing") == cli_json(
-            capsys, workspace, "legion", "briefing", "--dir", folder
-        )
-        for kind in ("outcomes", "patterns", "errors", "preferences"):
-            recalled = await call(session, "legion_recall", kind=kind)
-            assert recalled == cli_json(capsys, workspace, "legion", "recall", kind, "--dir", folder), kind
-            assert recalled["records"] == [] and recalled["total_records"] == 0
-    assert not legion_dir(workspace).exists()  # a read creates nothing
+    folder = str(legion_dir(empty_workspace))
+    assert await call(empty_server, "legion_briefing") == cli_json(
+        capsys, empty_workspace, "legion", "briefing", "--dir", folder
+    )
+    for kind in ("outcomes", "patterns", "errors", "preferences"):
+        recalled = await call(empty_server, "legion_recall", kind=kind)
+        assert recalled == cli_json(capsys, empty_workspace, "legion", "recall", kind, "--dir", folder), kind
+        assert recalled["records"] == [] and recalled["total_records"] == 0
+    assert not legion_dir(empty_workspace).exists()  # a read creates nothing
 
 
 async def test_sees_writes_by_other_processes(workspace: Path) -> None:

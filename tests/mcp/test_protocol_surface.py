@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 from mcp_session import cli_error, cli_json, error, server
 
@@ -26,9 +27,9 @@ DESTRUCTIVE = {
 }
 
 
-async def test_every_tool_has_a_title_annotations_and_plain_descriptions(workspace: Path) -> None:
-    async with server(workspace) as session:
-        tools = (await session.list_tools()).tools
+@pytest.mark.asyncio(loop_scope="session")  # on the shared empty_server
+async def test_every_tool_has_a_title_annotations_and_plain_descriptions(empty_server: ClientSession) -> None:
+    tools = (await empty_server.list_tools()).tools
     for tool in tools:
         hints = tool.annotations
         assert tool.title and hints is not None, tool.name
@@ -90,26 +91,28 @@ SCHEMA_FAILURES: list[tuple[str, dict, str]] = [
 ]
 
 
-async def test_schema_failures_are_one_cli_style_line(workspace: Path) -> None:
+@pytest.mark.asyncio(loop_scope="session")  # on the shared empty_server
+async def test_schema_failures_are_one_cli_style_line(empty_server: ClientSession) -> None:
     """Every bad call in SCHEMA_FAILURES, one after another on one server (each is a tool error that leaves the
     server answering the next)."""
-    async with server(workspace) as session:
-        for tool, arguments, expected in SCHEMA_FAILURES:
-            text = await error(session, tool, **arguments)
-            assert text.startswith(f"Error executing tool {tool}: {expected}"), text
-            assert "pydantic" not in text and "http" not in text, text
+    for tool, arguments, expected in SCHEMA_FAILURES:
+        text = await error(empty_server, tool, **arguments)
+        assert text.startswith(f"Error executing tool {tool}: {expected}"), text
+        assert "pydantic" not in text and "http" not in text, text
 
 
-async def test_a_bad_memory_id_says_what_the_cli_says(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    async with server(workspace) as session:
-        for tool, arguments, argv in (
-            ("show", {"memory_id": -1}, ["show", "-1"]),
-            ("show", {"memory_id": 0}, ["show", "0"]),
-            ("dismiss", {"ids": [3, -2]}, ["dismiss", "3", "-2"]),
-            ("supersede", {"memory_id": -1, "content": "x"}, ["supersede", "-1", "x"]),
-        ):
-            expected = cli_error(capsys, workspace, *argv)
-            assert await error(session, tool, **arguments) == f"Error executing tool {tool}: {expected}"
+@pytest.mark.asyncio(loop_scope="session")  # on the shared empty_server
+async def test_a_bad_memory_id_says_what_the_cli_says(
+    empty_server: ClientSession, empty_workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for tool, arguments, argv in (
+        ("show", {"memory_id": -1}, ["show", "-1"]),
+        ("show", {"memory_id": 0}, ["show", "0"]),
+        ("dismiss", {"ids": [3, -2]}, ["dismiss", "3", "-2"]),
+        ("supersede", {"memory_id": -1, "content": "x"}, ["supersede", "-1", "x"]),
+    ):
+        expected = cli_error(capsys, empty_workspace, *argv)
+        assert await error(empty_server, tool, **arguments) == f"Error executing tool {tool}: {expected}"
 
 
 async def test_the_handshake_prompt_and_the_memory_resource(

@@ -18,7 +18,7 @@ from mneme_tui.legion.mirror.record_mapping import (
     record_identity,
     record_json,
 )
-from mneme_tui.legion.skill.api import FileReport, MemoryReport
+from mneme_tui.legion.skill.read_results import FileReport, MemoryReport
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.records import Memory
 

@@ -2,13 +2,13 @@
 
 Reads never create anything and never raise for missing or broken files (results carry
 ``warnings``); writes follow the lock / temp file / fsync / replace / verify protocol of
-:mod:`mneme_tui.legion.markdown.storage`. All results are plain dataclasses with ``to_json()``.
+:mod:`mneme_tui.legion.markdown.storage`. All results are plain dataclasses with ``to_json()``
+(the folder's and the record recalls' in :mod:`mneme_tui.legion.skill.read_results`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 from mneme_tui.config import now
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.legion.markdown.agent_catalog import Catalog, load_catalog
-from mneme_tui.legion.markdown.document import Document, NotImported
+from mneme_tui.legion.markdown.document import Document
 from mneme_tui.legion.markdown.folder_lock import DEFAULT_LOCK_TIMEOUT
 from mneme_tui.legion.markdown.legion_records import (
     ErrorRecord,
@@ -45,6 +45,7 @@ from mneme_tui.legion.skill.claude_memory import claude_memory_excerpt
 from mneme_tui.legion.skill.gitbranch import BranchProvider, current_branch
 from mneme_tui.legion.skill.gitbranch import default_branch as git_default_branch
 from mneme_tui.legion.skill.prune import PrunePlan, PruneResult, apply_prune, finish_interrupted_prune, plan_prune
+from mneme_tui.legion.skill.read_results import FileReport, MemoryReport, RecallResult
 from mneme_tui.legion.skill.record_files import (
     StoreResult,
     append_record,
@@ -58,72 +59,6 @@ from mneme_tui.legion.skill.session_briefing import Briefing, build_briefing
 
 KNOWN_FILES = (OUTCOMES.file_name, PATTERNS.file_name, ERRORS.file_name, PREFERENCES.file_name, ARCHIVE.file_name)
 PITFALLS_FILE = "PITFALLS.md"
-
-
-@dataclass
-class FileReport:
-    """One memory file as read: records, not-imported blocks and warnings."""
-
-    file: str
-    exists: bool
-    parseable: bool
-    records: list[Record] = field(default_factory=list)
-    not_imported: list[NotImported] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def record_count(self) -> int:
-        return len(self.records)
-
-    @property
-    def not_imported_count(self) -> int:
-        return len(self.not_imported)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "exists": self.exists,
-            "parseable": self.parseable,
-            "record_count": self.record_count,
-            "records": [r.to_json() for r in self.records],
-            "not_imported_count": self.not_imported_count,
-            "not_imported": [asdict(n) for n in self.not_imported],
-            "warnings": list(self.warnings),
-        }
-
-
-@dataclass
-class MemoryReport:
-    """Every memory file in the folder, known ones first."""
-
-    memory_dir: str
-    files: list[FileReport] = field(default_factory=list)
-
-    @property
-    def warnings(self) -> list[str]:
-        return [w for f in self.files for w in f.warnings]
-
-    def file(self, name: str) -> FileReport | None:
-        return next((f for f in self.files if f.file == name), None)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"memory_dir": self.memory_dir, "files": [f.to_json() for f in self.files], "warnings": self.warnings}
-
-
-@dataclass
-class RecallResult:
-    """Recalled pattern / error / preference records with the file's warnings."""
-
-    records: list[Record] = field(default_factory=list)
-    total_records: int = 0
-    warnings: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "records": [r.to_json() for r in self.records],
-            "total_records": self.total_records,
-            "warnings": list(self.warnings),
-        }
 
 
 def _clean_tags(tags: Iterable[str]) -> list[str]:

@@ -84,6 +84,11 @@ class RecallScreen(ModeScreen):
         self._pending = False
         self._last_key = 0.0
 
+    @property
+    def search_pending(self) -> bool:
+        """True while a search runs, waits for its debounce, or waits for the one before it to end."""
+        return self._searching or self._pending or self._debounce is not None
+
     # ----------------------------------------------------------------- layout
     def compose_body(self) -> ComposeResult:
         with Vertical(id="recall-top"):
