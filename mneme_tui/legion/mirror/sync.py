@@ -72,6 +72,7 @@ from mneme_tui.legion.markdown.folder_lock import SYNC_LOCK_NAME, memory_lock
 from mneme_tui.legion.markdown.inplace import write_point
 from mneme_tui.legion.markdown.legion_records import Record
 from mneme_tui.legion.mirror import record_mapping as mt
+from mneme_tui.legion.mirror.fresh_records import mint_fresh, new_row
 from mneme_tui.legion.mirror.record_mapping import (
     created_at,
     memory_content,
@@ -88,15 +89,13 @@ from mneme_tui.legion.mirror.write_slices import WriteSlices
 from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory import secrets
-from mneme_tui.memory.mint_rows import PreparedMint
 from mneme_tui.memory.store import Store
 
 ARCHIVED_REASON = "archived in ARCHIVE.md"
 _STATUS_CHUNK = 500
-BATCH_ROWS = 2_000
-"""New records minted and linked per batch, each made in a pause of the write slices (the lock released) and
-then inserted: the memory texts, vectors and rows of one batch are alive at a time, so a 50 MB file syncs in
-bounded memory; making one takes about ``GAP_SECONDS`` (0.1 s), so that pause costs no waiting."""
+BATCH_ROWS = 1_000
+"""New records minted and linked per batch (:mod:`mneme_tui.legion.mirror.fresh_records`): making one takes
+half of ``GAP_SECONDS`` (0.05 s) at low load."""
 SYNC_LOCK_TIMEOUT = 120.0
 """Seconds a sync waits for another sync of the same folder to finish."""
 
@@ -186,13 +185,13 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
     counts: dict[str, defaultdict[str, int]] = {
         name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")
     }
-    _mint_unpaired(slices, project, plan, report, now, counts)
+    mint_fresh(slices, project, _unpaired(plan), report, now, counts, BATCH_ROWS)
     new_rows = []
     for item in plan.incoming:
         if item.link is not None:
             item.memory_id = item.link.id
             item.status = (item.link.status, item.link.superseded_by)
-            new_rows.append(_new_row(item, project, item.link.id, mt.STORE_ORIGIN, item.status, now))
+            new_rows.append(new_row(item, project, item.link.id, mt.STORE_ORIGIN, item.status, now))
     mt.insert_rows(store.db, new_rows)
 
     slices.boundary()
@@ -265,73 +264,6 @@ def _link_exports(
             )
         )
     mt.insert_rows(db, merged_rows)
-
-
-def _mint_unpaired(
-    slices: WriteSlices,
-    project: str,
-    plan: PairingPlan,
-    report: SyncReport,
-    now: str,
-    counts: dict[str, defaultdict[str, int]],
-) -> None:
-    """A new memory for every record nothing pairs with, a batch at a time. A batch's memories (text, secret
-    screen, vectors) and companion rows are made in the pause between two slices, so the write lock is held
-    for the inserts; the memory text, vectors and rows of one batch are alive at a time."""
-    fresh = _unpaired(plan)
-    for start in range(0, len(fresh), BATCH_ROWS):
-        batch = fresh[start : start + BATCH_ROWS]
-        with slices.pause():
-            prepared = _prepared_memories(slices.store, project, batch, report)
-            rows = [_new_row(item, project, 0, mt.FILE_ORIGIN, (K.ACTIVE, 0), now)[1:] for item in batch]
-        minted = slices.store.insert_prepared(prepared)
-        for item, memory_id in zip(batch, minted, strict=True):
-            item.memory_id = memory_id
-            item.counted = "added"
-            counts["added"][item.file] += 1
-        mt.insert_rows(slices.store.db, [(memory_id, *row) for memory_id, row in zip(minted, rows)])
-
-
-def _prepared_memories(store: Store, project: str, batch: list[Incoming], report: SyncReport) -> PreparedMint:
-    """The new memories of ``batch``'s records, validated, screened (their texts as one batch first) and embedded."""
-    memories = [
-        dict(
-            content=memory_content(i.record, report.warnings),
-            kind=memory_kind(i.record),
-            topic=memory_topic(i.record),
-            repo_id=project,
-            task_id=memory_task_id(i.record),
-            created_at=created_at(i.record),
-            provenance=mt.provenance(i.file, i.identity),
-            secrets_policy=secrets.REDACT,
-        )
-        for i in batch
-    ]
-    secrets.prescreen(str(memory[name]) for memory in memories for name in ("content", "topic"))
-    return store.prepare_mint(memories)
-
-
-def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str) -> tuple:
-    """A ``legion_records`` row for ``item`` (columns in ``mt.insert_rows`` order)."""
-    columns, hash_ = item.columns_and_hash()
-    return (
-        memory_id,
-        project,
-        item.family,
-        item.file,
-        item.record.kind,
-        item.identity,
-        item.occurrence,
-        item.record.id,
-        hash_,
-        columns,
-        int(item.archived),
-        origin,
-        mt.LINKED,
-        status[0],
-        status[1],
-        now,
-    )
 
 
 def _unpaired(plan: PairingPlan) -> list[Incoming]:

@@ -40,11 +40,14 @@ class WriteSlices:
         self._stack: ExitStack | None = None
         self._held_since = 0.0
         """When the lock was taken after the last full pause."""
+        self._opened = 0.0
+        self._last = 0.0
+        """How long the last transaction lasted (the next one is expected to last as long)."""
 
     def _open(self) -> None:
         stack = ExitStack()
         stack.enter_context(self.store.write_transaction())
-        self._stack = stack
+        self._stack, self._opened = stack, time.perf_counter()
 
     def _close(
         self,
@@ -57,6 +60,7 @@ class WriteSlices:
             try:
                 stack.__exit__(exc_type, exc, tb)  # commit, or roll back on an exception
             finally:
+                self._last = time.perf_counter() - self._opened
                 self.longest = max(self.longest, self._held())
 
     def _held(self) -> float:
@@ -72,12 +76,13 @@ class WriteSlices:
     @contextmanager
     def pause(self) -> Iterator[None]:
         """The work so far is whole: commit it and run the block, which must not use the database, without the
-        lock. A block shorter than ``GAP_SECONDS`` is stretched to it when the lock has been held long enough."""
+        lock. A block shorter than ``GAP_SECONDS`` is stretched to it when the lock, held as long again as the
+        last transaction, would be held too long."""
         self._close()
         released = time.perf_counter()
         yield
         rest = GAP_SECONDS - (time.perf_counter() - released)
-        if rest > 0 and self._held() < self.max_hold:
+        if rest > 0 and self._held() + self._last < self.max_hold:
             self._open()  # a short release: the lock counts as held all along
             return
         if rest > 0:
