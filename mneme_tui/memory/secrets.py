@@ -7,9 +7,10 @@ and base64 that decodes to readable text (test fixtures). A ``Finding`` says wha
 
 detect-secrets (~120 ms to import) is imported at the first scan, so recall never pays for it.
 
-A bulk import screens its texts with ``prescreen`` first: the quick check (``_prefilter``) runs once over
-the whole batch instead of once per text, and the texts it rules out are remembered as clean (a bounded memo),
-so the ``find_secrets`` of each write answers for them at once. What is screened does not change.
+A bulk import screens its texts with ``prescreen`` first: the quick check (``_prefilter``) runs once over the
+batch's distinct lines instead of once per text, and the texts it rules out are remembered as clean (a bounded
+memo), so the ``find_secrets`` of each write answers for them at once. What is screened does not change. The
+words that let the quick check skip most texts are read from its patterns by ``memory/regex_words.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import bisect
 import functools
 import itertools
 import re
-import re._parser as _regex_parser  # type: ignore[import-not-found]  # (no stub; stdlib since 3.11)
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +28,7 @@ from typing import Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, ERR_SECRET, MnemeError
+from mneme_tui.memory.regex_words import required_words
 
 REFUSE, REDACT = "refuse", "redact"
 POLICIES = (REFUSE, REDACT)
@@ -224,11 +225,18 @@ _clean_lock = threading.Lock()
 
 
 def prescreen(texts: Iterable[str]) -> None:
-    """Rule out, in one pass over all of ``texts``, those that cannot hold a secret (the quick check of
-    ``find_secrets``); ``find_secrets`` then answers for them without a scan. Nothing else changes."""
+    """Rule out, in one pass over all of ``texts``, those that cannot hold a secret; ``find_secrets`` then
+    answers for them without a scan. Nothing else changes.
+
+    A text is ruled out when none of its lines passes the quick check: ``find_secrets`` scans only the lines
+    that do, so it finds nothing in such a text. Each distinct line is checked once (imported records share
+    most of their ``Field: value`` lines)."""
     global _clean_chars
     distinct = list(dict.fromkeys(text for text in texts if text not in _clean))
-    clean = [text for text, flagged in zip(distinct, may_hold_secrets(distinct), strict=True) if not flagged]
+    lines_of = [text.split("\n") for text in distinct]
+    lines = list(dict.fromkeys(itertools.chain.from_iterable(lines_of)))
+    flagged = {line for line, passes in zip(lines, may_hold_secrets(lines), strict=True) if passes}
+    clean = [text for text, text_lines in zip(distinct, lines_of, strict=True) if flagged.isdisjoint(text_lines)]
     with _clean_lock:
         for text in clean:
             _clean[text] = None
@@ -291,42 +299,11 @@ def _gates() -> tuple[tuple[re.Pattern[str], tuple[str, ...], bool], ...]:
     whether they are compared case-folded (an IGNORECASE pattern)."""
     gates: list[tuple[re.Pattern[str], tuple[str, ...], bool]] = []
     for pattern in _prefilter():
-        try:
-            parsed = _regex_parser.parse(pattern.pattern, pattern.flags)
-        except (re.error, RecursionError):  # not expected; the pattern is then searched in every text
-            gates.append((pattern, (), False))
-            continue
-        folded = bool(parsed.state.flags & re.IGNORECASE)
-        needs = _required_words(parsed.data, folded)
+        folded = bool(pattern.flags & re.IGNORECASE)
+        needs = required_words(pattern, _fold)
         words = max(needs, key=lambda alternatives: min(map(len, alternatives)), default=())
         gates.append((pattern, words if min(map(len, words), default=0) >= 2 else (), folded))
     return tuple(gates)
-
-
-def _required_words(data: Any, folded: bool) -> list[tuple[str, ...]]:
-    """What every match of parsed regex ``data`` contains: a list of requirements, each a tuple of words one
-    of which is in the match. Under IGNORECASE the words are of printable ASCII, compared with :func:`_fold`."""
-    needs: list[tuple[str, ...]] = []
-    word = ""
-    for op, value in data:
-        char = chr(value) if op is _regex_parser.LITERAL else ""
-        if char and char != "\n" and (not folded or (char.isascii() and char.isprintable())):
-            word += _fold(char) if folded else char
-            continue
-        if word:
-            needs.append((word,))
-        word = ""
-        if op is _regex_parser.SUBPATTERN and not value[1] and not value[2]:  # a group without its own flags
-            needs += _required_words(value[3], folded)
-        elif op in (_regex_parser.MAX_REPEAT, _regex_parser.MIN_REPEAT) and value[0] >= 1:
-            needs += _required_words(value[2], folded)
-        elif op is _regex_parser.BRANCH:
-            branches = [_required_words(branch, folded) for branch in value[1]]
-            if all(branches):
-                needs.append(tuple(w for b in branches for w in max(b, key=lambda a: min(map(len, a)))))
-    if word:
-        needs.append((word,))
-    return needs
 
 
 def _line_findings(line: str, number: int, offset: int, text: str) -> Iterator[Finding]:
