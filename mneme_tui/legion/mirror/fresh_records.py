@@ -1,16 +1,15 @@
 """The records nothing pairs with become new memories (the bulk of a first sync), a batch at a time.
 
-A batch's memories (text, secret screen, vectors) and companion rows are made by one worker thread while
-the sync's own thread inserts the batch before it: SQLite runs an insert without Python's global lock, so
-the two overlap on a second core. Making a batch reads no database; the sync's thread waits for it in a
-pause of the write slices (the lock released), so the lock is held for the inserts only. The texts, vectors
-and rows of two batches at most are alive at a time, so a 50 MB file syncs in bounded memory.
+A batch's memories (text, secret screen, vectors) and companion rows are made in a pause of the write slices
+(the lock released: making them reads no database), then inserted, so the lock is held for the inserts only.
+The texts, vectors and rows of one batch are alive at a time, so a 50 MB file syncs in bounded memory.
+(Made by a second thread while the batch before is inserted, they took longer: each row an insert writes hands
+Python's global lock back and forth.)
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from mneme_tui.legion.mirror import record_mapping as mt
@@ -42,26 +41,15 @@ def mint_fresh(
     batch_rows: int,
 ) -> None:
     """A new memory and companion row for each of ``fresh``, ``batch_rows`` at a time (module doc)."""
-    batches = [fresh[start : start + batch_rows] for start in range(0, len(fresh), batch_rows)]
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="legion-sync") as maker:
-
-        def make(number: int) -> Future[_Batch] | None:
-            if number >= len(batches):
-                return None
-            return maker.submit(_made, slices.store, project, batches[number], report, now)
-
-        pending = make(0)
-        for number in range(len(batches)):
-            assert pending is not None
-            with slices.pause():
-                batch = pending.result()
-            pending = make(number + 1)  # made while this one is inserted
-            minted = slices.store.insert_prepared(batch.memories)
-            for item, memory_id in zip(batch.items, minted, strict=True):
-                item.memory_id = memory_id
-                item.counted = "added"
-                counts["added"][item.file] += 1
-            mt.insert_rows(slices.store.db, [(memory_id, *row) for memory_id, row in zip(minted, batch.rows)])
+    for start in range(0, len(fresh), batch_rows):
+        with slices.pause():
+            batch = _made(slices.store, project, fresh[start : start + batch_rows], report, now)
+        minted = slices.store.insert_prepared(batch.memories)
+        for item, memory_id in zip(batch.items, minted, strict=True):
+            item.memory_id = memory_id
+            item.counted = "added"
+            counts["added"][item.file] += 1
+        mt.insert_rows(slices.store.db, [(memory_id, *row) for memory_id, row in zip(minted, batch.rows)])
 
 
 def _made(store: Store, project: str, items: list[Incoming], report: SyncReport, now: str) -> _Batch:
