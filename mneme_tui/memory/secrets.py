@@ -251,7 +251,7 @@ def may_hold_secrets(texts: list[str]) -> list[bool]:
     """For each text, whether the quick check of ``find_secrets`` lets it through (False: it holds no secret).
 
     Each pattern is searched only in the texts that may hold a match: those holding one of the words every
-    match of it contains (``_required_words``), looked for once in all the texts joined by newlines; for a
+    match of it contains (``regex_words.required_words``), looked for once in all the texts joined by newlines; for a
     pattern without such words, those its search of the joined texts touched (``_BATCH_BREAKERS``).
     """
     flagged = [False] * len(texts)

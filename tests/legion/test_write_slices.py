@@ -1,4 +1,4 @@
-"""The sync's write slices: the lock is free during a pause, and a short pause does not reset the hold."""
+"""The sync's write slices: the lock is free during a pause that is due, and the block is that pause's time."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_another_writer_saves_during_a_pause_but_not_around_it(
     monkeypatch.setattr(sqlite_dialect, "BUSY_TIMEOUT_MS", 0)  # the other writer does not wait for the lock
     other = Store(tmp_path / "m.db")
     try:
-        with WriteSlices(store) as slices:
+        with WriteSlices(store, max_hold=0.0) as slices:  # every pause is due
             first = _save(store, "written before the pause")
             with pytest.raises(MnemeError):
                 _save(other, "the lock is held")
@@ -68,20 +68,21 @@ def test_another_writer_saves_during_a_pause_but_not_around_it(
         other.close()
 
 
-def test_a_short_pause_counts_as_held(clock: FakeClock, store: Store) -> None:
+def test_a_pause_runs_in_the_lock_until_one_is_due(clock: FakeClock, store: Store) -> None:
     with WriteSlices(store, max_hold=0.5) as slices:
         clock.now += 0.2
-        with slices.pause():
-            clock.now += 0.01  # shorter than the gap, and the lock was held 0.2 s: taken back at once
-        clock.now += 0.2
-        slices.boundary()  # held 0.41 s since the start, short release included: no pause yet
-        assert clock.sleeps == []
+        with slices.pause():  # held 0.2 s, and as long again would be 0.4 s: not due, the block runs in the lock
+            clock.now += 0.05
+        clock.now += 0.05
+        with slices.pause():  # held 0.3 s, 0.1 s since the last pause: not due
+            clock.now += 0.1
         clock.now += 0.1
-        with slices.pause():
-            clock.now += 0.04  # held 0.51 s: the pause is stretched to the gap
+        assert clock.sleeps == []
+        with slices.pause():  # held 0.5 s: due; a block shorter than the gap is stretched to it
+            clock.now += 0.04
         assert clock.sleeps == [round(GAP_SECONDS - 0.04, 6)]
         clock.now += 0.3
-    assert slices.longest == pytest.approx(0.51)
+    assert slices.longest == pytest.approx(0.5)
 
 
 def test_a_pause_as_long_as_the_gap_starts_a_new_slice(clock: FakeClock, store: Store) -> None:

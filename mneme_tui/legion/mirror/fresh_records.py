@@ -1,7 +1,8 @@
 """The records nothing pairs with become new memories (the bulk of a first sync), a batch at a time.
 
-A batch's memories (text, secret screen, vectors) and companion rows are made in a pause of the write slices
-(the lock released: making them reads no database), then inserted, so the lock is held for the inserts only.
+A batch's memories (text, secret screen, vectors) and companion rows are made (reading no database), then
+inserted; when the write slices are due a pause, the batch is made in it, with the lock released, instead of
+a sleep.
 The texts, vectors and rows of one batch are alive at a time, so a 50 MB file syncs in bounded memory.
 (Made by a second thread while the batch before is inserted, they took longer: each row an insert writes hands
 Python's global lock back and forth.)
