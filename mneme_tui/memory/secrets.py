@@ -233,10 +233,9 @@ def prescreen(texts: Iterable[str]) -> None:
     most of their ``Field: value`` lines)."""
     global _clean_chars
     distinct = list(dict.fromkeys(text for text in texts if text not in _clean))
-    lines_of = [text.split("\n") for text in distinct]
-    lines = list(dict.fromkeys(itertools.chain.from_iterable(lines_of)))
+    lines = list(dict.fromkeys("\n".join(distinct).split("\n")))
     flagged = {line for line, passes in zip(lines, may_hold_secrets(lines), strict=True) if passes}
-    clean = [text for text, text_lines in zip(distinct, lines_of, strict=True) if flagged.isdisjoint(text_lines)]
+    clean = [text for text in distinct if flagged.isdisjoint(text.split("\n"))] if flagged else distinct
     with _clean_lock:
         for text in clean:
             _clean[text] = None
@@ -258,8 +257,7 @@ def may_hold_secrets(texts: list[str]) -> list[bool]:
     joined: dict[bool, tuple[str, list[int]]] = {}
     for pattern, words, folded in _gates():
         if folded not in joined:
-            parts = [_fold(text) for text in texts] if folded else texts
-            joined[folded] = ("\n".join(parts), list(itertools.accumulate((len(p) + 1 for p in parts), initial=0)))
+            joined[folded] = _joined(texts, folded)
         haystack, starts = joined[folded]
         if words:
             candidates: Iterable[int] = {i for word in words for i in _holding(haystack, starts, word)}
@@ -270,6 +268,17 @@ def may_hold_secrets(texts: list[str]) -> list[bool]:
         for i in candidates:
             flagged[i] = flagged[i] or bool(pattern.search(texts[i]))
     return flagged
+
+
+def _joined(texts: list[str], folded: bool) -> tuple[str, list[int]]:
+    """``texts`` joined by newlines (each ``_fold``-ed when ``folded``), and where each of them starts."""
+    haystack = "\n".join(texts)
+    if folded and haystack.isascii():
+        haystack = haystack.lower()  # what _fold does to ASCII text, keeping every text's length
+    elif folded:
+        texts = [_fold(text) for text in texts]
+        haystack = "\n".join(texts)
+    return haystack, list(itertools.accumulate(map((1).__add__, map(len, texts)), initial=0))
 
 
 def _touched(starts: list[int], match: re.Match[str]) -> range:
