@@ -103,6 +103,8 @@ def policy_for(redact: bool) -> str:
 
 def strip_private(text: str) -> str:
     """``text`` without its ``<private>…</private>`` spans (an unclosed one runs to the end)."""
+    if "<" not in text:  # (most texts: no lowered copy made)
+        return text
     return _PRIVATE_SPAN.sub("", text) if "<private" in text.lower() else text
 
 
