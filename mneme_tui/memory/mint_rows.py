@@ -4,6 +4,7 @@ kind; and the validated row (``NewRow``) that ``StoreWrites`` inserts."""
 from __future__ import annotations
 
 from collections import namedtuple
+from dataclasses import dataclass
 from typing import Any
 
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
@@ -27,6 +28,14 @@ NewRow = namedtuple(
     ),
 )
 """A validated memory to insert (``created_at`` a datetime; the embedding is computed in bulk)."""
+
+
+@dataclass(slots=True)
+class PreparedMint:
+    """Validated memories and their embeddings (``to_blob`` bytes, in the same order), ready to insert."""
+
+    rows: list[NewRow]
+    blobs: list[bytes]
 
 
 def checked_content(content: Any) -> str:

@@ -7,9 +7,10 @@ and base64 that decodes to readable text (test fixtures). A ``Finding`` says wha
 
 detect-secrets (~120 ms to import) is imported at the first scan, so recall never pays for it.
 
-A bulk import screens its texts with ``prescreen`` first: the quick check (``_prefilter``) runs once over
-the whole batch instead of once per text, and the texts it rules out are remembered as clean (a bounded memo),
-so the ``find_secrets`` of each write answers for them at once. What is screened does not change.
+A bulk import screens its texts with ``prescreen`` first: the quick check (``_prefilter``) runs once over the
+batch's distinct lines instead of once per text, and the texts it rules out are remembered as clean (a bounded
+memo), so the ``find_secrets`` of each write answers for them at once. What is screened does not change. The
+words that let the quick check skip most texts are read from its patterns by ``memory/regex_words.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import bisect
 import functools
 import itertools
 import re
-import re._parser as _regex_parser  # type: ignore[import-not-found]  # (no stub; stdlib since 3.11)
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +28,7 @@ from typing import Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, ERR_SECRET, MnemeError
+from mneme_tui.memory.regex_words import required_words
 
 REFUSE, REDACT = "refuse", "redact"
 POLICIES = (REFUSE, REDACT)
@@ -102,6 +103,8 @@ def policy_for(redact: bool) -> str:
 
 def strip_private(text: str) -> str:
     """``text`` without its ``<private>…</private>`` spans (an unclosed one runs to the end)."""
+    if "<" not in text:  # (most texts: no lowered copy made)
+        return text
     return _PRIVATE_SPAN.sub("", text) if "<private" in text.lower() else text
 
 
@@ -224,11 +227,17 @@ _clean_lock = threading.Lock()
 
 
 def prescreen(texts: Iterable[str]) -> None:
-    """Rule out, in one pass over all of ``texts``, those that cannot hold a secret (the quick check of
-    ``find_secrets``); ``find_secrets`` then answers for them without a scan. Nothing else changes."""
+    """Rule out, in one pass over all of ``texts``, those that cannot hold a secret; ``find_secrets`` then
+    answers for them without a scan. Nothing else changes.
+
+    A text is ruled out when none of its lines passes the quick check: ``find_secrets`` scans only the lines
+    that do, so it finds nothing in such a text. Each distinct line is checked once (imported records share
+    most of their ``Field: value`` lines)."""
     global _clean_chars
     distinct = list(dict.fromkeys(text for text in texts if text not in _clean))
-    clean = [text for text, flagged in zip(distinct, may_hold_secrets(distinct), strict=True) if not flagged]
+    lines = list(dict.fromkeys("\n".join(distinct).split("\n")))
+    flagged = {line for line, passes in zip(lines, may_hold_secrets(lines), strict=True) if passes}
+    clean = [text for text in distinct if flagged.isdisjoint(text.split("\n"))] if flagged else distinct
     with _clean_lock:
         for text in clean:
             _clean[text] = None
@@ -243,15 +252,14 @@ def may_hold_secrets(texts: list[str]) -> list[bool]:
     """For each text, whether the quick check of ``find_secrets`` lets it through (False: it holds no secret).
 
     Each pattern is searched only in the texts that may hold a match: those holding one of the words every
-    match of it contains (``_required_words``), looked for once in all the texts joined by newlines; for a
+    match of it contains (``regex_words.required_words``), looked for once in all the texts joined by newlines; for a
     pattern without such words, those its search of the joined texts touched (``_BATCH_BREAKERS``).
     """
     flagged = [False] * len(texts)
     joined: dict[bool, tuple[str, list[int]]] = {}
     for pattern, words, folded in _gates():
         if folded not in joined:
-            parts = [_fold(text) for text in texts] if folded else texts
-            joined[folded] = ("\n".join(parts), list(itertools.accumulate((len(p) + 1 for p in parts), initial=0)))
+            joined[folded] = _joined(texts, folded)
         haystack, starts = joined[folded]
         if words:
             candidates: Iterable[int] = {i for word in words for i in _holding(haystack, starts, word)}
@@ -262,6 +270,17 @@ def may_hold_secrets(texts: list[str]) -> list[bool]:
         for i in candidates:
             flagged[i] = flagged[i] or bool(pattern.search(texts[i]))
     return flagged
+
+
+def _joined(texts: list[str], folded: bool) -> tuple[str, list[int]]:
+    """``texts`` joined by newlines (each ``_fold``-ed when ``folded``), and where each of them starts."""
+    haystack = "\n".join(texts)
+    if folded and haystack.isascii():
+        haystack = haystack.lower()  # what _fold does to ASCII text, keeping every text's length
+    elif folded:
+        texts = [_fold(text) for text in texts]
+        haystack = "\n".join(texts)
+    return haystack, list(itertools.accumulate(map((1).__add__, map(len, texts)), initial=0))
 
 
 def _touched(starts: list[int], match: re.Match[str]) -> range:
@@ -291,42 +310,11 @@ def _gates() -> tuple[tuple[re.Pattern[str], tuple[str, ...], bool], ...]:
     whether they are compared case-folded (an IGNORECASE pattern)."""
     gates: list[tuple[re.Pattern[str], tuple[str, ...], bool]] = []
     for pattern in _prefilter():
-        try:
-            parsed = _regex_parser.parse(pattern.pattern, pattern.flags)
-        except (re.error, RecursionError):  # not expected; the pattern is then searched in every text
-            gates.append((pattern, (), False))
-            continue
-        folded = bool(parsed.state.flags & re.IGNORECASE)
-        needs = _required_words(parsed.data, folded)
+        folded = bool(pattern.flags & re.IGNORECASE)
+        needs = required_words(pattern, _fold)
         words = max(needs, key=lambda alternatives: min(map(len, alternatives)), default=())
         gates.append((pattern, words if min(map(len, words), default=0) >= 2 else (), folded))
     return tuple(gates)
-
-
-def _required_words(data: Any, folded: bool) -> list[tuple[str, ...]]:
-    """What every match of parsed regex ``data`` contains: a list of requirements, each a tuple of words one
-    of which is in the match. Under IGNORECASE the words are of printable ASCII, compared with :func:`_fold`."""
-    needs: list[tuple[str, ...]] = []
-    word = ""
-    for op, value in data:
-        char = chr(value) if op is _regex_parser.LITERAL else ""
-        if char and char != "\n" and (not folded or (char.isascii() and char.isprintable())):
-            word += _fold(char) if folded else char
-            continue
-        if word:
-            needs.append((word,))
-        word = ""
-        if op is _regex_parser.SUBPATTERN and not value[1] and not value[2]:  # a group without its own flags
-            needs += _required_words(value[3], folded)
-        elif op in (_regex_parser.MAX_REPEAT, _regex_parser.MIN_REPEAT) and value[0] >= 1:
-            needs += _required_words(value[2], folded)
-        elif op is _regex_parser.BRANCH:
-            branches = [_required_words(branch, folded) for branch in value[1]]
-            if all(branches):
-                needs.append(tuple(w for b in branches for w in max(b, key=lambda a: min(map(len, a)))))
-    if word:
-        needs.append((word,))
-    return needs
 
 
 def _line_findings(line: str, number: int, offset: int, text: str) -> Iterator[Finding]:

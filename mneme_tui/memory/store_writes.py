@@ -17,7 +17,7 @@ from mneme_tui.errors import ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory import secrets
 from mneme_tui.memory.curation.same_text import TextMatch, match_text
-from mneme_tui.memory.mint_rows import NewRow, checked_content, checked_provenance
+from mneme_tui.memory.mint_rows import NewRow, PreparedMint, checked_content, checked_provenance
 from mneme_tui.memory.persistence.curation import last_reads
 from mneme_tui.memory.persistence.memories import memory_from_row
 from mneme_tui.memory.records import HAND_SOURCES, SAMPLE_SOURCES, SAVE, Memory, Provenance, StatusChange
@@ -141,16 +141,26 @@ class StoreWrites(StoreConnection):
         """``mint_many`` for bulk imports that need only the new ids (in the order of ``items``)."""
         return [memory_id for ids, _ in self._mint_batches(items) for memory_id in ids]
 
+    def prepare_mint(self, items: Iterable[dict]) -> PreparedMint:
+        """``items`` (``mint``'s fields) validated, screened for secrets and embedded, ready for
+        :meth:`insert_prepared`. It reads no database, so a bulk import runs it without the write lock."""
+        rows = [self._validated_row(item) for item in items]
+        return PreparedMint(rows, embed_blobs([row.content for row in rows]))  # batched: embed()'s bytes
+
+    def insert_prepared(self, prepared: PreparedMint) -> list[int]:
+        """Insert memories made by :meth:`prepare_mint` and their provenance in one write transaction; their
+        new ids, in order."""
+        return self._insert(prepared.rows, prepared.blobs)
+
     def _mint_batches(self, items: Iterable[dict]) -> Iterator[tuple[list[int], list[NewRow]]]:
         """Validate and insert ``items`` a batch at a time in one write transaction: (new ids, rows) per batch."""
         pending = iter(items)
         with self.write_transaction():
-            while batch := [self._validated_row(item) for item in itertools.islice(pending, self.MINT_BATCH)]:
-                yield self._insert(batch), batch
+            while (prepared := self.prepare_mint(itertools.islice(pending, self.MINT_BATCH))).rows:
+                yield self.insert_prepared(prepared), prepared.rows
 
-    def _insert(self, rows: list[NewRow]) -> list[int]:
-        """Insert validated rows and their provenance in one write transaction; their new ids, in order."""
-        blobs = embed_blobs([row.content for row in rows])  # batched: the same bytes as embed() per row
+    def _insert(self, rows: list[NewRow], blobs: list[bytes]) -> list[int]:
+        """Insert validated rows with their embeddings and provenance in one write transaction; their new ids."""
         stamps: dict[datetime, str] = {}  # created_at as the text peewee itself stores (dates repeat)
         values = [
             (

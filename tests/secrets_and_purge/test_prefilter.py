@@ -123,3 +123,18 @@ def test_a_batch_of_records_is_redacted_as_each_record_alone() -> None:
         for n, summary in enumerate([*ORDINARY[:5], *SECRETS.values(), "plain"], start=1)
     ]
     assert redacted_records(records) == [redacted_record(record) for record in records]
+
+
+def test_prescreened_texts_are_found_as_without_the_prescreen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``prescreen`` rules out a text by its lines: ``find_secrets`` then finds in every text what it finds
+    in it unscreened (multi-line texts, lines shared between texts, secrets on some lines)."""
+    rng = random.Random(20261202)
+    positives = [*SECRETS.values(), *(text[: len(text) // 2] for text in SECRETS.values())]
+    texts = ["\n".join(_mixed(rng, positives, rng.randrange(1, 6))) for _ in range(300)]
+    monkeypatch.setattr(secrets, "_clean", {})
+    monkeypatch.setattr(secrets, "_clean_chars", 0)
+    unscreened = [secrets.find_secrets(text) for text in texts]
+    secrets.prescreen(texts)
+    assert any(text not in secrets._clean for text in texts) and any(text in secrets._clean for text in texts)
+    assert [secrets.find_secrets(text) for text in texts] == unscreened
+    assert all(unscreened[i] == [] for i, text in enumerate(texts) if text in secrets._clean)

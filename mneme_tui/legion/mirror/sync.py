@@ -72,6 +72,7 @@ from mneme_tui.legion.markdown.folder_lock import SYNC_LOCK_NAME, memory_lock
 from mneme_tui.legion.markdown.inplace import write_point
 from mneme_tui.legion.markdown.legion_records import Record
 from mneme_tui.legion.mirror import record_mapping as mt
+from mneme_tui.legion.mirror.fresh_records import mint_fresh, new_row
 from mneme_tui.legion.mirror.record_mapping import (
     created_at,
     memory_content,
@@ -92,10 +93,9 @@ from mneme_tui.memory.store import Store
 
 ARCHIVED_REASON = "archived in ARCHIVE.md"
 _STATUS_CHUNK = 500
-BATCH_ROWS = 500
-"""New records minted and linked per batch (one slice boundary after each): the memory texts, vectors and
-rows of one batch are alive at a time, so a 50 MB file syncs in bounded memory, and no batch holds the
-write lock long."""
+BATCH_ROWS = 2_000
+"""New records minted and linked per batch (:mod:`mneme_tui.legion.mirror.fresh_records`): making one takes
+about ``GAP_SECONDS`` (0.1 s), so the pause it is made in is seldom longer."""
 SYNC_LOCK_TIMEOUT = 120.0
 """Seconds a sync waits for another sync of the same folder to finish."""
 
@@ -185,13 +185,13 @@ def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[E
     counts: dict[str, defaultdict[str, int]] = {
         name: defaultdict(int) for name in ("added", "updated", "unchanged", "removed")
     }
-    _mint_unpaired(slices, project, plan, report, now, counts)
+    mint_fresh(slices, project, _unpaired(plan), report, now, counts, BATCH_ROWS)
     new_rows = []
     for item in plan.incoming:
         if item.link is not None:
             item.memory_id = item.link.id
             item.status = (item.link.status, item.link.superseded_by)
-            new_rows.append(_new_row(item, project, item.link.id, mt.STORE_ORIGIN, item.status, now))
+            new_rows.append(new_row(item, project, item.link.id, mt.STORE_ORIGIN, item.status, now))
     mt.insert_rows(store.db, new_rows)
 
     slices.boundary()
@@ -264,67 +264,6 @@ def _link_exports(
             )
         )
     mt.insert_rows(db, merged_rows)
-
-
-def _mint_unpaired(
-    slices: WriteSlices,
-    project: str,
-    plan: PairingPlan,
-    report: SyncReport,
-    now: str,
-    counts: dict[str, defaultdict[str, int]],
-) -> None:
-    """A new memory for every record nothing pairs with, a batch per write slice: the memory text, vectors and
-    rows of one batch are alive at a time."""
-    fresh = _unpaired(plan)
-    for start in range(0, len(fresh), BATCH_ROWS):
-        batch = fresh[start : start + BATCH_ROWS]
-        memories = [
-            dict(
-                content=memory_content(i.record, report.warnings),
-                kind=memory_kind(i.record),
-                topic=memory_topic(i.record),
-                repo_id=project,
-                task_id=memory_task_id(i.record),
-                created_at=created_at(i.record),
-                provenance=mt.provenance(i.file, i.identity),
-                secrets_policy=secrets.REDACT,
-            )
-            for i in batch
-        ]
-        secrets.prescreen(str(memory[name]) for memory in memories for name in ("content", "topic"))
-        minted = slices.store.mint_ids(memories)
-        new_rows: list[tuple] = []
-        for item, memory_id in zip(batch, minted):
-            item.memory_id = memory_id
-            item.counted = "added"
-            counts["added"][item.file] += 1
-            new_rows.append(_new_row(item, project, memory_id, mt.FILE_ORIGIN, (K.ACTIVE, 0), now))
-        mt.insert_rows(slices.store.db, new_rows)
-        slices.boundary()
-
-
-def _new_row(item: Incoming, project: str, memory_id: int, origin: str, status: tuple[str, int], now: str) -> tuple:
-    """A ``legion_records`` row for ``item`` (columns in ``mt.insert_rows`` order)."""
-    columns, hash_ = item.columns_and_hash()
-    return (
-        memory_id,
-        project,
-        item.family,
-        item.file,
-        item.record.kind,
-        item.identity,
-        item.occurrence,
-        item.record.id,
-        hash_,
-        columns,
-        int(item.archived),
-        origin,
-        mt.LINKED,
-        status[0],
-        status[1],
-        now,
-    )
 
 
 def _unpaired(plan: PairingPlan) -> list[Incoming]:
