@@ -14,8 +14,9 @@ import itertools
 import threading
 import warnings
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import peewee
@@ -231,7 +232,7 @@ class MemoryIndex:
         position = int(np.searchsorted(self.ids, memory_id))
         if position >= self.size or self.ids[position] != memory_id:
             return None  # ids are never reused, so an unknown id below the max cannot happen; ignore
-        self.repo_codes[position] = self._repo_code(repo_id or "")
+        self.repo_codes[position] = self._repo_code(repo_id)
         self.kind_codes[position] = self._kind_code(kind)
         self.status_codes[position] = self.statuses.get(status, -1)
         self.access[position] = access
@@ -250,21 +251,12 @@ class MemoryIndex:
             return
         ids, repos, kinds, topics, contents, blobs, created, statuses, access = zip(*rows)
         count = len(rows)
-        matrix = (
-            vectors
-            if vectors is not None
-            else np.frombuffer(b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
-        )
         grow = self.growing.append  # into the room after each column (a snapshot's map too): no copy
         self.ids = grow("ids", self.ids, np.asarray(ids, dtype=np.int64))
-        self.vectors = grow("vectors", self.vectors, matrix)
-        self.repo_codes = grow(
-            "repo_codes", self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count)
-        )
-        self.kind_codes = grow(
-            "kind_codes", self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count)
-        )
-        status_codes = np.fromiter((self.statuses.get(s, -1) for s in statuses), np.int8, count)
+        self.vectors = grow("vectors", self.vectors, _embeddings(blobs) if vectors is None else vectors)
+        self.repo_codes = grow("repo_codes", self.repo_codes, _codes(repos, self._repo_code, np.int32))
+        self.kind_codes = grow("kind_codes", self.kind_codes, _codes(kinds, self._kind_code, np.int16))
+        status_codes = _codes(statuses, lambda status: self.statuses.get(status, -1), np.int8)
         self.status_codes = grow("status_codes", self.status_codes, status_codes)
         self.created_days = grow("created_days", self.created_days, days_since_epoch(list(created)))
         self.access = grow("access", self.access, np.asarray(access, dtype=np.int32))
@@ -283,8 +275,8 @@ class MemoryIndex:
         if self.size - self._postings_built_for > max(2_000, self._postings_built_for // 5):
             self._postings_stale = True
 
-    def _repo_code(self, repo: str) -> int:
-        return self.repos.setdefault(repo, len(self.repos))
+    def _repo_code(self, repo: str | None) -> int:
+        return self.repos.setdefault(repo or "", len(self.repos))
 
     def _kind_code(self, kind: str) -> int:
         if kind not in self.kinds:  # a kind written by another tool: decays like a reflection
@@ -388,6 +380,19 @@ class MemoryIndex:
         result = Candidates(rows=rows, local=local[rows], capped=capped, is_all=rows.size == self.size)
         self._candidates[key] = result
         return result
+
+
+def _codes(values: Sequence, code_of: Callable[[Any], int], dtype: type) -> np.ndarray:
+    """``code_of`` each value, called once per distinct value (in the order they first occur)."""
+    table = {value: code_of(value) for value in dict.fromkeys(values)}
+    return np.fromiter(map(table.__getitem__, values), dtype, len(values))
+
+
+def _embeddings(blobs: Sequence[bytes | None]) -> np.ndarray:
+    """The stored embeddings as a (rows, DIMENSIONS) float32 matrix; a missing or malformed blob is zeros."""
+    whole = None not in blobs and set(map(len, blobs)) <= {BLOB_BYTES}  # type: ignore[arg-type]
+    joined = b"".join(blobs if whole else map(_normal_blob, blobs))  # type: ignore[arg-type]
+    return np.frombuffer(joined, dtype="<f4").reshape(len(blobs), DIMENSIONS)
 
 
 def _normal_blob(blob: bytes | None) -> bytes:

@@ -125,7 +125,7 @@ class _Spans:
         return _gather(self.flat, self.begin, self.count, found)
 
 
-class ChunkTable(dict):
+class ChunkTable:
     """Memo: a chunk (UTF-8) → its code, with each code's spec ids and analysed term ids (``_Spans``).
 
     Codes belong to one pair of vocabularies (the index's ``vocab`` and ``terms.vocab``): the table is
@@ -133,32 +133,32 @@ class ChunkTable(dict):
     """
 
     def __init__(self, analyzer: Analyzer) -> None:
-        super().__init__()
         self.analyzer = analyzer
         self.forget()
 
-    def __missing__(self, chunk: bytes) -> int:
-        code = self[chunk] = len(self.chunks)
-        self.chunks.append(chunk)
-        return code
-
     def forget(self) -> None:
         """Forget every chunk (between batches)."""
-        self.clear()
-        self.chunks: list[bytes] = []
+        self.code_of: dict[bytes, int] = {}
+        self.chunks: list[bytes] = []  # by code
         self.spec = _Spans()
         self.terms = _Spans()  # the words' analysed terms
         self.compounds = _Spans()  # the compound terms
 
     def trim(self) -> None:
         """Forget every chunk once the memo is large (only between batches: codes are only good until then)."""
-        if len(self) >= MEMO_LIMIT:
+        if len(self.chunks) >= MEMO_LIMIT:
             self.forget()
 
     def codes(self, texts: Sequence[str]) -> Occurrences:
         """Each chunk of ``texts`` as its code, in row order (new chunks get codes, not yet analysed)."""
         chunks, rows = chunks_of(texts)
-        codes = np.fromiter(map(self.__getitem__, chunks), np.int64, len(chunks))
+        codes = np.fromiter(map(self.code_of.get, chunks, itertools.repeat(-1)), np.int64, len(chunks))
+        new = np.flatnonzero(codes < 0).tolist()
+        if new:  # codes for the new chunks, in the order they first occur
+            fresh = dict.fromkeys(map(chunks.__getitem__, new))
+            self.code_of.update(zip(fresh, itertools.count(len(self.chunks))))
+            self.chunks.extend(fresh)
+            codes[new] = np.fromiter(map(self.code_of.__getitem__, map(chunks.__getitem__, new)), np.int64, len(new))
         for spans in (self.spec, self.terms, self.compounds):
             spans.reserve(len(self.chunks))
         return _in_row_order(codes, rows)
@@ -167,7 +167,7 @@ class ChunkTable(dict):
         """The spec token ids (lowercased words) of chunks from ASCII rows, new chunks analysed in code order."""
         new = _distinct(found.ids[self.spec.count[found.ids] < 0]).tolist()
         if new:
-            words = list(map(_words, self._texts(new).lower().split("\n")))
+            words = _words(self._texts(new).lower().split("\n"))
             flat = list(itertools.chain.from_iterable(words))
             if isinstance(vocab, SnapshotVocab):
                 vocab.prefetch(flat)
@@ -193,9 +193,10 @@ class ChunkTable(dict):
     def _learn_terms(self, codes: list[int], vocab: dict[str, int]) -> None:
         """Terms of new chunks: new ids for their words' terms in order, then for their compound terms."""
         texts = self._texts(codes).split("\n")
-        words = list(map(_words, texts))
-        word_terms = list(map(self._word_terms, itertools.chain.from_iterable(words)))
-        compounds = list(map(self._compounds, texts))
+        words = _words(texts)
+        analysed = self.analyzer.word_terms  # a number is its own term, kept out of the analyzer's memo
+        word_terms = [(word,) if word.isdigit() else analysed(word) for word in itertools.chain.from_iterable(words)]
+        compounds = [_compounds(text) if self.analyzer.compounds and not text.isalnum() else [] for text in texts]
         ordered = [*itertools.chain.from_iterable(word_terms), *itertools.chain.from_iterable(compounds)]
         if isinstance(vocab, SnapshotVocab):
             vocab.prefetch(ordered)
@@ -208,18 +209,15 @@ class ChunkTable(dict):
         self.terms.fill(codes, ids[: per_word[-1]], per_chunk)
         self.compounds.fill(codes, ids[per_word[-1] :], _lengths(compounds))
 
-    def _word_terms(self, word: str) -> tuple[str, ...]:
-        return (word,) if word.isdigit() else self.analyzer.word_terms(word)
 
-    def _compounds(self, text: str) -> list[str]:
-        if not self.analyzer.compounds or text.isalnum():
-            return []
-        return [match.lower() for match in COMPOUND.findall(text)]
+def _words(chunks: list[str]) -> list[list[str]]:
+    """The words (``analysis.WORD``) of each chunk: the chunk itself when it is all letters and digits."""
+    findall = WORD.findall
+    return [[chunk] if chunk.isalnum() else findall(chunk) for chunk in chunks]
 
 
-def _words(chunk: str) -> list[str]:
-    """The words (``analysis.WORD``) of a chunk: the chunk itself when it is all letters and digits."""
-    return [chunk] if chunk.isalnum() else WORD.findall(chunk)
+def _compounds(chunk: str) -> list[str]:
+    return [match.lower() for match in COMPOUND.findall(chunk)]
 
 
 def _lengths(rows: Sequence[Sequence]) -> np.ndarray:
