@@ -28,6 +28,7 @@ from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
 from mneme_tui.memory.persistence.index_queries import index_rows
 from mneme_tui.memory.persistence.memories import index_load_batches
 from mneme_tui.memory.persistence.repositories import database_revision
+from mneme_tui.memory.postings import build_postings
 from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.text_batches import ChunkTable, Occurrences, replaced_rows, spec_tokens
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
@@ -350,11 +351,7 @@ class MemoryIndex:
             )
             return
         tokens, lengths = self._row_tokens.flat()
-        rows = np.repeat(np.arange(self.size, dtype=np.int32), lengths)  # row numbers: int32 halves the bytes
-        order = np.argsort(tokens, kind="stable")
-        self._postings_rows = rows[order]
-        counts = np.bincount(tokens, minlength=vocab_size)
-        self._postings_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._postings_rows, self._postings_start, _ = build_postings(tokens, lengths, vocab_size)
         self._postings_built_for = self.size
         self._postings_stale = False
 

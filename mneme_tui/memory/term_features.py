@@ -10,6 +10,7 @@ import numpy as np
 
 from mneme_tui.memory.analysis import DEFAULT_ANALYZER, Analyzer
 from mneme_tui.memory.growing import GrowingArrays
+from mneme_tui.memory.postings import build_postings
 from mneme_tui.memory.text_batches import Occurrences
 
 
@@ -177,12 +178,9 @@ class TermFeatures:
             return
         vocab_size = len(self.vocab)
         lengths = np.diff(self.doc_start)
-        owners = np.repeat(np.arange(self.size, dtype=np.int32), lengths)
-        order = np.argsort(self.doc_terms)  # rows within a posting list need no order: 3× faster than stable
-        self._post_rows = owners[order]
-        self._post_tf = self.doc_tf[order]
-        counts = np.bincount(self.doc_terms, minlength=vocab_size)
-        self._post_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._post_rows, self._post_start, (self._post_tf,) = build_postings(
+            self.doc_terms, lengths, vocab_size, self.doc_tf
+        )
         self._built_for = self.size
         self._stale = False
         self._tail_cache = None
