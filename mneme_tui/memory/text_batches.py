@@ -248,5 +248,4 @@ def replaced_rows(found: Occurrences, rows: list[int], other: Occurrences) -> Oc
     if not rows:
         return found
     keep = ~np.isin(found.rows, rows)
-    merged = _in_row_order(np.concatenate([found.ids[keep], other.ids]), np.concatenate([found.rows[keep], other.rows]))
-    return merged
+    return _in_row_order(np.concatenate([found.ids[keep], other.ids]), np.concatenate([found.rows[keep], other.rows]))
