@@ -270,17 +270,24 @@ def test_term_frequencies_and_lengths(store: Store) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(), st.text(alphabet=st.characters(max_codepoint=127))))
-def test_spec_tokens_from_shared_words_equal_the_spec_tokenizer(text: str) -> None:
-    from mneme_tui.memory.analysis import WORD, words_of
+@given(st.lists(st.one_of(st.text(), st.text(alphabet=st.characters(max_codepoint=127))), min_size=1, max_size=4))
+def test_batched_analysis_equals_the_spec_tokenizer_and_the_analyzer(texts: list[str]) -> None:
+    from collections import Counter
+
+    from mneme_tui.memory.analysis import searchable_text
 
     index = MemoryIndex()
-    assert words_of(text) == WORD.findall(text)
-    shared = index._spec_token_ids(text, words_of(text))
-    direct = index._token_ids(text)
-    assert sorted(shared.tolist()) == sorted(direct.tolist())
-    for text in ("Plain ASCII_text, with CamelCase!", "İstanbul ǅemal ÄÖÜ straße ﬁle ΣΑΣ"):
-        assert sorted(index._spec_token_ids(text, words_of(text)).tolist()) == sorted(index._token_ids(text).tolist())
+    texts = [*texts, "Plain ASCII_text, with CamelCase!", "İstanbul ǅemal ÄÖÜ straße ﬁle ΣΑΣ.Σ"]
+    index._append(
+        [(n + 1, "r", "fact", "", text, None, "2026-01-01 00:00:00", "active", 0) for n, text in enumerate(texts)]
+    )
+    terms = index.terms
+    term_words = sorted(terms.vocab, key=terms.vocab.__getitem__)
+    for row, text in enumerate(texts):
+        assert sorted(index._row_tokens[row].tolist()) == sorted(index._token_ids(text).tolist())
+        span = slice(terms.doc_start[row], terms.doc_start[row + 1])
+        found = {term_words[t]: tf for t, tf in zip(terms.doc_terms[span].tolist(), terms.doc_tf[span].tolist())}
+        assert found == Counter(terms.analyzer.terms(searchable_text(text)))
 
 
 def _ids(results) -> list[tuple[int, float]]:

@@ -30,8 +30,8 @@ block the Legion mirror writes, ``legion.mirror.memory_content``), only the valu
 
 Each step can be switched off (:class:`Analyzer` fields); the evaluation harness's ablation table uses that.
 ``term_features.TermFeatures`` keeps every memory's analysed terms for BM25.
-Analysis is memoised per distinct word, so analysing a large store costs one regex pass per text (shared
-with the spec's tokenizer, see ``MemoryIndex._append``) plus a dictionary lookup per word.
+Analysis is memoised per distinct word; the index analyses a batch of texts at once (``text_batches``: one
+pass over the batch shared with the spec's tokenizer, each distinct chunk of text analysed once).
 """
 
 from __future__ import annotations

@@ -14,24 +14,25 @@ import itertools
 import threading
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import peewee
 
 from mneme_tui.config import parse_timestamp
-from mneme_tui.memory.analysis import Analyzer, searchable_text, words_of
+from mneme_tui.memory.analysis import Analyzer, searchable_text
 from mneme_tui.memory.growing import GrowingArrays
 from mneme_tui.memory.kinds import ALL_KINDS, DECAY_LAMBDA, STATUSES
 from mneme_tui.memory.persistence.index_queries import index_rows
 from mneme_tui.memory.persistence.memories import index_load_batches
 from mneme_tui.memory.persistence.repositories import database_revision
-from mneme_tui.memory.snapshot_vocab import SnapshotVocab
+from mneme_tui.memory.postings import build_postings
 from mneme_tui.memory.term_features import TermFeatures
+from mneme_tui.memory.text_batches import ChunkTable, Occurrences, replaced_rows, spec_tokens
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
 
-_SPEC_MEMO_LIMIT = 500_000  # distinct words remembered by ``_SpecWordIds``; later ones are looked up each time
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
 _US_PER_DAY = 86_400_000_000
 
@@ -111,49 +112,31 @@ def _median(values: np.ndarray) -> float:
     return (float(low) + float(high)) / 2
 
 
-class _SpecWordIds(dict):
-    """Memo: an ASCII word (original case) → the spec vocabulary id of its lowercase form."""
-
-    def __init__(self, index: MemoryIndex) -> None:
-        super().__init__()
-        self.index = index
-
-    def __missing__(self, word: str) -> int:
-        token_id = self.index.vocab[word.lower()]
-        if len(self) < _SPEC_MEMO_LIMIT:
-            self[word] = token_id
-        return token_id
-
-
 class RowTokens:
     """Each row's distinct token ids: one flat array with row offsets (as the snapshot stores them, so a
-    loaded index needs no per-row arrays), plus the rows appended or replaced since."""
+    loaded index needs no per-row arrays), plus the rows replaced since."""
 
     def __init__(self, flat: np.ndarray | None = None, starts: np.ndarray | None = None) -> None:
         self._flat = np.zeros(0, dtype=np.int32) if flat is None else flat
         self._starts = np.zeros(1, dtype=np.int64) if starts is None else starts
-        self._base = self._starts.size - 1
-        self._added: list[np.ndarray] = []
         self._replaced: dict[int, np.ndarray] = {}
         self._growing = GrowingArrays()
 
     def __len__(self) -> int:
-        return self._base + len(self._added)
+        return self._starts.size - 1
 
     def __getitem__(self, row: int) -> np.ndarray:
-        if row >= self._base:
-            return self._added[row - self._base]
         replaced = self._replaced.get(row)
         return self._flat[self._starts[row] : self._starts[row + 1]] if replaced is None else replaced
 
     def __setitem__(self, row: int, tokens: np.ndarray) -> None:
-        if row >= self._base:
-            self._added[row - self._base] = tokens
-        else:
-            self._replaced[row] = tokens
+        self._replaced[row] = tokens
 
-    def extend(self, rows: Iterable[np.ndarray]) -> None:
-        self._added.extend(rows)
+    def append(self, tokens: np.ndarray, lengths: np.ndarray) -> None:
+        """Add rows at the end: their token ids concatenated and each row's count, written into the room
+        after the flat array (``growing``): a load in batches copies it a few times, not once per batch."""
+        self._flat = self._growing.append("flat", self._flat, tokens.astype(np.int32))
+        self._starts = self._growing.append("starts", self._starts, self._starts[-1] + np.cumsum(lengths))
 
     def flat(self, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(token ids of rows ``start``…, each row's length), concatenated in row order."""
@@ -161,26 +144,7 @@ class RowTokens:
             rows = [self[row] for row in range(start, len(self))]
             lengths = np.fromiter((t.size for t in rows), dtype=np.int64, count=len(rows))
             return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32)), lengths
-        base = min(start, self._base)
-        head, head_lengths = self._flat[self._starts[base] :], np.diff(self._starts[base:])
-        added = self._added[max(start - self._base, 0) :]
-        if not added:
-            return head, head_lengths
-        added_lengths = np.fromiter((t.size for t in added), dtype=np.int64, count=len(added))
-        return np.concatenate([head, *added]), np.concatenate([head_lengths, added_lengths])
-
-    def compact(self) -> None:
-        """Fold the rows added or replaced since into the flat array (a small array per row costs ~100 bytes
-        more than its tokens: 100 MB at a million rows). Added rows only are appended into the room after
-        the flat array (``growing``): a load in batches copies it a few times, not once per batch."""
-        if self._replaced:
-            flat, lengths = self.flat()
-            self._flat, self._starts = flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        elif self._added:
-            lengths = np.fromiter((t.size for t in self._added), dtype=np.int64, count=len(self._added))
-            self._flat = self._growing.append("flat", self._flat, np.concatenate(self._added))
-            self._starts = self._growing.append("starts", self._starts, self._starts[-1] + np.cumsum(lengths))
-        self._base, self._added, self._replaced = self._starts.size - 1, [], {}
+        return self._flat[self._starts[start] :], np.diff(self._starts[start:])
 
 
 class MemoryIndex:
@@ -213,7 +177,7 @@ class MemoryIndex:
         self._tail_cache: tuple[tuple[int, int], np.ndarray, np.ndarray] | None = None
         self._candidates: dict[tuple[str | None, bool, str | None], Candidates] = {}
         self.terms = TermFeatures(analyzer, topic_weight)  # the bm25 profile's analysed terms
-        self._spec_word_ids = _SpecWordIds(self)
+        self.chunks = ChunkTable(self.terms.analyzer)  # both analyses of a batch of texts at once
 
     # ----------------------------------------------------------------- loading
     def refresh(self, db: peewee.Database) -> bool:
@@ -231,9 +195,7 @@ class MemoryIndex:
                 self._reset()
                 for rows, vectors in index_load_batches(db):  # a batch at a time: bounded memory
                     self._append(rows, vectors)
-                    self._row_tokens.compact()
-                self._spec_word_ids.clear()  # the bulk load's word memos (~100 MB at a million rows)
-                self.terms.word_codes.forget()
+                self.chunks.forget()  # the bulk load's memos (~100 MB at a million rows)
             else:
                 changed = index_rows(db, after_id=last_id, after_seq=self.update_seq)
                 self._apply_changes(changed)
@@ -259,8 +221,9 @@ class MemoryIndex:
                     changed_text.append((position, row[3], row[4]))
         if changed_text:
             positions, topics, contents = zip(*changed_text)
+            self.chunks.trim()
             texts = list(map(searchable_text, contents))
-            self.terms.replace(list(positions), list(map(words_of, texts)), texts, topics)
+            self.terms.replace(list(positions), *self._bm25_terms(texts, topics, self.chunks.codes(texts)))
         if new_rows:
             self._append(new_rows)
 
@@ -270,7 +233,7 @@ class MemoryIndex:
         position = int(np.searchsorted(self.ids, memory_id))
         if position >= self.size or self.ids[position] != memory_id:
             return None  # ids are never reused, so an unknown id below the max cannot happen; ignore
-        self.repo_codes[position] = self._repo_code(repo_id or "")
+        self.repo_codes[position] = self._repo_code(repo_id)
         self.kind_codes[position] = self._kind_code(kind)
         self.status_codes[position] = self.statuses.get(status, -1)
         self.access[position] = access
@@ -289,38 +252,32 @@ class MemoryIndex:
             return
         ids, repos, kinds, topics, contents, blobs, created, statuses, access = zip(*rows)
         count = len(rows)
-        matrix = (
-            vectors
-            if vectors is not None
-            else np.frombuffer(b"".join(_normal_blob(b) for b in blobs), dtype="<f4").reshape(count, DIMENSIONS)
-        )
         grow = self.growing.append  # into the room after each column (a snapshot's map too): no copy
         self.ids = grow("ids", self.ids, np.asarray(ids, dtype=np.int64))
-        self.vectors = grow("vectors", self.vectors, matrix)
-        self.repo_codes = grow(
-            "repo_codes", self.repo_codes, np.fromiter((self._repo_code(r or "") for r in repos), np.int32, count)
-        )
-        self.kind_codes = grow(
-            "kind_codes", self.kind_codes, np.fromiter((self._kind_code(k) for k in kinds), np.int16, count)
-        )
-        status_codes = np.fromiter((self.statuses.get(s, -1) for s in statuses), np.int8, count)
+        self.vectors = grow("vectors", self.vectors, _embeddings(blobs) if vectors is None else vectors)
+        self.repo_codes = grow("repo_codes", self.repo_codes, _codes(repos, self._repo_code, np.int32))
+        self.kind_codes = grow("kind_codes", self.kind_codes, _codes(kinds, self._kind_code, np.int16))
+        status_codes = _codes(statuses, lambda status: self.statuses.get(status, -1), np.int8)
         self.status_codes = grow("status_codes", self.status_codes, status_codes)
         self.created_days = grow("created_days", self.created_days, days_since_epoch(list(created)))
         self.access = grow("access", self.access, np.asarray(access, dtype=np.int32))
-        words = list(map(words_of, contents))  # one pass over each text, shared by both analyses
-        if isinstance(self.vocab, SnapshotVocab):  # catching up on a snapshot: its words looked up in one batch
-            memo = self._spec_word_ids
-            self.vocab.prefetch({word.lower() for row in words for word in row if word not in memo})
-        self._row_tokens.extend(map(self._spec_token_ids, contents, words))
+        self.chunks.trim()
+        found = self.chunks.codes(contents)  # one pass over the batch's texts, shared by both analyses
+        tokens = spec_tokens(self.chunks, contents, found, self.vocab)
+        self._row_tokens.append(tokens.ids, np.bincount(tokens.rows, minlength=count))
         texts = list(map(searchable_text, contents))  # bm25 leaves out field labels; the spec reads everything
-        words = [row if text is content else words_of(text) for row, text, content in zip(words, texts, contents)]
-        self.terms.append(words, texts, topics)
+        relabelled = [row for row, (text, content) in enumerate(zip(texts, contents)) if text is not content]
+        if relabelled:
+            cut = self.chunks.codes([texts[row] for row in relabelled])
+            cut.rows = np.asarray(relabelled, dtype=np.int64)[cut.rows]
+            found = replaced_rows(found, relabelled, cut)
+        self.terms.append(*self._bm25_terms(texts, topics, found), count)
         self.size += count
         if self.size - self._postings_built_for > max(2_000, self._postings_built_for // 5):
             self._postings_stale = True
 
-    def _repo_code(self, repo: str) -> int:
-        return self.repos.setdefault(repo, len(self.repos))
+    def _repo_code(self, repo: str | None) -> int:
+        return self.repos.setdefault(repo or "", len(self.repos))
 
     def _kind_code(self, kind: str) -> int:
         if kind not in self.kinds:  # a kind written by another tool: decays like a reflection
@@ -328,21 +285,18 @@ class MemoryIndex:
             self.kind_lambda = np.append(self.kind_lambda, DECAY_LAMBDA["reflection"])
         return self.kinds[kind]
 
+    def _bm25_terms(
+        self, texts: Sequence[str], topics: Sequence[str], found: Occurrences
+    ) -> tuple[Occurrences, Occurrences | None]:
+        """The analysed terms of ``texts`` (whose chunks are ``found``) and, when topics weigh, the topics'."""
+        terms = self.chunks.term_ids(found, self.terms.vocab)
+        if self.terms.topic_weight <= 0:
+            return terms, None
+        return terms, self.chunks.term_ids(self.chunks.codes([topic or "" for topic in topics]), self.terms.vocab)
+
     def _token_ids(self, text: str) -> np.ndarray:
         distinct = set(tokenize_lowered(text.lower()))
         return np.fromiter(map(self.vocab.__getitem__, distinct), dtype=np.int32, count=len(distinct))
-
-    def _spec_token_ids(self, text: str, words: list[str]) -> np.ndarray:
-        """``_token_ids`` from words already found in the original text.
-
-        For ASCII text lowercasing maps letters to letters and nothing else, so the spec's tokens of
-        ``text.lower()`` are exactly the lowercased words (looked up through a memo of word → token
-        id); other text is tokenised the spec's way.
-        """
-        if not text.isascii():
-            return self._token_ids(text)
-        distinct = set(map(self._spec_word_ids.__getitem__, words))
-        return np.fromiter(distinct, dtype=np.int32, count=len(distinct))
 
     def purged_since_load(self) -> bool:
         """True when a row loaded earlier had its text rewritten and is now tombstoned: a purge, seen while
@@ -397,11 +351,7 @@ class MemoryIndex:
             )
             return
         tokens, lengths = self._row_tokens.flat()
-        rows = np.repeat(np.arange(self.size, dtype=np.int32), lengths)  # row numbers: int32 halves the bytes
-        order = np.argsort(tokens, kind="stable")
-        self._postings_rows = rows[order]
-        counts = np.bincount(tokens, minlength=vocab_size)
-        self._postings_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._postings_rows, self._postings_start, _ = build_postings(tokens, lengths, vocab_size)
         self._postings_built_for = self.size
         self._postings_stale = False
 
@@ -427,6 +377,19 @@ class MemoryIndex:
         result = Candidates(rows=rows, local=local[rows], capped=capped, is_all=rows.size == self.size)
         self._candidates[key] = result
         return result
+
+
+def _codes(values: Sequence, code_of: Callable[[Any], int], dtype: type) -> np.ndarray:
+    """``code_of`` each value, called once per distinct value (in the order they first occur)."""
+    table = {value: code_of(value) for value in dict.fromkeys(values)}
+    return np.fromiter(map(table.__getitem__, values), dtype, len(values))
+
+
+def _embeddings(blobs: Sequence[bytes | None]) -> np.ndarray:
+    """The stored embeddings as a (rows, DIMENSIONS) float32 matrix; a missing or malformed blob is zeros."""
+    whole = None not in blobs and set(map(len, blobs)) <= {BLOB_BYTES}  # type: ignore[arg-type]
+    joined = b"".join(blobs if whole else map(_normal_blob, blobs))  # type: ignore[arg-type]
+    return np.frombuffer(joined, dtype="<f4").reshape(len(blobs), DIMENSIONS)
 
 
 def _normal_blob(blob: bytes | None) -> bytes:

@@ -179,14 +179,15 @@ class SnapshotVocab(defaultdict):
 
 
 def word_table(name: str, vocab: dict[str, int]) -> dict[str, np.ndarray]:
-    """A vocabulary as arrays: its words in id order (UTF-8, each ended by a newline), where each starts,
-    and the ids in the words' sorted order (Python's str order is UTF-8's byte order)."""
-    words = sorted(vocab, key=vocab.__getitem__)
-    encoded = [word.encode("utf-8", "surrogatepass") for word in words]
-    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)) + 1
+    """A vocabulary as arrays: its words in id order (UTF-8, each ended by a newline: no word holds one), where
+    each starts, and the ids in the words' sorted order (Python's str order is UTF-8's byte order)."""
+    words = list(vocab)  # a vocabulary that only grew holds its words in id order: one encode for them all
+    if np.any(np.fromiter(vocab.values(), dtype=np.int64, count=len(words)) != np.arange(len(words))):
+        words = sorted(vocab, key=vocab.__getitem__)
+    blob = np.frombuffer("".join(word + "\n" for word in words).encode("utf-8", "surrogatepass"), dtype=np.uint8)
     return {
-        name: np.frombuffer(b"".join(word + b"\n" for word in encoded), dtype=np.uint8),
-        f"{name}_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+        name: blob,
+        f"{name}_start": np.concatenate([[0], np.flatnonzero(blob == 10) + 1]).astype(np.int64),
         f"{name}_order": np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64),
     }
 

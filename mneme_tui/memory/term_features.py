@@ -1,84 +1,17 @@
 """Every memory's analysed terms with their frequencies (:class:`TermFeatures`), for the ``bm25`` profile.
 
-Rows are analysed in batches by ``analysis.Analyzer``; each distinct word is analysed once and remembered
-as an integer code (:class:`_WordCodes`), so a batch becomes term ids in a few numpy passes.
+Rows arrive analysed in batches (``text_batches``: each distinct chunk of text analysed once by
+``analysis.Analyzer``); a batch's term ids become per-row counts in a few numpy passes.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable
-
 import numpy as np
 
-from mneme_tui.memory.analysis import DEFAULT_ANALYZER, MEMO_LIMIT, Analyzer, compound_terms, words_of
+from mneme_tui.memory.analysis import DEFAULT_ANALYZER, Analyzer
 from mneme_tui.memory.growing import GrowingArrays
-from mneme_tui.memory.snapshot_vocab import SnapshotVocab
-
-
-class _WordCodes(dict):
-    """Memo: a word (original case) → one int code for its analysed terms.
-
-    code ≥ 0 is the id of the word's only term, -1 means no term (a stop word), and code ≤ -2 points at
-    ``multi[-2 - code]``, the term ids of a word that splits into several (``useCart``). Keeping the
-    common cases as plain ints lets a whole batch be looked up in one C-level pass.
-    """
-
-    def __init__(self, features: TermFeatures) -> None:
-        super().__init__()
-        self.features = features
-        self.multi: list[tuple[int, ...]] = []
-
-    def __missing__(self, word: str) -> int:
-        return self._learn(word, self.features.analyzer.analyse_word(word))
-
-    def learn(self, words: Iterable[str]) -> None:
-        """Memoise the new ones of ``words`` with one batched look-up of their terms in a snapshot's
-        vocabulary (``SnapshotVocab.prefetch``)."""
-        vocab = self.features.vocab
-        assert isinstance(vocab, SnapshotVocab)
-        distinct = set(words)
-        numbers = [word for word in distinct if word.isdigit()]  # never memoised: looked up in the vocabulary
-        analyse = self.features.analyzer.analyse_word
-        new = [(word, analyse(word)) for word in distinct if not word.isdigit() and word not in self]
-        vocab.prefetch(itertools.chain(numbers, *(terms for _, terms in new)))
-        for word, terms in new:
-            self._learn(word, terms)
-
-    def _learn(self, word: str, terms: tuple[str, ...]) -> int:
-        vocab = self.features.vocab
-        if word.isdigit():  # a number is its own term; not memoised, as most (ids, counts) are one-offs
-            return vocab.setdefault(word, len(vocab))
-        ids = tuple(vocab.setdefault(term, len(vocab)) for term in terms)
-        if len(ids) == 1:
-            code = ids[0]
-        elif not ids:
-            code = -1
-        else:
-            self.multi.append(ids)
-            code = -1 - len(self.multi)
-        self[word] = code
-        return code
-
-    def trim(self) -> None:
-        """Forget everything once the memo is large (only between batches: codes point into ``multi``)."""
-        if len(self) >= MEMO_LIMIT:
-            self.forget()
-
-    def forget(self) -> None:
-        """Forget every memoised word (between batches)."""
-        self.clear()
-        self.multi.clear()
-
-    def term_ids(self, words: list[str]) -> list[int]:
-        """The term ids of ``words``, in order (for short texts such as topics)."""
-        out: list[int] = []
-        for code in map(self.__getitem__, words):
-            if code >= 0:
-                out.append(code)
-            elif code <= -2:
-                out.extend(self.multi[-2 - code])
-        return out
+from mneme_tui.memory.postings import build_postings
+from mneme_tui.memory.text_batches import Occurrences
 
 
 class TermFeatures:
@@ -95,7 +28,6 @@ class TermFeatures:
         self.analyzer = analyzer or DEFAULT_ANALYZER
         self.topic_weight = float(topic_weight)
         self.vocab: dict[str, int] = {}
-        self.word_codes = _WordCodes(self)
         self.doc_start = np.zeros(1, dtype=np.int64)
         self.doc_terms = np.zeros(0, dtype=np.int32)
         self.doc_tf = np.zeros(0, dtype=np.float32)
@@ -118,59 +50,17 @@ class TermFeatures:
         return repr((*self.analyzer.key, self.topic_weight))
 
     # ------------------------------------------------------------------ analysis
-    def _extra_term_ids(self, content: str, topic: str) -> tuple[list[int], list[int]]:
-        """Compound terms of the content, and the topic's terms (only when those options are on)."""
-        vocab = self.vocab
-        ids: list[int] = []
-        topic_ids: list[int] = []
-        if self.analyzer.compounds:
-            ids.extend(vocab.setdefault(t, len(vocab)) for t in compound_terms(content))
-        if self.topic_weight > 0 and topic:
-            topic_ids = self.word_codes.term_ids(words_of(topic))
-            if self.analyzer.compounds:
-                topic_ids.extend(vocab.setdefault(t, len(vocab)) for t in compound_terms(topic))
-        return ids, topic_ids
-
-    def _analyse(self, words: list[list[str]], contents, topics) -> tuple[np.ndarray, ...]:
-        """(per-row entry counts, terms, tf, lengths) of a batch; entries sorted by (row, term)."""
-        count = len(words)
-        memo = self.word_codes
-        memo.trim()
-        if isinstance(self.vocab, SnapshotVocab):  # catching up on a snapshot: its words looked up in batches
-            memo.learn(itertools.chain.from_iterable(words))
-            if self.analyzer.compounds:
-                self.vocab.prefetch(itertools.chain.from_iterable(map(compound_terms, contents)))
-        word_counts = np.fromiter(map(len, words), np.int64, count)
-        codes = np.fromiter(  # one C-level pass over every word; a new word is analysed once
-            map(memo.__getitem__, itertools.chain.from_iterable(words)), np.int64, int(word_counts.sum())
-        )
-        word_owner = np.repeat(np.arange(count, dtype=np.int64), word_counts)
-        single = codes >= 0
-        terms, owners = codes[single], word_owner[single]
-        multi = np.flatnonzero(codes <= -2)
-        if multi.size:
-            parts = [memo.multi[-2 - code] for code in codes[multi].tolist()]
-            terms = np.concatenate([terms, np.fromiter(itertools.chain.from_iterable(parts), np.int64)])
-            lengths = np.fromiter(map(len, parts), np.int64, len(parts))
-            owners = np.concatenate([owners, np.repeat(word_owner[multi], lengths)])
-        weights = None
-        if self.analyzer.compounds or self.topic_weight > 0:
-            extra_terms: list[int] = []
-            extra_owners: list[int] = []
-            extra_weights: list[float] = []
-            for row, (content, topic) in enumerate(zip(contents, topics)):
-                ids, topic_ids = self._extra_term_ids(content, topic)
-                extra_terms += ids + topic_ids
-                extra_owners += [row] * (len(ids) + len(topic_ids))
-                extra_weights += [1.0] * len(ids) + [self.topic_weight] * len(topic_ids)
-            terms = np.concatenate([terms, np.asarray(extra_terms, dtype=np.int64)])
-            owners = np.concatenate([owners, np.asarray(extra_owners, dtype=np.int64)])
-            if self.topic_weight > 0:  # compound terms alone weigh 1 each: the plain counting below serves
-                weights = np.concatenate([np.ones(terms.size - len(extra_terms)), np.asarray(extra_weights)])
+    def _counted(self, terms: Occurrences, topic: Occurrences | None, count: int) -> tuple[np.ndarray, ...]:
+        """(per-row entry counts, terms, tf, lengths) of ``count`` rows from their analysed terms (``text_batches``)
+        and, when topics weigh, their topics' terms; entries sorted by (row, term)."""
+        owners, ids, weights = terms.rows, terms.ids, None
+        if topic is not None:  # a topic's terms count ``topic_weight`` each (BM25F-style)
+            owners, ids = np.concatenate([owners, topic.rows]), np.concatenate([ids, topic.ids])
+            weights = np.concatenate([np.ones(terms.ids.size), np.full(topic.ids.size, self.topic_weight)])
         width = max(len(self.vocab), 1)
-        keys = owners * width + terms
+        keys = owners * width + ids
         if weights is None:
-            keys.sort()
+            keys = np.sort(keys)
             doc_len = np.bincount(owners, minlength=count).astype(np.float32)
         else:
             order = np.argsort(keys, kind="stable")
@@ -185,24 +75,25 @@ class TermFeatures:
         per_row = np.bincount(unique // width, minlength=count).astype(np.int64)
         return per_row, (unique % width).astype(np.int32), tf, doc_len
 
-    def append(self, words: list[list[str]], contents, topics) -> None:
-        """Analyse and add rows at the end."""
-        per_row, terms, tf, doc_len = self._analyse(words, contents, topics)
+    def append(self, terms: Occurrences, topic: Occurrences | None, count: int) -> None:
+        """Add ``count`` rows at the end, from their analysed terms (and their topics' when topics weigh)."""
+        per_row, ids, tf, doc_len = self._counted(terms, topic, count)
         grow = self.growing.append  # into the room after each array (a snapshot's map too): no copy
         self.doc_start = grow("doc_start", self.doc_start, self.doc_start[-1] + np.cumsum(per_row))
-        self.doc_terms = grow("doc_terms", self.doc_terms, terms)
+        self.doc_terms = grow("doc_terms", self.doc_terms, ids)
         self.doc_tf = grow("doc_tf", self.doc_tf, tf)
         self.doc_len = grow("doc_len", self.doc_len, doc_len)
         if self.size - self._built_for > max(2_000, self._built_for // 5):
             self._stale = True
 
-    def replace(self, positions: list[int], words: list[list[str]], contents, topics) -> None:
-        """Re-analyse rows whose text may have changed; the postings go stale only if a row's terms did."""
-        per_row, terms, tf, doc_len = self._analyse(words, contents, topics)
+    def replace(self, positions: list[int], terms: Occurrences, topic: Occurrences | None = None) -> None:
+        """Re-analysed rows whose text may have changed (their terms numbered by their order in ``positions``);
+        the postings go stale only if a row's terms did."""
+        per_row, ids, tf, doc_len = self._counted(terms, topic, len(positions))
         starts = np.concatenate([[0], np.cumsum(per_row)])
         changed: dict[int, tuple[np.ndarray, np.ndarray, np.float32]] = {}
         for number, position in enumerate(positions):
-            new_terms, new_tf = terms[starts[number] : starts[number + 1]], tf[starts[number] : starts[number + 1]]
+            new_terms, new_tf = ids[starts[number] : starts[number + 1]], tf[starts[number] : starts[number + 1]]
             old = slice(self.doc_start[position], self.doc_start[position + 1])
             if not (np.array_equal(new_terms, self.doc_terms[old]) and np.array_equal(new_tf, self.doc_tf[old])):
                 changed[position] = (new_terms, new_tf, doc_len[number])
@@ -287,12 +178,9 @@ class TermFeatures:
             return
         vocab_size = len(self.vocab)
         lengths = np.diff(self.doc_start)
-        owners = np.repeat(np.arange(self.size, dtype=np.int32), lengths)
-        order = np.argsort(self.doc_terms)  # rows within a posting list need no order: 3× faster than stable
-        self._post_rows = owners[order]
-        self._post_tf = self.doc_tf[order]
-        counts = np.bincount(self.doc_terms, minlength=vocab_size)
-        self._post_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._post_rows, self._post_start, (self._post_tf,) = build_postings(
+            self.doc_terms, lengths, vocab_size, self.doc_tf
+        )
         self._built_for = self.size
         self._stale = False
         self._tail_cache = None

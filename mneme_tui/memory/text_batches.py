@@ -1,0 +1,251 @@
+"""A batch of texts analysed at once: the spec's token ids and the ``bm25`` terms of every row, as numpy arrays.
+
+Loading a store analyses every memory twice (the spec's distinct tokens, ``vectors.tokenize``; the analysed
+terms, ``analysis.Analyzer``). Doing that text by text costs a few regex passes, sets and look-ups per row;
+here a batch of texts costs a handful of C-level passes and numpy operations, and the Python work is per
+*distinct chunk*:
+
+1. **Chunks**: every text is cut into maximal runs of word characters and ``. / -`` (:data:`CHUNK`). Every word
+   (``[^\\W_]+``) and every compound term (``analysis.COMPOUND``) lies inside one chunk, and what surrounds a
+   chunk is never a word character, so a chunk's words and compounds are those the whole text has there. A
+   batch's ASCII texts are joined and cut with one ``bytes.translate`` and one ``split``; other texts with
+   the regex, one by one.
+2. **Codes**: each chunk is looked up in a memo (:class:`ChunkTable`, one dict look-up per chunk, in C); a new
+   chunk is analysed once: its words' spec ids (lowercased), and, when the ``bm25`` pass first meets it, its
+   words' analysed terms and its compound terms.
+3. **Gathers**: the rows' ids are the chunks' ids gathered with numpy (``np.repeat`` over per-chunk spans), and
+   a row's distinct tokens are one sort of (row, id) keys for the batch.
+
+The result equals the per-row analysis (``MemoryIndex._token_ids``, ``Analyzer.terms``): the same ids, given
+in the same order (a new term gets its id where the per-row analysis first met it: a batch's word terms in
+text order, then its compound terms), so the scores add up the same floats.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mneme_tui.memory.analysis import COMPOUND, MEMO_LIMIT, WORD, Analyzer
+from mneme_tui.memory.growing import GrowingArrays
+from mneme_tui.memory.snapshot_vocab import SnapshotVocab
+from mneme_tui.memory.vectors import tokenize_lowered
+
+CHUNK = re.compile(r"[\w./\-]+")
+"""A run of word characters (letters, digits, ``_``) and the compound joiners ``. / -``."""
+_CHUNK_ASCII = "".join(chr(c) for c in range(128) if CHUNK.fullmatch(chr(c)))
+_ASCII_NON_CHUNK_TO_SPACE = bytes(c if chr(c) in _CHUNK_ASCII else 32 for c in range(256))
+
+
+@dataclass
+class Occurrences:
+    """Ids found in a batch's rows: ``ids[i]`` occurs in row ``rows[i]`` (rows ascending)."""
+
+    ids: np.ndarray  # int64
+    rows: np.ndarray  # int64
+
+
+def chunks_of(texts: Sequence[str]) -> tuple[list[bytes], np.ndarray]:
+    """Every chunk of ``texts`` (UTF-8) and the row of each: the ASCII texts' first, then the others'."""
+    plain = [text for text in texts if text.isascii()]
+    if len(plain) == len(texts):
+        return _ascii_chunks(plain, np.arange(len(texts), dtype=np.int64))
+    plain_rows = np.fromiter((row for row, text in enumerate(texts) if text.isascii()), np.int64)
+    chunks, rows = _ascii_chunks(plain, plain_rows)
+    other_rows: list[int] = []
+    for row, text in enumerate(texts):
+        if not text.isascii():
+            found = CHUNK.findall(text)
+            chunks.extend(chunk.encode("utf-8", "surrogatepass") for chunk in found)
+            other_rows.extend([row] * len(found))
+    return chunks, np.concatenate([rows, np.asarray(other_rows, dtype=np.int64)])
+
+
+def _ascii_chunks(texts: list[str], rows: np.ndarray) -> tuple[list[bytes], np.ndarray]:
+    """The chunks of ASCII ``texts`` (joined by a newline, one translate and one split) and their rows."""
+    joined = "\n".join(texts).encode("ascii").translate(_ASCII_NON_CHUNK_TO_SPACE)
+    chunks = joined.split()
+    marks = np.frombuffer(joined, dtype=np.uint8) != 32
+    starts = np.flatnonzero(marks[1:] & ~marks[:-1]) + 1  # where each chunk begins (the first: below)
+    ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1  # each text's separator
+    before = np.searchsorted(starts, ends) + (1 if marks.size and marks[0] else 0)  # chunks begun before each
+    per_text = np.diff(np.concatenate([[0], before]))
+    return chunks, np.repeat(rows, per_text)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending (a sort: ``np.unique``'s hash table is slower on these arrays)."""
+    ranked = np.sort(values)
+    return ranked[np.concatenate([[True], ranked[1:] != ranked[:-1]])] if ranked.size else ranked
+
+
+def _in_row_order(codes: np.ndarray, rows: np.ndarray) -> Occurrences:
+    if rows.size and np.any(rows[1:] < rows[:-1]):
+        order = np.argsort(rows, kind="stable")
+        codes, rows = codes[order], rows[order]
+    return Occurrences(codes, rows)
+
+
+def _gather(flat: np.ndarray, begin: np.ndarray, count: np.ndarray, found: Occurrences) -> Occurrences:
+    """The ids each code stands for (``flat[begin[code] : begin[code] + count[code]]``), with their rows."""
+    lengths = count[found.ids]
+    total = int(lengths.sum())
+    shift = begin[found.ids] - (np.cumsum(lengths) - lengths)
+    positions = np.repeat(shift, lengths) + np.arange(total, dtype=np.int64)
+    return Occurrences(flat[positions].astype(np.int64), np.repeat(found.rows, lengths))
+
+
+class _Spans:
+    """Per chunk code, a span of ids in one flat array that only grows (``begin``, ``count``; -1: not yet)."""
+
+    def __init__(self) -> None:
+        self.growing = GrowingArrays()
+        self.flat = np.zeros(0, dtype=np.int64)
+        self.begin = np.zeros(0, dtype=np.int64)
+        self.count = np.full(0, -1, dtype=np.int64)
+
+    def reserve(self, codes: int) -> None:
+        """Room for ``codes`` chunk codes (new ones not analysed yet)."""
+        new = codes - self.begin.size
+        if new > 0:
+            self.begin = self.growing.append("begin", self.begin, np.zeros(new, dtype=np.int64))
+            self.count = self.growing.append("count", self.count, np.full(new, -1, dtype=np.int64))
+
+    def fill(self, codes: list[int], ids: np.ndarray, lengths: np.ndarray) -> None:
+        """Give each of ``codes`` its ids: ``lengths[i]`` of the concatenated ``ids`` for ``codes[i]``."""
+        self.begin[codes] = self.flat.size + np.cumsum(lengths) - lengths
+        self.count[codes] = lengths
+        self.flat = self.growing.append("flat", self.flat, ids)
+
+    def of(self, found: Occurrences) -> Occurrences:
+        return _gather(self.flat, self.begin, self.count, found)
+
+
+class ChunkTable:
+    """Memo: a chunk (UTF-8) → its code, with each code's spec ids and analysed term ids (``_Spans``).
+
+    Codes belong to one pair of vocabularies (the index's ``vocab`` and ``terms.vocab``): the table is
+    emptied (:meth:`forget`) when those are replaced and once it holds ``MEMO_LIMIT`` chunks.
+    """
+
+    def __init__(self, analyzer: Analyzer) -> None:
+        self.analyzer = analyzer
+        self.forget()
+
+    def forget(self) -> None:
+        """Forget every chunk (between batches)."""
+        self.code_of: dict[bytes, int] = {}
+        self.chunks: list[bytes] = []  # by code
+        self.spec = _Spans()
+        self.terms = _Spans()  # the words' analysed terms
+        self.compounds = _Spans()  # the compound terms
+
+    def trim(self) -> None:
+        """Forget every chunk once the memo is large (only between batches: codes are only good until then)."""
+        if len(self.chunks) >= MEMO_LIMIT:
+            self.forget()
+
+    def codes(self, texts: Sequence[str]) -> Occurrences:
+        """Each chunk of ``texts`` as its code, in row order (new chunks get codes, not yet analysed)."""
+        chunks, rows = chunks_of(texts)
+        codes = np.fromiter(map(self.code_of.get, chunks, itertools.repeat(-1)), np.int64, len(chunks))
+        new = np.flatnonzero(codes < 0).tolist()
+        if new:  # codes for the new chunks, in the order they first occur
+            fresh = dict.fromkeys(map(chunks.__getitem__, new))
+            self.code_of.update(zip(fresh, itertools.count(len(self.chunks))))
+            self.chunks.extend(fresh)
+            codes[new] = np.fromiter(map(self.code_of.__getitem__, map(chunks.__getitem__, new)), np.int64, len(new))
+        for spans in (self.spec, self.terms, self.compounds):
+            spans.reserve(len(self.chunks))
+        return _in_row_order(codes, rows)
+
+    def spec_ids(self, found: Occurrences, vocab: dict[str, int]) -> Occurrences:
+        """The spec token ids (lowercased words) of chunks from ASCII rows, new chunks analysed in code order."""
+        new = _distinct(found.ids[self.spec.count[found.ids] < 0]).tolist()
+        if new:
+            words = _words(self._texts(new).lower().split("\n"))
+            flat = list(itertools.chain.from_iterable(words))
+            if isinstance(vocab, SnapshotVocab):
+                vocab.prefetch(flat)
+            self.spec.fill(new, np.fromiter(map(vocab.__getitem__, flat), np.int64, len(flat)), _lengths(words))
+        return self.spec.of(found)
+
+    def term_ids(self, found: Occurrences, vocab: dict[str, int]) -> Occurrences:
+        """The analysed term ids of the chunks (their words' terms, then their compound terms), new chunks
+        analysed where the rows first meet them."""
+        pending = found.ids[self.terms.count[found.ids] < 0]
+        if pending.size:
+            order = np.argsort(pending, kind="stable")  # then each code's first occurrence, in occurrence order
+            ranked = pending[order]
+            first = order[np.concatenate([[True], ranked[1:] != ranked[:-1]])]
+            self._learn_terms(pending[np.sort(first)].tolist(), vocab)
+        words, compounds = self.terms.of(found), self.compounds.of(found)
+        return Occurrences(np.concatenate([words.ids, compounds.ids]), np.concatenate([words.rows, compounds.rows]))
+
+    def _texts(self, codes: list[int]) -> str:
+        """The chunks of ``codes`` decoded, each ended by a newline but the last (one decode for them all)."""
+        return b"\n".join(map(self.chunks.__getitem__, codes)).decode("utf-8", "surrogatepass")
+
+    def _learn_terms(self, codes: list[int], vocab: dict[str, int]) -> None:
+        """Terms of new chunks: new ids for their words' terms in order, then for their compound terms."""
+        texts = self._texts(codes).split("\n")
+        words = _words(texts)
+        analysed = self.analyzer.word_terms  # a number is its own term, kept out of the analyzer's memo
+        word_terms = [(word,) if word.isdigit() else analysed(word) for word in itertools.chain.from_iterable(words)]
+        compounds = [_compounds(text) if self.analyzer.compounds and not text.isalnum() else [] for text in texts]
+        ordered = [*itertools.chain.from_iterable(word_terms), *itertools.chain.from_iterable(compounds)]
+        if isinstance(vocab, SnapshotVocab):
+            vocab.prefetch(ordered)
+        for term in itertools.filterfalse(vocab.__contains__, dict.fromkeys(ordered)):
+            vocab.setdefault(term, len(vocab))  # a new term's id is the next one, in the order first met
+        ids = np.fromiter(map(vocab.__getitem__, ordered), np.int64, len(ordered))
+        per_word = np.concatenate([[0], np.cumsum(_lengths(word_terms))])
+        word_ends = per_word[np.cumsum(_lengths(words))]
+        per_chunk = np.diff(np.concatenate([[0], word_ends]))
+        self.terms.fill(codes, ids[: per_word[-1]], per_chunk)
+        self.compounds.fill(codes, ids[per_word[-1] :], _lengths(compounds))
+
+
+def _words(chunks: list[str]) -> list[list[str]]:
+    """The words (``analysis.WORD``) of each chunk: the chunk itself when it is all letters and digits."""
+    findall = WORD.findall
+    return [[chunk] if chunk.isalnum() else findall(chunk) for chunk in chunks]
+
+
+def _compounds(chunk: str) -> list[str]:
+    return [match.lower() for match in COMPOUND.findall(chunk)]
+
+
+def _lengths(rows: Sequence[Sequence]) -> np.ndarray:
+    return np.fromiter(map(len, rows), np.int64, len(rows))
+
+
+def spec_tokens(table: ChunkTable, texts: Sequence[str], found: Occurrences, vocab: dict[str, int]) -> Occurrences:
+    """Each row's distinct spec token ids (ascending), as ``MemoryIndex._token_ids`` gives them one row at a
+    time: ASCII rows from their chunks; other rows by the spec tokenizer on the lowercased text (lowercasing
+    can change where words end)."""
+    other = [row for row, text in enumerate(texts) if not text.isascii()]
+    if other:
+        keep = ~np.isin(found.rows, other)
+        found = Occurrences(found.ids[keep], found.rows[keep])
+    ids = table.spec_ids(found, vocab)
+    if other:
+        words = [tokenize_lowered(texts[row].lower()) for row in other]
+        extra = np.fromiter((vocab[word] for row in words for word in row), np.int64)
+        extra_rows = np.repeat(np.asarray(other, dtype=np.int64), np.fromiter(map(len, words), np.int64))
+        ids = Occurrences(np.concatenate([ids.ids, extra]), np.concatenate([ids.rows, extra_rows]))
+    width = max(len(vocab), 1)
+    keys = _distinct(ids.rows * width + ids.ids)
+    return Occurrences(keys % width, keys // width)
+
+
+def replaced_rows(found: Occurrences, rows: list[int], other: Occurrences) -> Occurrences:
+    """``found`` with the occurrences of ``rows`` replaced by ``other`` (of those rows), in row order."""
+    if not rows:
+        return found
+    keep = ~np.isin(found.rows, rows)
+    return _in_row_order(np.concatenate([found.ids[keep], other.ids]), np.concatenate([found.rows[keep], other.rows]))
