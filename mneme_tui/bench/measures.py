@@ -205,23 +205,26 @@ def mcp_calls() -> list[dict[str, Any]]:
     ]
 
 
-def in_process_mcp_calls(store, now) -> dict[str, float]:
-    """p50/p95 (ms) of the MCP round trip's calls made in-process (``Store.recall``, the server's profile), after
-    the same warm-up call: what the round trip is compared with."""
+def in_process_mcp_calls(db_path: Path, workdir: str) -> dict[str, float]:
+    """p50/p95 (ms) of the MCP round trip's calls answered in-process the way the server answers them: a new
+    ``Store`` on the database (its index from the same snapshot, its per-term caches as cold as a new
+    server's), the ``recall`` tool's own argument check, recall and compact JSON (``mcp.tools.answer``), after
+    the same warm-up call. Measured just before the round trip, so the ratio is what the protocol adds."""
+    from mneme_tui import config
+    from mneme_tui.mcp.context import Call, ServerContext
+    from mneme_tui.mcp.tools import answer
     from mneme_tui.memory.ranking import DEFAULT_PROFILE
+    from mneme_tui.memory.store import Store
 
-    store.recall(QUERIES[0], repo=REPOS[0], profile=DEFAULT_PROFILE, now=now)
-    samples = [
-        timed(
-            store.recall,
-            call["query"],
-            repo=call["repo"],
-            cross_repo=call["all_repos"],
-            profile=DEFAULT_PROFILE,
-            now=now,
-        )[0]
-        for call in mcp_calls()
-    ]
+    store = Store(db_path)
+    profile = config.resolve_profile(None, DEFAULT_PROFILE)  # what `mneme mcp` without --profile serves
+    server = ServerContext(store, REPOS[0], profile, Path(workdir), Path(workdir) / "legion")
+    try:
+        call = Call(server, "mneme-bench")
+        answer(call, "recall", {"query": QUERIES[0]})
+        samples = [timed(answer, call, "recall", arguments)[0] for arguments in mcp_calls()]
+    finally:
+        store.close()
     return percentiles(samples)
 
 

@@ -15,6 +15,7 @@ bounded transport (:mod:`mneme_tui.mcp.transport`) takes it over under the SDK's
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 import threading
@@ -51,10 +52,13 @@ def serve(ctx: ServerContext) -> None:
 
 
 def _warm(ctx: ServerContext) -> None:
+    """Load the index, then freeze what the process holds (the SDK, pydantic's schemas, the index) out of the
+    cyclic GC: a full collection would otherwise walk those 100,000 objects during a call now and then."""
     try:
         ctx.store.refresh_index()
     except MnemeError as exc:  # the first tool call meets the same error and reports it
         logging.getLogger("mneme_tui.mcp").warning("mneme: %s", exc)
+    gc.freeze()
 
 
 def client_name(request: ServerRequestContext[Any]) -> str:
