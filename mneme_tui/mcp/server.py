@@ -8,13 +8,16 @@ tool error whose text is the CLI's one-line error after the SDK's usual prefix (
 show: ERR_NOT_FOUND: no memory with id 99``).
 
 One ``Store`` lives as long as the server, so its index stays warm; every recall refreshes it from the
-database's revision table first, so writes by other processes are seen by the next answer. A store that
-cannot be opened does not stop the server: every call answers why. stdout belongs to the protocol: the
-bounded transport (:mod:`mneme_tui.mcp.transport`) takes it over under the SDK's, and logs go to stderr.
+database's revision table first, so writes by other processes are seen by the next answer. Once the index
+is loaded, what the process holds is frozen out of the cyclic GC, so no full collection lands in a call. A
+store that cannot be opened does not stop the server: every call answers why. stdout belongs to the
+protocol: the bounded transport (:mod:`mneme_tui.mcp.transport`) takes it over under the SDK's, and logs go
+to stderr.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 import threading
@@ -51,10 +54,13 @@ def serve(ctx: ServerContext) -> None:
 
 
 def _warm(ctx: ServerContext) -> None:
+    """Load the index, then freeze what the process holds (the SDK, pydantic's schemas, the index) out of the
+    cyclic GC: a full collection would otherwise walk those 100,000 objects during a call now and then."""
     try:
         ctx.store.refresh_index()
     except MnemeError as exc:  # the first tool call meets the same error and reports it
         logging.getLogger("mneme_tui.mcp").warning("mneme: %s", exc)
+    gc.freeze()
 
 
 def client_name(request: ServerRequestContext[Any]) -> str:

@@ -20,7 +20,9 @@ import json
 import logging
 import os
 import re
+import selectors
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -78,27 +80,37 @@ class ProtocolOutput:
         self.write_line(json.dumps(reply, ensure_ascii=True) + "\n")
 
 
-def bounded_lines(descriptor: int, output: ProtocolOutput) -> Iterator[bytes]:
-    """The messages (lines without their newline) read from ``descriptor``, each at most ``MAX_MESSAGE_BYTES``;
-    a longer one is refused through ``output`` at once and the rest of it is skipped, never stored."""
-    pending = bytearray()
-    skipping = False
-    while chunk := os.read(descriptor, _CHUNK):
+class BoundedLines:
+    """Messages (lines without their newline) cut from chunks of input, each at most ``MAX_MESSAGE_BYTES``;
+    a longer one is refused through ``output`` as soon as it passes the limit and the rest of it is skipped,
+    never stored."""
+
+    def __init__(self, output: ProtocolOutput) -> None:
+        self._output = output
+        self._pending = bytearray()
+        self._skipping = False
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The messages ``chunk`` completes (the start of the next one is kept for the next chunk)."""
+        lines = []
         while chunk:
             line, newline, chunk = chunk.partition(b"\n")
-            if not skipping:
-                pending += line
-                if len(pending) > MAX_MESSAGE_BYTES:
-                    _refuse_oversized(bytes(pending[:4096]), output)
-                    pending.clear()
-                    skipping = True
+            if not self._skipping:
+                self._pending += line
+                if len(self._pending) > MAX_MESSAGE_BYTES:
+                    _refuse_oversized(bytes(self._pending[:4096]), self._output)
+                    self._pending.clear()
+                    self._skipping = True
             if newline:
-                if not skipping:
-                    yield bytes(pending)
-                pending.clear()
-                skipping = False
-    if pending and not skipping:
-        yield bytes(pending)
+                if not self._skipping:
+                    lines.append(bytes(self._pending))
+                self._pending.clear()
+                self._skipping = False
+        return lines
+
+    def end(self) -> list[bytes]:
+        """The last message when the input ended without a newline after it."""
+        return [bytes(self._pending)] if self._pending and not self._skipping else []
 
 
 def _refuse_oversized(start: bytes, output: ProtocolOutput) -> None:
@@ -154,28 +166,52 @@ def _refuse(output: ProtocolOutput, request_id: Any, code: int, message: str) ->
 
 
 class CheckedInput:
-    """The SDK's reader interface over ``bounded_lines``: each message it can take, as one line of text."""
+    """The SDK's reader interface over ``descriptor``: each message it can take, as one line of text (the
+    others answered on the way). A pipe or a terminal is read in the event loop once it has input, with no
+    thread hop; what the loop cannot wait for (a file, ``/dev/zero``, any input on Windows) from a worker
+    thread, a chunk at a time."""
 
     def __init__(self, descriptor: int, output: ProtocolOutput) -> None:
-        self._lines = bounded_lines(descriptor, output)
+        self._descriptor = descriptor
         self._output = output
+        self._lines = BoundedLines(output)
+        self._ready: deque[bytes] = deque()
+        self._ended = False
+        self._pollable = _pollable(descriptor)
 
     def __aiter__(self) -> CheckedInput:
         return self
 
     async def __anext__(self) -> str:
-        text = await anyio.to_thread.run_sync(self._next_message)  # one thread hop per message
-        if text is None:
-            raise StopAsyncIteration
-        return text
+        while True:
+            while self._ready:
+                text = checked_message(self._ready.popleft(), self._output)
+                if text is not None:
+                    return text
+            if self._ended:
+                raise StopAsyncIteration
+            chunk = await self._read()
+            self._ready.extend(self._lines.feed(chunk) if chunk else self._lines.end())
+            self._ended = not chunk
 
-    def _next_message(self) -> str | None:
-        """The next message the SDK can take (the others answered on the way), or None at the end of input."""
-        for line in self._lines:
-            text = checked_message(line, self._output)
-            if text is not None:
-                return text
-        return None
+    async def _read(self) -> bytes:
+        """The next chunk of input (empty at its end)."""
+        if self._pollable:
+            await anyio.wait_readable(self._descriptor)
+            return os.read(self._descriptor, _CHUNK)  # readable: it returns what is there without waiting
+        return await anyio.to_thread.run_sync(os.read, self._descriptor, _CHUNK)
+
+
+def _pollable(descriptor: int) -> bool:
+    """Whether the event loop can wait for ``descriptor`` to be readable (its selector takes it)."""
+    if os.name == "nt":  # the loop there waits for sockets only
+        return False
+    with selectors.DefaultSelector() as selector:
+        try:
+            selector.register(descriptor, selectors.EVENT_READ)
+        except (OSError, ValueError):  # a regular file or /dev/zero: epoll refuses it
+            return False
+    return True
 
 
 @contextmanager
