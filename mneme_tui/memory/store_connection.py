@@ -21,6 +21,7 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_DATABASE, ERR_NOT_FOUND, MnemeError
 from mneme_tui.memory import secrets
 from mneme_tui.memory.curation.catalogue import Catalogue
+from mneme_tui.memory.curation.same_text import text_key
 from mneme_tui.memory.index import MemoryIndex
 from mneme_tui.memory.persistence.curation import DecisionLog, PinTable
 from mneme_tui.memory.persistence.database import open_database
@@ -34,6 +35,7 @@ from mneme_tui.memory.persistence.repositories import (
     TaskSyncLedger,
 )
 from mneme_tui.memory.persistence.schema import bind_tables
+from mneme_tui.memory.persistence.text_keys import TextKeys
 from mneme_tui.memory.records import Memory
 from mneme_tui.validation import MAX_ID
 
@@ -62,7 +64,8 @@ class StoreConnection:
         """Per thread: how deep in ``sqlite_errors`` it is, and the generation its connection belongs to
         (peewee keeps one connection per thread)."""
         self.tables = bind_tables(self.db)
-        self.memories = MemoryTable(self.db, self.tables)
+        self.text_keys = TextKeys(self.db, text_key)
+        self.memories = MemoryTable(self.db, self.tables, self.text_keys)
         self.audit_log = AuditLog(self.tables)
         self.task_access = TaskAccessLog(self.db, self.tables)
         self.legion_records = LegionRecords(self.db)
@@ -73,6 +76,7 @@ class StoreConnection:
         self.redactions = 0
         """Secrets this store's writes replaced with ``[REDACTED:<type>]`` (policy ``redact``), for the summary."""
         self._start_index()
+        self._backfill_text_keys()
 
     def _start_index(self) -> None:
         """A cold index and curation catalogue (at the start, and when the store's file was replaced: it held
@@ -80,6 +84,14 @@ class StoreConnection:
         self.index = MemoryIndex()
         self.catalogue = Catalogue()
         """Curation's features of every memory (``memory/curation``), refreshed by revision like ``index``."""
+
+    def _backfill_text_keys(self) -> None:
+        """Key the rows a store written before schema 7 holds, a batch per write transaction (other writers get
+        the lock between batches; their saves are keyed as they write). Resumes where a stopped run left off."""
+        with self.sqlite_errors():
+            pending = self.text_keys.backfill_pending()
+        while pending:
+            pending = self.run_transaction(self.text_keys.backfill_batch) > 0
 
     # ------------------------------------------------------------------ plumbing
     @cached_property

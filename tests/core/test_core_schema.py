@@ -125,7 +125,7 @@ def test_side_tables_live_outside_memories(store_db):
 
 def test_wal_mode_and_schema_version(store_db):
     assert store_db.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
-    assert store_db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert store_db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
 
 
 def test_file_mode_0600_and_parent_folders_created(tmp_path: Path):

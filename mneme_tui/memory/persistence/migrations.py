@@ -73,6 +73,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         schema.CURATION_DDL,
         schema.PG_SCHEMA_6,
     ),
+    _step(
+        7,
+        "memory_text_keys: the normalised-text hash the no-new-duplicates check looks up (rows keyed after it)",
+        schema.TEXT_KEYS_DDL,
+        schema.PG_SCHEMA_7,
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
