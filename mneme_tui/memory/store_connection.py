@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
@@ -35,7 +36,7 @@ from mneme_tui.memory.persistence.repositories import (
     TaskSyncLedger,
 )
 from mneme_tui.memory.persistence.schema import bind_tables
-from mneme_tui.memory.persistence.text_keys import TextKeys
+from mneme_tui.memory.persistence.text_keys import BACKFILL_PAUSE_S, TextKeys
 from mneme_tui.memory.records import Memory
 from mneme_tui.validation import MAX_ID
 
@@ -91,7 +92,9 @@ class StoreConnection:
         with self.sqlite_errors():
             pending = self.text_keys.backfill_pending()
         while pending:
-            pending = self.run_transaction(self.text_keys.backfill_batch) > 0
+            pending = self.run_transaction(self.text_keys.backfill_batch)
+            if pending:
+                time.sleep(BACKFILL_PAUSE_S)
 
     # ------------------------------------------------------------------ plumbing
     @cached_property

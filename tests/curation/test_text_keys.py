@@ -4,12 +4,16 @@ an old store is keyed by the backfill; and ``db copy`` carries the review decisi
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from mneme_tui.memory.curation import text_features as T
 from mneme_tui.memory.curation.proposals import open_proposals
 from mneme_tui.memory.curation.review import decide
-from mneme_tui.memory.curation.same_text import text_key
+from mneme_tui.memory.curation.same_text import similarities, text_key
 from mneme_tui.memory.persistence.migrations import MIGRATIONS, script_at
 from mneme_tui.memory.persistence.text_keys import PROGRESS
 from mneme_tui.memory.purge import purge
@@ -100,17 +104,28 @@ def test_an_old_store_is_keyed_in_batches_on_open(tmp_path: Path) -> None:
     assert upgraded.save_checked("lesson number 3 about the CLOCK", repo_id="acme")[1].duplicate_of == 4
 
 
-def test_the_backfill_resumes_where_it_stopped(tmp_path: Path) -> None:
-    store = Store(tmp_path / "m.db")
+def test_the_backfill_resumes_where_it_stopped(db_target) -> None:
+    store = Store(db_target)
     for n in range(5):
         store.save(f"Lesson number {n} about the clock", repo_id="acme")
     seven = next(m for m in MIGRATIONS if m.version == 7)
+    marker = script_at(seven, "2026-12-02 00:00:00", store.dialect.NAME).split(";")[-2]  # text_keys_after = 0
     with store.write_transaction():
         store.db.execute_sql("DELETE FROM memory_text_keys")
-        for statement in script_at(seven, "2026-12-02 00:00:00").split(";")[-2:-1]:
-            store.db.execute_sql(statement)  # the progress marker, at 0
+        store.db.execute_sql(marker)
     with store.write_transaction():
-        assert store.text_keys.backfill_batch(batch=2) == 2
+        assert store.text_keys.backfill_batch(batch=2)  # more to do
     assert sorted(keys_of(store)) == [1, 2]
-    reopened = Store(tmp_path / "m.db")
+    reopened = Store(db_target)
     assert keys_of(reopened) == expected_keys(reopened)
+    assert not reopened.text_keys.backfill_pending()
+
+
+def test_the_near_duplicate_similarities_are_jaccards_of_shingles() -> None:
+    rng = random.Random(21)
+    words = ["a", "b", "c", "d", "e"]
+    for _ in range(200):
+        mine = [rng.choice(words) for _ in range(rng.randint(0, 6))]
+        others = [[rng.choice(words) for _ in range(rng.randint(0, 6))] for _ in range(rng.randint(0, 4))]
+        expected = [T.jaccard(T.shingles(mine), T.shingles(other)) for other in others]
+        assert similarities(mine, others).tolist() == pytest.approx(expected)

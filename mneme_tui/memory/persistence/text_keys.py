@@ -14,8 +14,11 @@ from mneme_tui.memory.persistence.schema import TEXT_KEY_COLUMNS
 
 KeyOf = Callable[[str], int]
 """A text → its signed 64-bit key (equal for texts equal after normalising)."""
-BACKFILL_BATCH = 20_000
-"""Rows the backfill keys per write transaction (tens of milliseconds of write lock each)."""
+BACKFILL_BATCH = 10_000
+"""Rows the backfill keys per write transaction (about 0.2 s of CPU each at 1M, ``docs/speed.md``)."""
+BACKFILL_PAUSE_S = 0.1
+"""The backfill's pause between batches: longer than SQLite's longest busy-handler sleep (100 ms), so a writer
+waiting for the lock gets it before the next batch does."""
 PROGRESS = "text_keys_after"
 """The ``mneme_meta`` key holding the backfill's last keyed id (absent: every row is keyed)."""
 
@@ -62,22 +65,22 @@ class TextKeys:
         """True while rows written before schema 7 are still to be keyed."""
         return self._progress() is not None
 
-    def backfill_batch(self, batch: int = BACKFILL_BATCH) -> int:
+    def backfill_batch(self, batch: int = BACKFILL_BATCH) -> bool:
         """Key the next ``batch`` rows after the recorded progress, inside the caller's write transaction (which
-        re-reads the progress under the lock); how many it keyed (0: done, the progress is deleted)."""
+        re-reads the progress under the lock); True while rows may remain (the last batch deletes the progress)."""
         after = self._progress()
         if after is None:
-            return 0
+            return False
         rows = self.db.execute_sql(
             "SELECT id, repo_id, kind, content FROM memories WHERE id > ? ORDER BY id LIMIT ?", (after, int(batch))
         ).fetchall()
-        if not rows:
-            self.db.execute_sql("DELETE FROM mneme_meta WHERE key = ?", (PROGRESS,))
-            return 0
         keyed = [(int(i), repo or "", kind, self.key_of(content)) for i, repo, kind, content in rows]
         dialect_of(self.db).insert_many(self.db, self._insert_ignore, keyed)  # a row keyed since stays
+        if len(keyed) < batch:
+            self.db.execute_sql("DELETE FROM mneme_meta WHERE key = ?", (PROGRESS,))
+            return False
         self.db.execute_sql("UPDATE mneme_meta SET value = ? WHERE key = ?", (str(keyed[-1][0]), PROGRESS))
-        return len(keyed)
+        return True
 
     def _progress(self) -> int | None:
         found = self.db.execute_sql("SELECT value FROM mneme_meta WHERE key = ?", (PROGRESS,)).fetchone()
