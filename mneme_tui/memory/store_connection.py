@@ -136,8 +136,9 @@ class StoreConnection:
         PostgreSQL server that closed the connection (a restart)."""
         if self.db.transaction_depth():
             return
+        replaced = self._file_path is not None and self._replaced()
         if self._file_path is not None:
-            if self._replaced():  # checked like a new open (refused if foreign; created if missing and allowed)
+            if replaced:  # checked like a new open (refused if foreign; created if missing and allowed)
                 open_database(self._target, create=self._create).close()
                 self._file = self._file_identity()
                 self._generation += 1
@@ -146,6 +147,8 @@ class StoreConnection:
                 self.close()  # this thread reconnects to the file the path names now at its next statement
                 self._thread.generation = self._generation
         self.dialect.ensure_connected(self.db)
+        if replaced:
+            self._backfill_text_keys()  # the file put there may be an older store, just migrated
 
     @contextmanager
     def sqlite_errors(self) -> Iterator[None]:

@@ -104,6 +104,25 @@ def test_an_old_store_is_keyed_in_batches_on_open(tmp_path: Path) -> None:
     assert upgraded.save_checked("lesson number 3 about the CLOCK", repo_id="acme")[1].duplicate_of == 4
 
 
+def test_a_long_lived_store_keys_an_older_file_put_in_its_place(tmp_path: Path) -> None:
+    path, older = tmp_path / "m.db", tmp_path / "older.db"
+    first = Store(path)
+    first.save("First lesson", repo_id="acme")
+    first.close()
+    writer = Store(older)
+    writer.save("Lesson number 1 about the clock", repo_id="acme")
+    writer.close()
+    connection = sqlite3.connect(older)
+    connection.executescript("DROP TABLE memory_text_keys; PRAGMA user_version = 6;")
+    connection.close()
+    store = Store(path)
+    store.close()
+    for name in ("m.db", "m.db-wal", "m.db-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    older.replace(path)  # another tool put an older store there
+    assert store.save_checked("lesson number 1 about the CLOCK", repo_id="acme")[1].duplicate_of == 1
+
+
 def test_the_backfill_resumes_where_it_stopped(db_target) -> None:
     store = Store(db_target)
     for n in range(5):
