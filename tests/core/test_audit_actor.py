@@ -178,7 +178,7 @@ def test_a_postgresql_schema_4_store_upgrades_to_actors_and_stops_notifying(pg_d
             INSERT INTO memory_provenance(memory_id, source) VALUES (1, 'save');
         """)
     store = Store(pg_database.url)
-    assert store.info()["schema_version"] == 6  # through schema 5 (actors) to 6 (curation)
+    assert store.info()["schema_version"] == 7  # through schema 5 (actors), 6 (curation) to 7 (text keys)
     detail = store.detail(1)
     assert detail.created_by == "" and [entry.actor for entry in detail.history] == [""]
     with connection, connection.cursor() as cursor:
