@@ -124,6 +124,7 @@ def _purge_one(store: Store, memory_id: int, reason: str) -> PurgedMemory:
     store.memories.update(
         memory_id, content=PURGED, topic=PURGED, embedding=to_blob(embed(PURGED)), status=K.TOMBSTONED
     )
+    store.text_keys.forget(memory_id)  # the hash of the text goes with it
     now, actor = config.now(), store.actor
     if memory.status != K.TOMBSTONED:
         store.audit_log.add(memory_id, memory.status, K.TOMBSTONED, now, "purged", actor)

@@ -18,6 +18,8 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.curation.proposals import proposal_id
+from mneme_tui.memory.curation.text_features import stable_hash
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence import store_copy
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
@@ -138,7 +140,7 @@ class Store(StoreWrites):
     def copy_into(self, destination: Store, *, merge: bool = False) -> store_copy.CopyResult:
         """Copy this whole store into ``destination`` (``mneme db copy``; see ``persistence/store_copy``)."""
         with destination.sqlite_errors(), self.sqlite_errors():
-            return store_copy.copy_store(self.db, destination.db, merge=merge)
+            return store_copy.copy_store(self.db, destination.db, merge=merge, proposal_id_of=_proposal_id_of)
 
     def repos(self) -> builtins.list[str]:
         """Every repo_id in the store, sorted."""
@@ -306,3 +308,8 @@ class Store(StoreWrites):
             for row in ranked
             if row.memory_id in memories
         ]
+
+
+def _proposal_id_of(kind: str, memory_ids: tuple[int, ...], texts: Sequence[str]) -> str:
+    """The id of a review proposal over these memories with these texts (``db copy`` renumbers decisions)."""
+    return proposal_id(kind, memory_ids, [stable_hash(text) for text in texts])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
@@ -21,6 +22,7 @@ from mneme_tui import config
 from mneme_tui.errors import ERR_DATABASE, ERR_NOT_FOUND, MnemeError
 from mneme_tui.memory import secrets
 from mneme_tui.memory.curation.catalogue import Catalogue
+from mneme_tui.memory.curation.same_text import text_key
 from mneme_tui.memory.index import MemoryIndex
 from mneme_tui.memory.persistence.curation import DecisionLog, PinTable
 from mneme_tui.memory.persistence.database import open_database
@@ -34,6 +36,7 @@ from mneme_tui.memory.persistence.repositories import (
     TaskSyncLedger,
 )
 from mneme_tui.memory.persistence.schema import bind_tables
+from mneme_tui.memory.persistence.text_keys import BACKFILL_PAUSE_S, TextKeys
 from mneme_tui.memory.records import Memory
 from mneme_tui.validation import MAX_ID
 
@@ -62,7 +65,8 @@ class StoreConnection:
         """Per thread: how deep in ``sqlite_errors`` it is, and the generation its connection belongs to
         (peewee keeps one connection per thread)."""
         self.tables = bind_tables(self.db)
-        self.memories = MemoryTable(self.db, self.tables)
+        self.text_keys = TextKeys(self.db, text_key)
+        self.memories = MemoryTable(self.db, self.tables, self.text_keys)
         self.audit_log = AuditLog(self.tables)
         self.task_access = TaskAccessLog(self.db, self.tables)
         self.legion_records = LegionRecords(self.db)
@@ -73,6 +77,7 @@ class StoreConnection:
         self.redactions = 0
         """Secrets this store's writes replaced with ``[REDACTED:<type>]`` (policy ``redact``), for the summary."""
         self._start_index()
+        self._backfill_text_keys()
 
     def _start_index(self) -> None:
         """A cold index and curation catalogue (at the start, and when the store's file was replaced: it held
@@ -80,6 +85,16 @@ class StoreConnection:
         self.index = MemoryIndex()
         self.catalogue = Catalogue()
         """Curation's features of every memory (``memory/curation``), refreshed by revision like ``index``."""
+
+    def _backfill_text_keys(self) -> None:
+        """Key the rows a store written before schema 8 holds, a batch per write transaction (other writers get
+        the lock between batches; their saves are keyed as they write). Resumes where a stopped run left off."""
+        with self.sqlite_errors():
+            pending = self.text_keys.backfill_pending()
+        while pending:
+            pending = self.run_transaction(self.text_keys.backfill_batch)
+            if pending:
+                time.sleep(BACKFILL_PAUSE_S)
 
     # ------------------------------------------------------------------ plumbing
     @cached_property
@@ -121,8 +136,9 @@ class StoreConnection:
         PostgreSQL server that closed the connection (a restart)."""
         if self.db.transaction_depth():
             return
+        replaced = self._file_path is not None and self._replaced()
         if self._file_path is not None:
-            if self._replaced():  # checked like a new open (refused if foreign; created if missing and allowed)
+            if replaced:  # checked like a new open (refused if foreign; created if missing and allowed)
                 open_database(self._target, create=self._create).close()
                 self._file = self._file_identity()
                 self._generation += 1
@@ -131,6 +147,8 @@ class StoreConnection:
                 self.close()  # this thread reconnects to the file the path names now at its next statement
                 self._thread.generation = self._generation
         self.dialect.ensure_connected(self.db)
+        if replaced:
+            self._backfill_text_keys()  # the file put there may be an older store, just migrated
 
     @contextmanager
     def sqlite_errors(self) -> Iterator[None]:

@@ -84,7 +84,7 @@ class StoreWrites(StoreConnection):
         """The no-new-duplicates check (``curation/same_text``): an active memory of ``repo_id`` and ``kind``
         with the same text after normalising, or the closest near one."""
         with self.sqlite_errors():
-            return match_text(self.db, content, repo_id=repo_id, kind=kind)
+            return match_text(self.db, self.text_keys, content, repo_id=repo_id, kind=kind)
 
     def mint(
         self,

@@ -82,7 +82,9 @@ def test_schema_1_upgrades_to_the_current_schema_and_keeps_every_row(schema1_db:
         ("index", "idx_legion_records_identity"),
         ("table", "memory_pins"),
         ("table", "curation_decisions"),
-    } <= names  # schema 6: curation
+        ("table", "memory_text_keys"),
+        ("index", "idx_memory_text_keys_repo_kind_key"),
+    } <= names  # schema 6: curation; schema 8: the text keys
     after = {table: _dump(schema1_db, table, order) for table, order in tables}
     assert ("provenance_version", "1") in after["mneme_meta"]  # schema 4 recorded every memory's origin
     after["mneme_meta"] = [row for row in after["mneme_meta"] if row[0] != "provenance_version"]

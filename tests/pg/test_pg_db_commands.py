@@ -9,6 +9,7 @@ import pytest
 from provenances import SYNCED
 
 from mneme_tui.cli import main
+from mneme_tui.memory.persistence.migrations import SCHEMA_VERSION
 from mneme_tui.memory.store import Store
 
 
@@ -77,7 +78,7 @@ def test_db_info_names_backend_and_hides_the_password(pg_database, capsys):
     code, out, _ = _cli(capsys, "db", "info", "--db", url, "--json")
     info = json.loads(out)
     assert code == 0 and "hunter2" not in out
-    assert (info["backend"], info["schema_version"], info["memories"]["active"]) == ("postgresql", 6, 1)
+    assert (info["backend"], info["schema_version"], info["memories"]["active"]) == ("postgresql", SCHEMA_VERSION, 1)
     code, out, _ = _cli(capsys, "--db", url, "db", "info")
     assert code == 0 and "postgresql" in out and "hunter2" not in out
 

@@ -3,18 +3,27 @@ repo and kind (after normalising), or nearly one?"""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import peewee
 
 from mneme_tui.memory.curation import text_features as T
 from mneme_tui.memory.curation.finders import NEAR_THRESHOLD
-from mneme_tui.memory.persistence.curation import same_text_candidates
+from mneme_tui.memory.persistence.curation import recent_texts_holding
+from mneme_tui.memory.persistence.text_keys import TextKeys
 from mneme_tui.memory.records import Memory, supersession_json
 
-CANDIDATES = 200
-"""At most this many memories (newest first) holding the probe words are compared with a new text."""
+SAME_KEY = 8
+"""Active memories with the new text's key that are compared with it (more than one only when a merge was
+undone or a hash collided: the first with the same normalised text is the duplicate)."""
+NEAR_WINDOW = 1_000
+"""A near duplicate is looked for among the newest this many active memories of the repo and kind (older ones
+are ``mneme review``'s to find): a bounded read, whatever the size of the repository."""
+CANDIDATES = 20
+"""At most this many of them (newest first) holding the probe words are compared with a new text."""
 _PROBE = re.compile(r"[A-Za-z0-9]{3,}")
 PROBE_CHARS = 64
 """A probe word's first characters are enough to find the texts holding it (and keep the pattern far inside
@@ -63,21 +72,39 @@ class TextMatch:
         return ""
 
 
-def match_text(db: peewee.Database, content: str, *, repo_id: str, kind: str) -> TextMatch:
-    """Compare ``content`` with the active memories of ``repo_id`` and ``kind`` that contain its two longest
-    words (a text equal after normalising always does; a near one does unless it changed one of them)."""
-    probes = [word[:PROBE_CHARS] for word in sorted(set(_PROBE.findall(content)), key=lambda w: (-len(w), w))[:2]]
+def text_key(content: str) -> int:
+    """The key ``memory_text_keys`` holds for a text: a signed 64-bit BLAKE2b hash of its normalised form
+    (``text_features.normalised``), equal for texts that differ only in case, whitespace and punctuation."""
+    digest = hashlib.blake2b(T.normalised(content).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def match_text(db: peewee.Database, text_keys: TextKeys, content: str, *, repo_id: str, kind: str) -> TextMatch:
+    """Compare ``content`` with the active memories of ``repo_id`` and ``kind``: an exact duplicate through the
+    text key's index (one look-up), else the closest near one among the newest ``NEAR_WINDOW`` that contain its
+    two longest words (a near text does unless it changed one of them)."""
     normal = T.normalised(content)
-    mine = T.shingles(normal.split())
-    best: tuple[float, int] | None = None
-    for memory_id, other in same_text_candidates(db, repo_id, kind, probes, CANDIDATES):
-        other_normal = T.normalised(other)
-        if other_normal == normal:
+    for memory_id, other in text_keys.active_with_key(repo_id, kind, content, SAME_KEY):
+        if T.normalised(other) == normal:
             return TextMatch(duplicate_of=memory_id)
-        value = T.jaccard(mine, T.shingles(other_normal.split()))
+    probes = [word[:PROBE_CHARS] for word in sorted(set(_PROBE.findall(content)), key=lambda w: (-len(w), w))[:2]]
+    near = recent_texts_holding(db, repo_id, kind, probes, NEAR_WINDOW, CANDIDATES)
+    best: tuple[float, int] | None = None
+    for (memory_id, other), value in zip(near, similarities(normal.split(), [T.words_of(o) for _, o in near])):
         if value >= NEAR_THRESHOLD and (best is None or value > best[0]) and _same_paths_and_claim(content, other):
-            best = (value, memory_id)
+            best = (float(value), memory_id)
     return TextMatch() if best is None else TextMatch(closest=best[1], similarity=best[0])
+
+
+def similarities(words: list[str], others: list[list[str]]) -> np.ndarray:
+    """``text_features.jaccard`` of ``words``' shingles with each of ``others``', in one pass over them all."""
+    flat, starts = T.shingle_sets([words, *others])
+    mine, theirs = flat[: starts[1]], flat[starts[1] :]
+    sizes = np.diff(starts[1:])
+    owner = np.repeat(np.arange(len(others)), sizes)
+    common = np.bincount(owner[np.isin(theirs, mine)], minlength=len(others))
+    union = mine.size + sizes - common
+    return np.where(union > 0, common / np.maximum(union, 1), 1.0)
 
 
 def _same_paths_and_claim(text: str, other: str) -> bool:

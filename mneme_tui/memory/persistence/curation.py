@@ -45,20 +45,23 @@ def last_reads(db: peewee.Database) -> dict[int, str]:
     }
 
 
-def same_text_candidates(
-    db: peewee.Database, repo_id: str, kind: str, words: Sequence[str], limit: int
+def recent_texts_holding(
+    db: peewee.Database, repo_id: str, kind: str, words: Sequence[str], window: int, limit: int
 ) -> list[tuple[int, str]]:
-    """(id, content) of active memories of one repo and kind whose content contains every one of ``words``
-    (ignoring ASCII case), newest first, at most ``limit``: the few a new text can be a duplicate of."""
+    """(id, content) of the newest ``window`` active memories of one repo and kind that contain every one of
+    ``words`` (ignoring ASCII case), newest first, at most ``limit``: the few a new text can nearly duplicate.
+    The window's oldest id is found in the (repo, kind, status) index alone, and the texts are read newest first
+    from it, so the cost does not grow with the repository."""
     like = dialect_of(db).LIKE_IGNORING_CASE
     words = [word for word in words if word]
     where = " AND ".join(f"content {like} ?" for _ in words) or "1 = 1"
+    scope = "repo_id = ? AND kind = ? AND status = ?"
     return [
         (int(i), str(c))
         for i, c in db.execute_sql(
-            f"SELECT id, content FROM memories WHERE repo_id = ? AND kind = ? AND status = ? AND ({where}) "
-            "ORDER BY id DESC LIMIT ?",
-            (repo_id, kind, ACTIVE, *(f"%{word}%" for word in words), int(limit)),
+            f"SELECT id, content FROM memories WHERE {scope} AND id >= COALESCE((SELECT id FROM memories "
+            f"WHERE {scope} ORDER BY id DESC LIMIT 1 OFFSET ?), 0) AND {where} ORDER BY id DESC LIMIT ?",
+            (repo_id, kind, ACTIVE, repo_id, kind, ACTIVE, int(window) - 1, *(f"%{w}%" for w in words), int(limit)),
         ).fetchall()
     ]
 

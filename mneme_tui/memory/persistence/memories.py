@@ -15,9 +15,11 @@ from mneme_tui.memory.kinds import ACTIVE
 from mneme_tui.memory.persistence.dialect import IndexBatch, dialect_of
 from mneme_tui.memory.persistence.schema import INSERT_COLUMNS, MEMORY_COLUMNS, Tables
 from mneme_tui.memory.persistence.sql_text import id_chunks, placeholders
+from mneme_tui.memory.persistence.text_keys import TextKeys
 from mneme_tui.memory.records import TASK_SYNC, UNKNOWN_PROVENANCE, Memory, MemoryHead, Provenance, is_verified
 
 INSERT_CHUNK = 5_000
+_REPO, _KIND, _CONTENT = (INSERT_COLUMNS.index(name) for name in ("repo_id", "kind", "content"))
 _SELECT_MEMORY = (
     f"SELECT {', '.join('m.' + column for column in MEMORY_COLUMNS)}, p.source, p.detail "
     "FROM memories m LEFT JOIN memory_provenance p ON p.memory_id = m.id"
@@ -105,10 +107,12 @@ def naive_rows(db: peewee.Database) -> list[tuple]:
 class MemoryTable:
     """The ``memories`` table of one database."""
 
-    def __init__(self, db: peewee.Database, tables: Tables) -> None:
+    def __init__(self, db: peewee.Database, tables: Tables, text_keys: TextKeys) -> None:
         self.db = db
         self.dialect = dialect_of(db)
         self.model = tables.memory
+        self.text_keys = text_keys
+        """Every row's normalised-text key, written here with the row's text."""
 
     def insert(self, values: Sequence[tuple]) -> list[int]:
         """Insert rows (``INSERT_COLUMNS`` order) inside the caller's write transaction; their new ids."""
@@ -116,6 +120,7 @@ class MemoryTable:
         for start in range(0, len(values), INSERT_CHUNK):
             chunk = values[start : start + INSERT_CHUNK]
             ids.extend(self.dialect.insert_returning_ids(self.db, "memories", INSERT_COLUMNS, chunk))
+        self.text_keys.add([(i, row[_REPO], row[_KIND], row[_CONTENT]) for i, row in zip(ids, values, strict=True)])
         return ids
 
     def get(self, memory_id: int) -> Memory | None:
@@ -194,8 +199,10 @@ class MemoryTable:
         return found
 
     def update(self, memory_id: int, **fields: Any) -> None:
-        """Set ``fields`` of one memory."""
+        """Set ``fields`` of one memory (a new ``content`` gets its new text key)."""
         self.model.update(**fields).where(self.model.id == memory_id).execute()
+        if "content" in fields:
+            self.text_keys.rekey(memory_id, str(fields["content"]))
 
     def add_access(self, memory_id: int) -> None:
         """Count one more access."""

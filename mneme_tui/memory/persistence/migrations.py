@@ -79,6 +79,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         schema.ORIENTATION_INDEX_DDL,
         schema.ORIENTATION_INDEX_DDL,
     ),
+    _step(
+        8,
+        "memory_text_keys: the normalised-text hash the no-new-duplicates check looks up (rows keyed after it)",
+        schema.TEXT_KEYS_DDL,
+        schema.PG_SCHEMA_8,
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

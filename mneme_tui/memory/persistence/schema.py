@@ -344,6 +344,30 @@ PG_SCHEMA_6 = (
 )
 """PostgreSQL schema 6: the same tables with its types."""
 
+TEXT_KEYS_DDL = """
+CREATE TABLE IF NOT EXISTS memory_text_keys (
+    memory_id INTEGER PRIMARY KEY REFERENCES memories(id),
+    repo_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    text_key INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_memory_text_keys_repo_kind_key ON memory_text_keys(repo_id, kind, text_key);
+INSERT INTO mneme_meta(key, value) VALUES ('text_keys_after', '0') ON CONFLICT DO NOTHING;
+"""
+"""Schema 8, the no-new-duplicates check's key: per memory, its repo, kind and a 64-bit hash of its text after
+curation's normalising (``curation/same_text.text_key``), so a save finds an active memory with the same text by one
+indexed look-up instead of scanning the repository. Every memory has a row (the check joins ``memories`` for
+the status, so status changes write nothing here); a purge deletes it. ``mneme_meta.text_keys_after`` is the
+backfill's progress (the last id keyed): the store keys existing rows in batches after the migration
+(``TextKeys.backfill``) and deletes it when done."""
+
+PG_SCHEMA_8 = (
+    TEXT_KEYS_DDL.replace("INTEGER PRIMARY KEY", "BIGINT PRIMARY KEY")
+    .replace("INTEGER NOT NULL", "BIGINT NOT NULL")
+    .replace(" TEXT", " " + PG_TEXT)
+)
+"""PostgreSQL schema 8: the same table with its types."""
+
 
 ORIENTATION_INDEX_DDL = """
 CREATE INDEX IF NOT EXISTS idx_memories_orientation
@@ -370,6 +394,7 @@ AUDIT_COLUMNS = tables.AUDIT.column_names(without=("id",))
 TASK_ACCESS_COLUMNS = tables.TASK_ACCESS.column_names()
 PIN_COLUMNS = tables.PINS.column_names()
 DECISION_COLUMNS = tables.DECISIONS.column_names()
+TEXT_KEY_COLUMNS = tables.TEXT_KEYS.column_names()
 LEDGER_COLUMNS = tables.TASK_SYNC_LEDGER.column_names()
 """The columns of these tables in table order (``tables.py`` declares them)."""
 

@@ -1,19 +1,22 @@
 """Copying a whole store between databases (SQLite ↔ PostgreSQL), for ``mneme db copy``.
 
 Every memory goes across with its side tables (audit, task access, provenance, Legion records, task-sync
-ledger, pins). Into an empty database ids are kept; with ``merge`` the memories get new ids after the existing
-ones and every reference to them (``superseded_by``, side tables) follows. A merge skips the memories the
-destination already holds (same text, repo, kind and creation time: ``identity``), so running it twice changes
-nothing. The copy is one write transaction on the destination, then checked: the destination must hold every
+ledger, pins, text keys) and the review decisions. Into an empty database ids are kept; with ``merge`` the
+memories get new ids after the existing ones and every reference to them (``superseded_by``, side tables)
+follows. A merge skips the memories the destination already holds (same text, repo, kind and creation time:
+``identity``), so running it twice changes nothing. A decision's memory ids follow too, and so does its
+proposal id (which hashes those ids with the texts), so a proposal rejected in the source stays rejected in
+the copy. The copy is one write transaction on the destination, then checked: the destination must hold every
 copied memory's content hash.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,12 +27,14 @@ from mneme_tui.errors import ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.persistence.dialect import dialect_for, dialect_of
 from mneme_tui.memory.persistence.schema import (
     AUDIT_COLUMNS,
+    DECISION_COLUMNS,
     INSERT_COLUMNS,
     LEDGER_COLUMNS,
     LEGION_RECORD_COLUMNS,
     PIN_COLUMNS,
     PROVENANCE_COLUMNS,
     TASK_ACCESS_COLUMNS,
+    TEXT_KEY_COLUMNS,
 )
 from mneme_tui.memory.persistence.sql_text import insert_sql
 
@@ -40,9 +45,12 @@ SIDE_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("legion_records", LEGION_RECORD_COLUMNS),
     ("task_sync_ledger", LEDGER_COLUMNS),
     ("memory_pins", PIN_COLUMNS),
+    ("memory_text_keys", TEXT_KEY_COLUMNS),
 )
 """Tables that point at ``memories.id`` through their ``memory_id`` column, copied in this order."""
-TABLES = ("memories", *(name for name, _ in SIDE_TABLES))
+TABLES = ("memories", *(name for name, _ in SIDE_TABLES), "curation_decisions")
+ProposalIdOf = Callable[[str, tuple[int, ...], Sequence[str]], str]
+"""A review proposal's id from its kind, its memories' ids and their texts (``curation.proposals.proposal_id``)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +107,9 @@ def check_targets(source: DbTarget, destination: DbTarget) -> None:
         raise _same_database()
 
 
-def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: bool) -> CopyResult:
+def copy_store(
+    source: peewee.Database, destination: peewee.Database, *, merge: bool, proposal_id_of: ProposalIdOf
+) -> CopyResult:
     """Copy every memory of ``source`` with its side tables into ``destination`` (module doc).
 
     A copy onto the source itself (the same file or PostgreSQL store by any path or URL) is refused
@@ -135,6 +145,10 @@ def copy_store(source: peewee.Database, destination: peewee.Database, *, merge: 
         counts["memories"] = len(memories)
         for table, columns in SIDE_TABLES:
             counts[table] = _copy_side_table(source, destination, table, columns, new_ids)
+        texts = {row[0]: str(row[1 + INSERT_COLUMNS.index("content")]) for row in everything}
+        counts["curation_decisions"] = _copy_decisions(
+            source, destination, {**already, **new_ids}, texts, proposal_id_of
+        )
         if content_hashes(destination) != expected:
             raise MnemeError(ERR_DATABASE, "the copy does not match the source's content hashes: nothing copied")
     after = table_counts(destination)
@@ -203,6 +217,36 @@ def _copy_side_table(
             rows.append(tuple(values))
     dialect.insert_many(destination, dialect.insert_ignore_sql(table, columns), rows)
     return len(rows)
+
+
+def _copy_decisions(
+    source: peewee.Database,
+    destination: peewee.Database,
+    ids: dict[int, int],
+    texts: dict[int, str],
+    proposal_id_of: ProposalIdOf,
+) -> int:
+    """Copy the review decisions on memories the destination now holds (``ids``: source id → its id there), the
+    ids in them renumbered; a proposal id still matching its memories' texts is recomputed for the new ids (one
+    that no longer matches decided a proposal that can no longer come up, and keeps its id). A decision the
+    destination already has on a proposal is kept."""
+    rows = []
+    for row in source.execute_sql(f"SELECT {', '.join(DECISION_COLUMNS)} FROM curation_decisions").fetchall():
+        proposal, kind, decision, memory_ids, changes, reason, decided_at, actor = row
+        old = tuple(int(i) for i in json.loads(memory_ids))
+        if not all(i in ids for i in old):
+            continue
+        new = tuple(ids[i] for i in old)
+        if new != old and proposal_id_of(kind, old, [texts[i] for i in old]) == proposal:
+            proposal = proposal_id_of(kind, new, [texts[i] for i in old])
+        moved = [[ids.get(int(i), int(i)), status] for i, status in json.loads(changes or "[]")]
+        rows.append(
+            (proposal, kind, decision, json.dumps(list(new)), json.dumps(moved), reason, _text(decided_at), actor)
+        )
+    dialect = dialect_of(destination)
+    before = table_counts(destination)["curation_decisions"]
+    dialect.insert_many(destination, dialect.insert_ignore_sql("curation_decisions", DECISION_COLUMNS), rows)
+    return table_counts(destination)["curation_decisions"] - before
 
 
 def _text(value: Any) -> Any:

@@ -147,6 +147,12 @@ DECISIONS = Table(
     ),
     ("proposal_id",),
 )
+TEXT_KEYS = Table(
+    "memory_text_keys",
+    (Column("memory_id", INTEGER), *_texts("repo_id", "kind"), Column("text_key", INTEGER)),
+    ("memory_id",),
+    {"idx_memory_text_keys_repo_kind_key": ("repo_id", "kind", "text_key")},
+)
 
 TABLES: tuple[Table, ...] = (
     MEMORIES,
@@ -159,5 +165,6 @@ TABLES: tuple[Table, ...] = (
     PROVENANCE,
     PINS,
     DECISIONS,
+    TEXT_KEYS,
 )
 """Every table a store has at ``SCHEMA_VERSION``."""
