@@ -19,13 +19,18 @@ import peewee
 
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.curation import text_features as T
+from mneme_tui.memory.growing import GrowingArrays
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence.curation import curation_rows
 from mneme_tui.memory.persistence.repositories import database_revision
 
 R = TypeVar("R")
 MEMO_LIMIT = 1_000_000
-"""Entries a memo keeps before it starts again."""
+"""Entries the memo keeps before it starts again (or twice the rows, in a larger store: a review of a million
+memories remembers a few hundred thousand groups and proposals, which must survive the next refresh)."""
+WORD_MEMO_LIMIT = 200_000
+"""Word hashes kept between batches (most words recur; a store's unique words, such as numbers, would make the
+memo as large as the store)."""
 MIN_SKELETON_WORDS = 3
 """A claim of fewer words ("use #") is too short to conflict with anything."""
 
@@ -97,6 +102,8 @@ class Catalogue:
         self._word_hashes: dict[str, int] = {}
         self._anchors: dict[int, frozenset[str]] = {}
         self.rows = empty_rows()
+        self._growing = GrowingArrays()
+        """The room after each array column of ``rows``: appending a row copies no column."""
         self.version = 0
         """Counts the refreshes that changed something."""
         self._changed_at = np.zeros(0, np.int64)
@@ -122,9 +129,8 @@ class Catalogue:
             for rows in curation_rows(db, self.max_id, self.update_seq):
                 self._apply(rows)
             self.max_id, self.update_seq, self.revision = max_id, update_seq, max_id + update_seq
-            for memo in (self._word_hashes, self.memo):  # memos, bounded
-                if len(memo) > MEMO_LIMIT:
-                    memo.clear()
+            if len(self.memo) > max(MEMO_LIMIT, 2 * self.rows.ids.size):  # bounded
+                self.memo.clear()
             if len(self._moved) > MEMO_LIMIT // 1000:  # the partitions' states start again (partitions.py)
                 self._moved.clear()
                 self.memo.clear()
@@ -194,8 +200,19 @@ class Catalogue:
             added = self._features(new)
             start = self.rows.ids.size
             self._positions.update((int(memory_id), start + n) for n, memory_id in enumerate(added.ids.tolist()))
-            self.rows = _join(self.rows, added)
-            self._changed_at = np.concatenate([self._changed_at, np.full(len(new), self.version, np.int64)])
+            self._append(added)
+
+    def _append(self, added: Rows) -> None:
+        """Put ``added`` after the rows: each array column grows into its room (``growing``), each list in place."""
+        grow = self._growing.append
+        for column in fields(Rows):
+            target, values = getattr(self.rows, column.name), getattr(added, column.name)
+            if isinstance(target, list):
+                target.extend(values)
+            else:
+                setattr(self.rows, column.name, grow(column.name, target, values))
+        changed = np.full(added.ids.size, self.version, np.int64)
+        self._changed_at = grow("_changed_at", self._changed_at, changed)
 
     def _features(self, rows: list[tuple]) -> Rows:
         """Features of rows in ``CURATION_COLUMNS`` order."""
@@ -203,6 +220,8 @@ class Catalogue:
         ids, repos, kinds, topics, contents, created, statuses, access = zip(*rows)
         repos = tuple(str(repo or "") for repo in repos)
         words = [T.words_of(content) for content in contents]
+        if len(self._word_hashes) > WORD_MEMO_LIMIT:
+            self._word_hashes.clear()
         normals = [" ".join(text) for text in words]
         skeletons, stances, skeleton_words = T.claim_hashes(words)
         flat, starts = T.shingle_sets(words, self._word_hashes)
@@ -270,12 +289,3 @@ def _band_keys(signatures: np.ndarray, scope: np.ndarray) -> np.ndarray:
                 key = key * T.MIX + signatures[:, column].astype(np.uint64)
             keys[:, band] = key
     return keys
-
-
-def _join(a: Rows, b: Rows) -> Rows:
-    """The rows of ``a`` followed by those of ``b``."""
-    joined: dict[str, Any] = {}
-    for column in fields(Rows):
-        first, second = getattr(a, column.name), getattr(b, column.name)
-        joined[column.name] = first + second if isinstance(first, list) else np.concatenate([first, second])
-    return Rows(**joined)

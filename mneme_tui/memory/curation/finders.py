@@ -112,11 +112,9 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.
     same paths, figures and polarity, and not the same text (those are exact)."""
     rows = catalogue.rows
     distinct = live[np.unique(rows.exact[live], return_index=True)[1]]  # one per exact text: the rest join it
-    with np.errstate(over="ignore"):
-        fingerprints = distinct.astype(np.uint64) * T.MIX + rows.digests[distinct]
     found: dict[tuple[int, int], float] = {}
     for band in range(T.BANDS):
-        for pairs in _band_pairs(catalogue, distinct, fingerprints, band):
+        for pairs in _band_pairs(catalogue, distinct, band):
             found.update(((a, b), value) for a, b, value in pairs)
     if not found:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
@@ -124,11 +122,8 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.
     return np.array(a_s, np.int64), np.array(b_s, np.int64), np.fromiter(values, float, len(found))
 
 
-def _band_pairs(
-    catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.ndarray, band: int
-) -> list[tuple[tuple[int, int, float], ...]]:
-    """The near pairs of each bucket of one band. A bucket's pairs are remembered by its members and their texts
-    (a fingerprint), so after a small change only the buckets it touched are compared again."""
+def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, band: int) -> list[tuple[tuple[int, int, float], ...]]:
+    """The near pairs of each bucket of one band (no pairs from a bucket of more than ``BUCKET_LIMIT``)."""
     keys = catalogue.rows.bands[distinct, band]
     if keys.size < 2:
         return []
@@ -137,25 +132,15 @@ def _band_pairs(
     starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
     sizes = np.diff(np.concatenate([starts, [keys.size]]))
     wanted = np.flatnonzero((sizes >= 2) & (sizes <= BUCKET_LIMIT))
-    with np.errstate(over="ignore"):
-        sums = np.add.reduceat(fingerprints[order], starts)
-    memo_keys = [
-        ("bucket", band, key, total, size)
-        for key, total, size in zip(ordered[starts[wanted]].tolist(), sums[wanted].tolist(), sizes[wanted].tolist())
-    ]
-    missing = [n for n, key in enumerate(memo_keys) if key not in catalogue.memo]
-    if missing:
-        computed = _compare_buckets(catalogue, distinct[order], starts[wanted[missing]], sizes[wanted[missing]])
-        for n, pairs in zip(missing, computed):
-            catalogue.memo[memo_keys[n]] = pairs
-    return [catalogue.memo[key] for key in memo_keys]
+    return _compare_buckets(catalogue, distinct[order], starts[wanted], sizes[wanted])
 
 
 def _compare_buckets(
     catalogue: Catalogue, members: np.ndarray, starts: np.ndarray, sizes: np.ndarray
 ) -> list[tuple[tuple[int, int, float], ...]]:
-    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates (tuples: most are
-    empty, and the memo keeps one per bucket: tuples of numbers are no work for the garbage collector)."""
+    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates (most are
+    empty). Buckets are not remembered: a review after a small change compares only the partitions it touched
+    (``partitions.py``), and a pair's exact similarity, the costly part, is remembered."""
     rows = catalogue.rows
     bucket = np.repeat(np.arange(starts.size), sizes)
     place = starts[bucket] + np.arange(bucket.size) - (np.cumsum(sizes) - sizes)[bucket]  # each member's index
