@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from itertools import pairwise
 from typing import Any, TypeVar
 
 import numpy as np
@@ -60,7 +59,6 @@ class Rows:
     repo_topics: np.ndarray
     """Repo and topic: conflicts are found within one."""
     repos: list[str]
-    shingles: list[np.ndarray]
     texts: list[str]
 
 
@@ -83,7 +81,6 @@ def empty_rows() -> Rows:
         keys,
         [],
         [],
-        [],
     )
 
 
@@ -101,6 +98,7 @@ class Catalogue:
         self._positions: dict[int, int] = {}
         self._word_hashes: dict[str, int] = {}
         self._anchors: dict[int, frozenset[str]] = {}
+        self._shingles: dict[int, np.ndarray] = {}
         self.rows = empty_rows()
         self._growing = GrowingArrays()
         """The room after each array column of ``rows``: appending a row copies no column."""
@@ -162,6 +160,14 @@ class Catalogue:
             found = self._anchors[position] = T.anchors(self.rows.texts[position])
         return found
 
+    def shingles(self, position: int) -> np.ndarray:
+        """The word-bigram hashes of the memory at ``position`` (made from its text when a comparison needs them:
+        keeping them for every memory would cost more than the texts)."""
+        found = self._shingles.get(position)
+        if found is None:
+            found = self._shingles[position] = T.shingles(T.words_of(self.rows.texts[position]))
+        return found
+
     def remembered(self, key: tuple, work: Callable[..., R], *arguments: Any) -> R:
         """``work(*arguments)``, or what it returned before for ``key`` (a key names the memories it is about by
         position and content digest, and whatever else the result depends on)."""
@@ -196,6 +202,7 @@ class Catalogue:
                     target[where] = values
             for position in where.tolist():
                 self._anchors.pop(position, None)
+                self._shingles.pop(position, None)
         if new:
             added = self._features(new)
             start = self.rows.ids.size
@@ -245,7 +252,6 @@ class Catalogue:
             repo_kinds=repo_kinds,
             repo_topics=repo_topics,
             repos=list(repos),
-            shingles=slices(flat, starts),
             texts=list(contents),
         )
 
@@ -255,12 +261,6 @@ def _pair_keys(firsts: Sequence[str], seconds: Sequence[str]) -> np.ndarray:
     pairs = list(zip(firsts, seconds))
     keys = {pair: T.stable_hash(f"{pair[0]}\0{pair[1]}") for pair in set(pairs)}
     return np.fromiter(map(keys.__getitem__, pairs), np.uint64, len(pairs))
-
-
-def slices(flat: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
-    """``flat[starts[i]:starts[i + 1]]`` for each i (views)."""
-    bounds = starts.tolist()
-    return [flat[a:b] for a, b in pairwise(bounds)]
 
 
 def _signatures(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:

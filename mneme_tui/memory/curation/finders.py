@@ -177,7 +177,7 @@ def _similarity(catalogue: Catalogue, a: int, b: int) -> float:
     """The word-bigram Jaccard similarity of two memories, 0 when they name other paths."""
     if catalogue.anchors(a) != catalogue.anchors(b):
         return 0.0
-    return T.jaccard(catalogue.rows.shingles[a], catalogue.rows.shingles[b])
+    return T.jaccard(catalogue.shingles(a), catalogue.shingles(b))
 
 
 def _components(first: np.ndarray, second: np.ndarray) -> list[list[int]]:
