@@ -8,6 +8,7 @@ ids are made of are ``text.stable_hash`` (the same in every process)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
@@ -95,7 +96,9 @@ class Catalogue:
         """The revision the rows reflect: the highest memory id and update seq read (``revision`` is their sum)."""
         self.saved_revision = -1
         """The revision of the snapshot on disk this catalogue started from or last wrote (``snapshot.py``)."""
-        self._positions: dict[int, int] = {}
+        self._positions: dict[int, int] | None = None
+        """Memory id → position, only once ids came out of order; while they ascend (rows are read in id order)
+        a position is found by bisecting ``rows.ids``, which costs no memory."""
         self._word_hashes: dict[str, int] = {}
         self._anchors: dict[int, frozenset[str]] = {}
         self._shingles: dict[int, np.ndarray] = {}
@@ -139,7 +142,7 @@ class Catalogue:
         ``refresh`` reads only what changed since."""
         with self.lock:
             self.rows = rows
-            self._positions = dict(zip(rows.ids.tolist(), range(rows.ids.size)))
+            self._positions = None if _ascending(rows.ids) else dict(zip(rows.ids.tolist(), range(rows.ids.size)))
             self._changed_at = np.zeros(rows.ids.size, np.int64)
             self.max_id, self.update_seq = max_id, update_seq
             self.revision = self.saved_revision = max_id + update_seq
@@ -181,16 +184,24 @@ class Catalogue:
         rows = self.rows
         return tuple(int(rows.digests[p]) * 2 + bool(rows.active[p]) for p in positions)
 
-    def position(self, memory_id: int) -> int | None:
-        """Where a memory is in the columns, or None."""
-        return self._positions.get(memory_id)
+    def positions_of(self, memory_ids: np.ndarray) -> np.ndarray:
+        """Where each memory is in the columns (-1: not there)."""
+        if self._positions is not None:
+            get = self._positions.get
+            return np.fromiter((get(i, -1) for i in memory_ids.tolist()), np.int64, memory_ids.size)
+        ids = self.rows.ids
+        if not ids.size:
+            return np.full(memory_ids.size, -1, np.int64)
+        at = np.minimum(np.searchsorted(ids, memory_ids), ids.size - 1)
+        return np.where(ids[at] == memory_ids, at, -1)
 
     def _apply(self, rows: list[tuple]) -> None:
-        known = [row for row in rows if row[0] in self._positions]
-        new = [row for row in rows if row[0] not in self._positions]
+        places = self.positions_of(np.fromiter((row[0] for row in rows), np.int64, len(rows)))
+        known = [row for row, place in zip(rows, places.tolist()) if place >= 0]
+        new = [row for row, place in zip(rows, places.tolist()) if place < 0]
         if known:
             changed = self._features(known)
-            where = np.array([self._positions[row[0]] for row in known], dtype=np.int64)
+            where = places[places >= 0]
             self._moved.append((self.version, self.rows.repo_kinds[where], self.rows.repo_topics[where]))
             self._changed_at[where] = self.version
             for column in fields(Rows):
@@ -205,8 +216,11 @@ class Catalogue:
                 self._shingles.pop(position, None)
         if new:
             added = self._features(new)
-            start = self.rows.ids.size
-            self._positions.update((int(memory_id), start + n) for n, memory_id in enumerate(added.ids.tolist()))
+            start, ids = self.rows.ids.size, self.rows.ids
+            if self._positions is None and not _ascending(np.concatenate([ids[-1:], added.ids])):
+                self._positions = dict(zip(ids.tolist(), range(start)))  # an id below the highest: a dict from now
+            if self._positions is not None:
+                self._positions.update(zip(added.ids.tolist(), range(start, start + added.ids.size)))
             self._append(added)
 
     def _append(self, added: Rows) -> None:
@@ -225,7 +239,7 @@ class Catalogue:
         """Features of rows in ``CURATION_COLUMNS`` order."""
         count = len(rows)
         ids, repos, kinds, topics, contents, created, statuses, access = zip(*rows)
-        repos = tuple(str(repo or "") for repo in repos)
+        repos = tuple(sys.intern(str(repo or "")) for repo in repos)  # one string per repo, not per memory
         words = [T.words_of(content) for content in contents]
         if len(self._word_hashes) > WORD_MEMO_LIMIT:
             self._word_hashes.clear()
@@ -254,6 +268,11 @@ class Catalogue:
             repos=list(repos),
             texts=list(contents),
         )
+
+
+def _ascending(ids: np.ndarray) -> bool:
+    """True when every id is above the one before."""
+    return bool(np.all(ids[1:] > ids[:-1]))
 
 
 def _pair_keys(firsts: Sequence[str], seconds: Sequence[str]) -> np.ndarray:

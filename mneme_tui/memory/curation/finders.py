@@ -277,10 +277,9 @@ def idle(catalogue: Catalogue, *, now_days: float, cold_days: int, last_read_day
     evidence of being cold."""
     rows = catalogue.rows
     last = np.full(rows.ids.size, np.nan)
-    for memory_id, days in last_read_days.items():
-        position = catalogue.position(memory_id)
-        if position is not None:
-            last[position] = days
+    places = catalogue.positions_of(np.fromiter(last_read_days, np.int64, len(last_read_days)))
+    read_days = np.fromiter(last_read_days.values(), float, len(last_read_days))
+    last[places[places >= 0]] = read_days[places >= 0]
     since = np.where(np.isnan(last), rows.created_days, last)
     unknown = np.isnan(last) & (rows.access > 0)
     idle_days = now_days - since
