@@ -24,6 +24,7 @@ from mneme_tui.memory.curation import finders, snapshot
 from mneme_tui.memory.curation.catalogue import Catalogue
 from mneme_tui.memory.curation.choices import KINDS
 from mneme_tui.memory.curation.partitions import found_in_partitions
+from mneme_tui.memory.gc_pause import gc_paused
 from mneme_tui.memory.index import days_since_epoch
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def open_proposals(
     if limit is not None and limit < 1:
         raise MnemeError(ERR_VALIDATION_FAILED, "limit must be at least 1")
     catalogue = store.catalogue
-    with store.sqlite_errors(), catalogue.lock:
+    with store.sqlite_errors(), catalogue.lock, gc_paused():  # a first review builds a million rows' features
         snapshot_file = snapshot.snapshot_path(store.path) if isinstance(store.path, Path) else None
         snapshot.refresh(catalogue, store.db, snapshot_file, _unkept)
         pinned = frozenset(store.pinned_ids())
