@@ -19,7 +19,7 @@ import peewee
 
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.curation import text_features as T
-from mneme_tui.memory.growing import GrowingArrays
+from mneme_tui.memory.growing import GrowingArrays, room_for
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence.curation import curation_rows
 from mneme_tui.memory.persistence.repositories import database_revision
@@ -141,9 +141,14 @@ class Catalogue:
         """Start a cold catalogue from rows kept on disk at that revision (``snapshot.py``): the next
         ``refresh`` reads only what changed since."""
         with self.lock:
+            for column in fields(Rows):  # each array into a buffer with room: appending after it copies nothing
+                value = getattr(rows, column.name)
+                if isinstance(value, np.ndarray):
+                    setattr(rows, column.name, self._growing.adopt(column.name, _with_room(value), value.shape[0]))
             self.rows = rows
             self._positions = None if _ascending(rows.ids) else dict(zip(rows.ids.tolist(), range(rows.ids.size)))
-            self._changed_at = np.zeros(rows.ids.size, np.int64)
+            changed_at = np.zeros(rows.ids.size + room_for(rows.ids.size), np.int64)
+            self._changed_at = self._growing.adopt("_changed_at", changed_at, rows.ids.size)
             self.max_id, self.update_seq = max_id, update_seq
             self.revision = self.saved_revision = max_id + update_seq
 
@@ -268,6 +273,14 @@ class Catalogue:
             repos=list(repos),
             texts=list(contents),
         )
+
+
+def _with_room(array: np.ndarray) -> np.ndarray:
+    """A buffer holding ``array``'s rows and room for more after them (``growing.room_for``; untouched room costs
+    no memory)."""
+    buffer = np.empty((array.shape[0] + room_for(array.shape[0]), *array.shape[1:]), array.dtype)
+    buffer[: array.shape[0]] = array
+    return buffer
 
 
 def _ascending(ids: np.ndarray) -> bool:

@@ -1,8 +1,10 @@
 """The catalogue finds a memory's row by bisecting its ids while they ascend (rows are read in id order) and by a
-dict once a row came in below the highest id (a PostgreSQL id committed late); both give the same positions, and
-appended rows keep the columns they grew into."""
+dict once a row came in below the highest id (a PostgreSQL id committed late); both give the same positions; and
+appending rows, also to a catalogue restored from the review cache, writes into the room after the columns."""
 
 from __future__ import annotations
+
+from dataclasses import fields, replace
 
 import numpy as np
 
@@ -36,3 +38,23 @@ def test_appending_writes_into_the_room_after_the_columns() -> None:
     catalogue._apply([_row(100, "one more lesson about the pool")])
     assert catalogue.rows.signatures.__array_interface__["data"][0] == signatures.__array_interface__["data"][0]
     assert catalogue.rows.ids.tolist() == list(range(1, 101)) and len(catalogue.rows.texts) == 100
+
+
+def test_a_restored_catalogue_appends_into_room_too() -> None:
+    built = Catalogue()
+    built._apply([_row(n, f"lesson number {n} about the pool") for n in range(1, 50)])
+    rows = built.rows
+    kept = replace(
+        rows, **{f.name: np.array(getattr(rows, f.name)) for f in fields(rows) if f.name not in ("repos", "texts")}
+    )
+    restored = Catalogue()
+    restored.restore(kept, max_id=49, update_seq=0)
+    before = {
+        f.name: getattr(restored.rows, f.name).__array_interface__["data"][0]
+        for f in fields(rows)
+        if f.name not in ("repos", "texts")
+    }
+    restored._apply([_row(50, "one more lesson about the pool")])
+    after = {name: getattr(restored.rows, name).__array_interface__["data"][0] for name in before}
+    assert after == before
+    assert restored.rows.ids.tolist() == list(range(1, 51)) and restored.positions_of(np.array([50])).tolist() == [49]
