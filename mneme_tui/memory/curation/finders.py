@@ -154,15 +154,16 @@ def _compare_buckets(
     if not firsts:
         return [()] * starts.size
     first, second, owner = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(owners)
+    alike = (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[second])
+    first, second, owner = first[alike], second[alike], owner[alike]  # the cheap tests before the signatures
     estimate = np.concatenate(
-        [
+        [np.zeros(0)]
+        + [
             (rows.signatures[first[at : at + CHUNK]] == rows.signatures[second[at : at + CHUNK]]).mean(axis=1)
             for at in range(0, first.size, CHUNK)
         ]
     )
-    keep = (
-        (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[second])
-    )
+    keep = estimate >= SCREEN
     for a, b, n in zip(first[keep].tolist(), second[keep].tolist(), owner[keep].tolist()):
         low, high = min(a, b), max(a, b)
         value = catalogue.remembered(

@@ -12,7 +12,7 @@ import json
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import partial
-from itertools import accumulate, pairwise
+from itertools import accumulate, compress, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +136,7 @@ def open_proposals(
             found = stale(catalogue, of_root, root, set(pinned))
             proposals = _ordered([*proposals, *(_proposal(catalogue, f) for f in found)]) if found else proposals
         rejected = store.decisions.rejected()
-    kept = [p for p in proposals if p.id not in rejected]
+    kept = [p for p in proposals if p.id not in rejected] if rejected else list(proposals)
     return kept[:limit] if limit is not None else kept
 
 
@@ -183,9 +183,9 @@ def _ordered(proposals: list[Proposal], before: list[Proposal] | None = None) ->
     every proposal again)."""
     if before:
         now = set(map(id, proposals))
-        kept = [proposal for proposal in before if id(proposal) in now]
+        kept = list(compress(before, map(now.__contains__, map(id, before))))
         known = set(map(id, kept))
-        new = [proposal for proposal in proposals if id(proposal) not in known]
+        new = [proposal for proposal, old in zip(proposals, map(known.__contains__, map(id, proposals))) if not old]
         if len(new) <= len(kept) // 8:
             return _merged(kept, sorted(new, key=_order))
     return sorted(proposals, key=_order)
