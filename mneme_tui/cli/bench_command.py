@@ -110,7 +110,8 @@ def _print_sqlite(size: int, figures: dict[str, Any]) -> None:
             f"  `mneme review` -A: {review['cold_ms']} ms cold, {review['warm_after_save_ms']} ms after one new"
             " save,"
             f" {review['same_revision_ms']} ms at the same revision; proposals {review['proposals']};"
-            f" peak RSS {review['peak_rss_mb']} MB"
+            f" peak RSS {review['peak_rss_mb']} MB; the first review (nothing cached) {review['first_review_ms']} ms"
+            f" ({review['first_review_cpu_ms']} ms CPU), peak RSS {review['first_peak_rss_mb']} MB"
         )
 
 

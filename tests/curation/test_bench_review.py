@@ -25,3 +25,9 @@ def test_review_targets_at_100k_and_1m() -> None:
     assert [(c["value"], c["goal"], c["met"]) for c in at_100k] == [(1.5, "<= 2", True), (250.0, "<= 200", False)]
     at_1m = review_checks(1_000_000, review)
     assert [(c["value"], c["met"]) for c in at_1m] == [(1.5, True), (900.0, True)]
+    review["review"] |= {"first_review_ms": 45_000.0, "first_review_cpu_ms": 40_000.0, "first_peak_rss_mb": 1400.0}
+    first = review_checks(1_000_000, review)[2:]
+    assert [(c["target"], c["value"], c["met"]) for c in first] == [
+        ("first `mneme review` -A at 1M, nothing cached (s)", 45.0, False),
+        ("peak RSS of the first `mneme review` at 1M (MB)", 1400.0, True),
+    ]

@@ -56,11 +56,8 @@ folder's ``settings.json`` says ``memory.enabled: false``.
 
 from __future__ import annotations
 
-import gc
 import os
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +86,7 @@ from mneme_tui.legion.mirror.write_slices import WriteSlices
 from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory import secrets
+from mneme_tui.memory.gc_pause import gc_paused
 from mneme_tui.memory.store import Store
 
 ARCHIVED_REASON = "archived in ARCHIVE.md"
@@ -127,7 +125,7 @@ def sync(
             exports = export_memories(store, legion, project, mt.load_rows(store.db, project), report.warnings)
         write_point("sync:exported")
         files = legion.read_all()
-        with _gc_paused():
+        with gc_paused():
             with store.sqlite_errors():  # read outside any write transaction: only a sync writes these rows
                 rows = mt.load_rows(store.db, project)
             known = {row.memory_id for row in rows}
@@ -158,22 +156,6 @@ def sync(
         f"{totals['removed']} removed, {totals['exported']} exported"
     )
     return report
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Hold the cyclic garbage collector off while a sync builds thousands of short-lived objects.
-
-    They form no reference cycles (reference counting frees them), so the collection passes their
-    allocations trigger only walk them: about 0.2 s of a 10,000-record first sync.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _write(slices: WriteSlices, project: str, plan: PairingPlan, exports: list[Export], report: SyncReport) -> None:

@@ -8,10 +8,10 @@ ids are made of are ``text.stable_hash`` (the same in every process)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from itertools import pairwise
 from typing import Any, TypeVar
 
 import numpy as np
@@ -19,13 +19,18 @@ import peewee
 
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.curation import text_features as T
+from mneme_tui.memory.growing import GrowingArrays, room_for
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence.curation import curation_rows
 from mneme_tui.memory.persistence.repositories import database_revision
 
 R = TypeVar("R")
 MEMO_LIMIT = 1_000_000
-"""Entries a memo keeps before it starts again."""
+"""Entries the memo keeps before it starts again (or twice the rows, in a larger store: a review of a million
+memories remembers a few hundred thousand groups and proposals, which must survive the next refresh)."""
+WORD_MEMO_LIMIT = 200_000
+"""Word hashes kept between batches (most words recur; a store's unique words, such as numbers, would make the
+memo as large as the store)."""
 MIN_SKELETON_WORDS = 3
 """A claim of fewer words ("use #") is too short to conflict with anything."""
 
@@ -55,7 +60,6 @@ class Rows:
     repo_topics: np.ndarray
     """Repo and topic: conflicts are found within one."""
     repos: list[str]
-    shingles: list[np.ndarray]
     texts: list[str]
 
 
@@ -78,7 +82,6 @@ def empty_rows() -> Rows:
         keys,
         [],
         [],
-        [],
     )
 
 
@@ -93,10 +96,15 @@ class Catalogue:
         """The revision the rows reflect: the highest memory id and update seq read (``revision`` is their sum)."""
         self.saved_revision = -1
         """The revision of the snapshot on disk this catalogue started from or last wrote (``snapshot.py``)."""
-        self._positions: dict[int, int] = {}
+        self._positions: dict[int, int] | None = None
+        """Memory id → position, only once ids came out of order; while they ascend (rows are read in id order)
+        a position is found by bisecting ``rows.ids``, which costs no memory."""
         self._word_hashes: dict[str, int] = {}
         self._anchors: dict[int, frozenset[str]] = {}
+        self._shingles: dict[int, np.ndarray] = {}
         self.rows = empty_rows()
+        self._growing = GrowingArrays()
+        """The room after each array column of ``rows``: appending a row copies no column."""
         self.version = 0
         """Counts the refreshes that changed something."""
         self._changed_at = np.zeros(0, np.int64)
@@ -122,9 +130,8 @@ class Catalogue:
             for rows in curation_rows(db, self.max_id, self.update_seq):
                 self._apply(rows)
             self.max_id, self.update_seq, self.revision = max_id, update_seq, max_id + update_seq
-            for memo in (self._word_hashes, self.memo):  # memos, bounded
-                if len(memo) > MEMO_LIMIT:
-                    memo.clear()
+            if len(self.memo) > max(MEMO_LIMIT, 2 * self.rows.ids.size):  # bounded
+                self.memo.clear()
             if len(self._moved) > MEMO_LIMIT // 1000:  # the partitions' states start again (partitions.py)
                 self._moved.clear()
                 self.memo.clear()
@@ -134,9 +141,14 @@ class Catalogue:
         """Start a cold catalogue from rows kept on disk at that revision (``snapshot.py``): the next
         ``refresh`` reads only what changed since."""
         with self.lock:
+            for column in fields(Rows):  # each array into a buffer with room: appending after it copies nothing
+                value = getattr(rows, column.name)
+                if isinstance(value, np.ndarray):
+                    setattr(rows, column.name, self._growing.adopt(column.name, _with_room(value), value.shape[0]))
             self.rows = rows
-            self._positions = dict(zip(rows.ids.tolist(), range(rows.ids.size)))
-            self._changed_at = np.zeros(rows.ids.size, np.int64)
+            self._positions = None if _ascending(rows.ids) else dict(zip(rows.ids.tolist(), range(rows.ids.size)))
+            changed_at = np.zeros(rows.ids.size + room_for(rows.ids.size), np.int64)
+            self._changed_at = self._growing.adopt("_changed_at", changed_at, rows.ids.size)
             self.max_id, self.update_seq = max_id, update_seq
             self.revision = self.saved_revision = max_id + update_seq
 
@@ -156,6 +168,14 @@ class Catalogue:
             found = self._anchors[position] = T.anchors(self.rows.texts[position])
         return found
 
+    def shingles(self, position: int) -> np.ndarray:
+        """The word-bigram hashes of the memory at ``position`` (made from its text when a comparison needs them:
+        keeping them for every memory would cost more than the texts)."""
+        found = self._shingles.get(position)
+        if found is None:
+            found = self._shingles[position] = T.shingles(T.words_of(self.rows.texts[position]))
+        return found
+
     def remembered(self, key: tuple, work: Callable[..., R], *arguments: Any) -> R:
         """``work(*arguments)``, or what it returned before for ``key`` (a key names the memories it is about by
         position and content digest, and whatever else the result depends on)."""
@@ -169,16 +189,24 @@ class Catalogue:
         rows = self.rows
         return tuple(int(rows.digests[p]) * 2 + bool(rows.active[p]) for p in positions)
 
-    def position(self, memory_id: int) -> int | None:
-        """Where a memory is in the columns, or None."""
-        return self._positions.get(memory_id)
+    def positions_of(self, memory_ids: np.ndarray) -> np.ndarray:
+        """Where each memory is in the columns (-1: not there)."""
+        if self._positions is not None:
+            get = self._positions.get
+            return np.fromiter((get(i, -1) for i in memory_ids.tolist()), np.int64, memory_ids.size)
+        ids = self.rows.ids
+        if not ids.size:
+            return np.full(memory_ids.size, -1, np.int64)
+        at = np.minimum(np.searchsorted(ids, memory_ids), ids.size - 1)
+        return np.where(ids[at] == memory_ids, at, -1)
 
     def _apply(self, rows: list[tuple]) -> None:
-        known = [row for row in rows if row[0] in self._positions]
-        new = [row for row in rows if row[0] not in self._positions]
+        places = self.positions_of(np.fromiter((row[0] for row in rows), np.int64, len(rows)))
+        known = [row for row, place in zip(rows, places.tolist()) if place >= 0]
+        new = [row for row, place in zip(rows, places.tolist()) if place < 0]
         if known:
             changed = self._features(known)
-            where = np.array([self._positions[row[0]] for row in known], dtype=np.int64)
+            where = places[places >= 0]
             self._moved.append((self.version, self.rows.repo_kinds[where], self.rows.repo_topics[where]))
             self._changed_at[where] = self.version
             for column in fields(Rows):
@@ -190,19 +218,36 @@ class Catalogue:
                     target[where] = values
             for position in where.tolist():
                 self._anchors.pop(position, None)
+                self._shingles.pop(position, None)
         if new:
             added = self._features(new)
-            start = self.rows.ids.size
-            self._positions.update((int(memory_id), start + n) for n, memory_id in enumerate(added.ids.tolist()))
-            self.rows = _join(self.rows, added)
-            self._changed_at = np.concatenate([self._changed_at, np.full(len(new), self.version, np.int64)])
+            start, ids = self.rows.ids.size, self.rows.ids
+            if self._positions is None and not _ascending(np.concatenate([ids[-1:], added.ids])):
+                self._positions = dict(zip(ids.tolist(), range(start)))  # an id below the highest: a dict from now
+            if self._positions is not None:
+                self._positions.update(zip(added.ids.tolist(), range(start, start + added.ids.size)))
+            self._append(added)
+
+    def _append(self, added: Rows) -> None:
+        """Put ``added`` after the rows: each array column grows into its room (``growing``), each list in place."""
+        grow = self._growing.append
+        for column in fields(Rows):
+            target, values = getattr(self.rows, column.name), getattr(added, column.name)
+            if isinstance(target, list):
+                target.extend(values)
+            else:
+                setattr(self.rows, column.name, grow(column.name, target, values))
+        changed = np.full(added.ids.size, self.version, np.int64)
+        self._changed_at = grow("_changed_at", self._changed_at, changed)
 
     def _features(self, rows: list[tuple]) -> Rows:
         """Features of rows in ``CURATION_COLUMNS`` order."""
         count = len(rows)
         ids, repos, kinds, topics, contents, created, statuses, access = zip(*rows)
-        repos = tuple(str(repo or "") for repo in repos)
+        repos = tuple(sys.intern(str(repo or "")) for repo in repos)  # one string per repo, not per memory
         words = [T.words_of(content) for content in contents]
+        if len(self._word_hashes) > WORD_MEMO_LIMIT:
+            self._word_hashes.clear()
         normals = [" ".join(text) for text in words]
         skeletons, stances, skeleton_words = T.claim_hashes(words)
         flat, starts = T.shingle_sets(words, self._word_hashes)
@@ -226,9 +271,21 @@ class Catalogue:
             repo_kinds=repo_kinds,
             repo_topics=repo_topics,
             repos=list(repos),
-            shingles=slices(flat, starts),
             texts=list(contents),
         )
+
+
+def _with_room(array: np.ndarray) -> np.ndarray:
+    """A buffer holding ``array``'s rows and room for more after them (``growing.room_for``; untouched room costs
+    no memory)."""
+    buffer = np.empty((array.shape[0] + room_for(array.shape[0]), *array.shape[1:]), array.dtype)
+    buffer[: array.shape[0]] = array
+    return buffer
+
+
+def _ascending(ids: np.ndarray) -> bool:
+    """True when every id is above the one before."""
+    return bool(np.all(ids[1:] > ids[:-1]))
 
 
 def _pair_keys(firsts: Sequence[str], seconds: Sequence[str]) -> np.ndarray:
@@ -236,12 +293,6 @@ def _pair_keys(firsts: Sequence[str], seconds: Sequence[str]) -> np.ndarray:
     pairs = list(zip(firsts, seconds))
     keys = {pair: T.stable_hash(f"{pair[0]}\0{pair[1]}") for pair in set(pairs)}
     return np.fromiter(map(keys.__getitem__, pairs), np.uint64, len(pairs))
-
-
-def slices(flat: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
-    """``flat[starts[i]:starts[i + 1]]`` for each i (views)."""
-    bounds = starts.tolist()
-    return [flat[a:b] for a, b in pairwise(bounds)]
 
 
 def _signatures(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -270,12 +321,3 @@ def _band_keys(signatures: np.ndarray, scope: np.ndarray) -> np.ndarray:
                 key = key * T.MIX + signatures[:, column].astype(np.uint64)
             keys[:, band] = key
     return keys
-
-
-def _join(a: Rows, b: Rows) -> Rows:
-    """The rows of ``a`` followed by those of ``b``."""
-    joined: dict[str, Any] = {}
-    for column in fields(Rows):
-        first, second = getattr(a, column.name), getattr(b, column.name)
-        joined[column.name] = first + second if isinstance(first, list) else np.concatenate([first, second])
-    return Rows(**joined)

@@ -112,11 +112,9 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.
     same paths, figures and polarity, and not the same text (those are exact)."""
     rows = catalogue.rows
     distinct = live[np.unique(rows.exact[live], return_index=True)[1]]  # one per exact text: the rest join it
-    with np.errstate(over="ignore"):
-        fingerprints = distinct.astype(np.uint64) * T.MIX + rows.digests[distinct]
     found: dict[tuple[int, int], float] = {}
     for band in range(T.BANDS):
-        for pairs in _band_pairs(catalogue, distinct, fingerprints, band):
+        for pairs in _band_pairs(catalogue, distinct, band):
             found.update(((a, b), value) for a, b, value in pairs)
     if not found:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
@@ -124,11 +122,8 @@ def _near_pairs(catalogue: Catalogue, live: np.ndarray) -> tuple[np.ndarray, np.
     return np.array(a_s, np.int64), np.array(b_s, np.int64), np.fromiter(values, float, len(found))
 
 
-def _band_pairs(
-    catalogue: Catalogue, distinct: np.ndarray, fingerprints: np.ndarray, band: int
-) -> list[tuple[tuple[int, int, float], ...]]:
-    """The near pairs of each bucket of one band. A bucket's pairs are remembered by its members and their texts
-    (a fingerprint), so after a small change only the buckets it touched are compared again."""
+def _band_pairs(catalogue: Catalogue, distinct: np.ndarray, band: int) -> list[tuple[tuple[int, int, float], ...]]:
+    """The near pairs of each bucket of one band (no pairs from a bucket of more than ``BUCKET_LIMIT``)."""
     keys = catalogue.rows.bands[distinct, band]
     if keys.size < 2:
         return []
@@ -137,25 +132,15 @@ def _band_pairs(
     starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
     sizes = np.diff(np.concatenate([starts, [keys.size]]))
     wanted = np.flatnonzero((sizes >= 2) & (sizes <= BUCKET_LIMIT))
-    with np.errstate(over="ignore"):
-        sums = np.add.reduceat(fingerprints[order], starts)
-    memo_keys = [
-        ("bucket", band, key, total, size)
-        for key, total, size in zip(ordered[starts[wanted]].tolist(), sums[wanted].tolist(), sizes[wanted].tolist())
-    ]
-    missing = [n for n, key in enumerate(memo_keys) if key not in catalogue.memo]
-    if missing:
-        computed = _compare_buckets(catalogue, distinct[order], starts[wanted[missing]], sizes[wanted[missing]])
-        for n, pairs in zip(missing, computed):
-            catalogue.memo[memo_keys[n]] = pairs
-    return [catalogue.memo[key] for key in memo_keys]
+    return _compare_buckets(catalogue, distinct[order], starts[wanted], sizes[wanted])
 
 
 def _compare_buckets(
     catalogue: Catalogue, members: np.ndarray, starts: np.ndarray, sizes: np.ndarray
 ) -> list[tuple[tuple[int, int, float], ...]]:
-    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates (tuples: most are
-    empty, and the memo keeps one per bucket: tuples of numbers are no work for the garbage collector)."""
+    """For each bucket ``members[start:start + size]``, its pairs that are near duplicates (most are
+    empty). Buckets are not remembered: a review after a small change compares only the partitions it touched
+    (``partitions.py``), and a pair's exact similarity, the costly part, is remembered."""
     rows = catalogue.rows
     bucket = np.repeat(np.arange(starts.size), sizes)
     place = starts[bucket] + np.arange(bucket.size) - (np.cumsum(sizes) - sizes)[bucket]  # each member's index
@@ -169,15 +154,16 @@ def _compare_buckets(
     if not firsts:
         return [()] * starts.size
     first, second, owner = np.concatenate(firsts), np.concatenate(seconds), np.concatenate(owners)
+    alike = (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[second])
+    first, second, owner = first[alike], second[alike], owner[alike]  # the cheap tests before the signatures
     estimate = np.concatenate(
-        [
+        [np.zeros(0)]
+        + [
             (rows.signatures[first[at : at + CHUNK]] == rows.signatures[second[at : at + CHUNK]]).mean(axis=1)
             for at in range(0, first.size, CHUNK)
         ]
     )
-    keep = (
-        (estimate >= SCREEN) & (rows.exact[first] != rows.exact[second]) & (rows.stances[first] == rows.stances[second])
-    )
+    keep = estimate >= SCREEN
     for a, b, n in zip(first[keep].tolist(), second[keep].tolist(), owner[keep].tolist()):
         low, high = min(a, b), max(a, b)
         value = catalogue.remembered(
@@ -192,7 +178,7 @@ def _similarity(catalogue: Catalogue, a: int, b: int) -> float:
     """The word-bigram Jaccard similarity of two memories, 0 when they name other paths."""
     if catalogue.anchors(a) != catalogue.anchors(b):
         return 0.0
-    return T.jaccard(catalogue.rows.shingles[a], catalogue.rows.shingles[b])
+    return T.jaccard(catalogue.shingles(a), catalogue.shingles(b))
 
 
 def _components(first: np.ndarray, second: np.ndarray) -> list[list[int]]:
@@ -292,10 +278,9 @@ def idle(catalogue: Catalogue, *, now_days: float, cold_days: int, last_read_day
     evidence of being cold."""
     rows = catalogue.rows
     last = np.full(rows.ids.size, np.nan)
-    for memory_id, days in last_read_days.items():
-        position = catalogue.position(memory_id)
-        if position is not None:
-            last[position] = days
+    places = catalogue.positions_of(np.fromiter(last_read_days, np.int64, len(last_read_days)))
+    read_days = np.fromiter(last_read_days.values(), float, len(last_read_days))
+    last[places[places >= 0]] = read_days[places >= 0]
     since = np.where(np.isnan(last), rows.created_days, last)
     unknown = np.isnan(last) & (rows.access > 0)
     idle_days = now_days - since

@@ -34,11 +34,12 @@ import peewee
 
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory.curation import text_features as T
-from mneme_tui.memory.curation.catalogue import MIN_SKELETON_WORDS, Catalogue, Rows, empty_rows, slices
+from mneme_tui.memory.curation.catalogue import MIN_SKELETON_WORDS, Catalogue, Rows, empty_rows
 from mneme_tui.memory.curation.partitions import KeptState, current_states, restore_states
 from mneme_tui.memory.persistence.repositories import database_uuid
 
-FORMAT = 1
+FORMAT = 2
+"""2: no shingle sets (they are made from the texts when a comparison needs them)."""
 FEATURES = T.stable_hash(
     json.dumps(
         [
@@ -58,7 +59,9 @@ MIN_ROWS = index_snapshot.MIN_ROWS
 RESAVE_ROWS = 1_000
 """A new snapshot is written once the revision moved by more than this (or a tenth of the store) since the last."""
 SUFFIX = "-catalogue.npz"
-_LISTS = ("repos", "shingles", "texts")
+TEXT_CHUNK = 50_000
+"""Texts encoded at a time when the snapshot is written."""
+_LISTS = ("repos", "texts")
 """The columns of ``Rows`` that are Python lists (kept as arrays: see ``_arrays``)."""
 _READ_ERRORS = (
     OSError,
@@ -216,16 +219,28 @@ def _state(state: list[Any], decode: Decode) -> KeptState:
 
 def _arrays(rows: Rows, repos: list[str]) -> dict[str, np.ndarray]:
     """The rows as arrays: the numeric columns as they are, repos as codes into ``repos``, the texts as one
-    UTF-8 blob with each text's length, the shingle sets as one flat array with where each starts."""
+    UTF-8 blob with each text's length."""
     arrays = {column.name: getattr(rows, column.name) for column in fields(Rows) if column.name not in _LISTS}
     code = {repo: number for number, repo in enumerate(repos)}
     arrays["repo_codes"] = np.fromiter(map(code.__getitem__, rows.repos), np.int64, len(rows.repos))
-    arrays["text_blob"] = np.frombuffer("".join(rows.texts).encode("utf-8", "surrogatepass"), np.uint8)
+    arrays["text_blob"] = _text_blob(rows.texts)
     arrays["text_lengths"] = np.fromiter(map(len, rows.texts), np.int64, len(rows.texts))
-    sizes = np.fromiter(map(len, rows.shingles), np.int64, len(rows.shingles))
-    arrays["shingle_starts"] = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    arrays["shingle_flat"] = np.concatenate([*rows.shingles, np.zeros(0, np.uint32)])
     return arrays
+
+
+def _text_blob(texts: list[str]) -> np.ndarray:
+    """The texts' UTF-8 bytes, one after another, encoded a chunk at a time twice (once to measure, once to
+    copy) so that the whole text is never held twice."""
+    pieces = range(0, len(texts), TEXT_CHUNK)
+    sizes = [len(_encoded(texts[at : at + TEXT_CHUNK])) for at in pieces]
+    blob = np.empty(sum(sizes), np.uint8)
+    for at, start, size in zip(pieces, accumulate([0, *sizes]), sizes):
+        blob[start : start + size] = np.frombuffer(_encoded(texts[at : at + TEXT_CHUNK]), np.uint8)
+    return blob
+
+
+def _encoded(texts: list[str]) -> bytes:
+    return "".join(texts).encode("utf-8", "surrogatepass")
 
 
 def _rows(arrays: dict[str, np.ndarray], repos: list[str]) -> Rows:
@@ -239,21 +254,17 @@ def _rows(arrays: dict[str, np.ndarray], repos: list[str]) -> Rows:
         if value.dtype != like.dtype or value.shape != (size, *like.shape[1:]):
             raise DamagedSnapshot(f"has a wrong {column.name} array")
         columns[column.name] = value
-    codes, lengths, starts = arrays["repo_codes"], arrays["text_lengths"], arrays["shingle_starts"]
-    if codes.shape != (size,) or lengths.shape != (size,) or starts.shape != (size + 1,):
+    codes, lengths = arrays["repo_codes"], arrays["text_lengths"]
+    if codes.shape != (size,) or lengths.shape != (size,):
         raise DamagedSnapshot("has columns of different lengths")
     if size and (codes.min() < 0 or codes.max() >= len(repos) or lengths.min() < 0):
         raise DamagedSnapshot("has wrong repo codes or text lengths")
-    flat = arrays["shingle_flat"]
-    if starts[0] != 0 or starts[-1] != flat.size or np.any(np.diff(starts) < 0) or flat.dtype != np.uint32:
-        raise DamagedSnapshot("has wrong shingle sets")
     whole = arrays["text_blob"].tobytes().decode("utf-8", "surrogatepass")
     ends = np.cumsum(lengths).tolist()
     if (ends[-1] if ends else 0) != len(whole):
         raise DamagedSnapshot("has wrong texts")
     columns["texts"] = [whole[start:end] for start, end in pairwise([0, *ends])]
     columns["repos"] = [repos[code] for code in codes.tolist()]
-    columns["shingles"] = slices(flat, starts)
     return Rows(**columns)
 
 
