@@ -283,9 +283,9 @@ def _mint_unpaired(
             dict(
                 content=memory_content(i.record, report.warnings),
                 kind=memory_kind(i.record),
-                topic=memory_topic(i.record),
+                topic=memory_topic(i.record, report.warnings),
                 repo_id=project,
-                task_id=memory_task_id(i.record),
+                task_id=memory_task_id(i.record, report.warnings),
                 created_at=created_at(i.record),
                 provenance=mt.provenance(i.file, i.identity),
                 secrets_policy=secrets.REDACT,
@@ -370,7 +370,7 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
     if row.content_hash != item.hash or row.memory_kind != kind:
         _redact_secrets(item, report)
         content = memory_content(item.record, report.warnings)
-        topic, task_id = memory_topic(item.record), memory_task_id(item.record)
+        topic, task_id = memory_topic(item.record, report.warnings), memory_task_id(item.record, report.warnings)
         if row.memory_kind != kind:
             # a memory's kind is fixed: mint the right kind and let it supersede the old memory
             status = K.ACTIVE if item.owned else row.memory_status
