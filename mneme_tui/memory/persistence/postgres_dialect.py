@@ -34,6 +34,8 @@ from mneme_tui.memory.persistence.tables import TableShape
 
 NAME = "postgresql"
 DATABASE_ERRORS: tuple[type[BaseException], ...] = (psycopg2.Error, peewee.DatabaseError, peewee.InterfaceError)
+DRIVER_ERROR: type[BaseException] = psycopg2.Error
+"""What only this backend's driver raises (peewee's wrapper of it holds it as its first argument)."""
 """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
 LIKE_IGNORING_CASE = "ILIKE"
 COLUMN_TYPES: Mapping[str, str] = {
