@@ -21,6 +21,11 @@ MAX_ID = 2**63 - 1
 """SQLite's largest INTEGER: no memory id can be above it."""
 MAX_JSON_INT_DIGITS = 20
 """The longest integer a JSON input may hold (a 64-bit integer has at most 20 digits)."""
+MAX_TOPIC_BYTES = 1024
+"""The longest memory topic, in bytes of UTF-8 (PostgreSQL's btree indexes refuse a row over about 2,700 bytes,
+and the topic and task id are in two of them, so both are bounded on every backend)."""
+MAX_TASK_ID_BYTES = 512
+"""The longest task id, in bytes of UTF-8 (see ``MAX_TOPIC_BYTES``)."""
 
 
 def check_text(value: str, name: str) -> str:
@@ -64,6 +69,25 @@ def json_int(digits: str) -> int:
 def too_large(what: str, limit_name: str, limit: int, unit: str = "bytes") -> MnemeError:
     """The error for input past a documented limit, naming the limit."""
     return MnemeError(ERR_VALIDATION_FAILED, f"{what} exceeds the {limit_name} limit of {limit:,} {unit}")
+
+
+def check_size(value: str, name: str, limit: int) -> str:
+    """``value`` unchanged; ERR_VALIDATION_FAILED naming the ``name`` size limit when ``value`` is longer than
+    ``limit`` bytes of UTF-8."""
+    if len(value) * 4 > limit:  # (at most 4 bytes a character: a short text needs no encoding)
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            raise too_large(f"the {name} ({size:,} bytes of UTF-8)", f"{name} size", limit)
+    return value
+
+
+def cut_to_size(value: str, limit: int) -> str:
+    """``value`` cut to at most ``limit`` bytes of UTF-8 (on a character boundary, ending in ``…``) when longer."""
+    data = value.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return value
+    ellipsis = "…".encode()
+    return data[: limit - len(ellipsis)].decode("utf-8", "ignore") + "…"
 
 
 def read_stream(stream: BinaryIO, limit: int, refusal: MnemeError) -> bytes:

@@ -22,6 +22,7 @@ from mneme_tui.memory.curation.proposals import proposal_id
 from mneme_tui.memory.curation.text_features import stable_hash
 from mneme_tui.memory.index import days_since_epoch
 from mneme_tui.memory.persistence import store_copy
+from mneme_tui.memory.persistence.dialect import raised_by
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
 from mneme_tui.memory.persistence.schema import LEGION_RECORD_COLUMNS
 from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
@@ -139,8 +140,15 @@ class Store(StoreWrites):
 
     def copy_into(self, destination: Store, *, merge: bool = False) -> store_copy.CopyResult:
         """Copy this whole store into ``destination`` (``mneme db copy``; see ``persistence/store_copy``)."""
-        with destination.sqlite_errors(), self.sqlite_errors():
-            return store_copy.copy_store(self.db, destination.db, merge=merge, proposal_id_of=_proposal_id_of)
+        with destination.sqlite_errors():
+            try:
+                with self.sqlite_errors():
+                    return store_copy.copy_store(self.db, destination.db, merge=merge, proposal_id_of=_proposal_id_of)
+            except MnemeError as error:  # a failure of the destination's driver is named against the destination
+                cause = error.__cause__
+                if cause is None or destination.dialect is self.dialect or not raised_by(destination.dialect, cause):
+                    raise
+                raise destination.dialect.database_error(destination.path, cause) from cause
 
     def repos(self) -> builtins.list[str]:
         """Every repo_id in the store, sorted."""

@@ -23,7 +23,7 @@ from mneme_tui.memory.persistence.memories import memory_from_row
 from mneme_tui.memory.records import HAND_SOURCES, SAMPLE_SOURCES, SAVE, Memory, Provenance, StatusChange
 from mneme_tui.memory.store_connection import StoreConnection
 from mneme_tui.memory.vectors import embed, embed_blobs, to_blob
-from mneme_tui.validation import MAX_ID
+from mneme_tui.validation import MAX_ID, MAX_TASK_ID_BYTES, MAX_TOPIC_BYTES, check_size
 
 RESTORE_REASON = "restored"
 
@@ -210,9 +210,9 @@ class StoreWrites(StoreConnection):
         return NewRow(  # positional, in NewRow's field order (the fastest way to build it)
             config.GLOBAL_REPO if repo_id is None else str(repo_id).strip(),
             kind,
-            topic.strip() or "General",
+            check_size(topic.strip() or "General", "topic", MAX_TOPIC_BYTES),
             content,
-            str(get("task_id") or ""),
+            check_size(str(get("task_id") or ""), "task id", MAX_TASK_ID_BYTES),
             get("created_at") or config.now(),
             status,
             int(get("superseded_by") or 0),
@@ -384,9 +384,10 @@ class StoreWrites(StoreConnection):
         content = checked_content(self.screened(checked_content(content), policy=secrets_policy))
         fields = {"content": content, "embedding": to_blob(embed(content))}
         if topic is not None:
-            fields["topic"] = self.screened(topic, "topic", secrets_policy).strip() or "General"
+            topic = self.screened(topic, "topic", secrets_policy).strip() or "General"
+            fields["topic"] = check_size(topic, "topic", MAX_TOPIC_BYTES)
         if task_id is not None:
-            fields["task_id"] = task_id
+            fields["task_id"] = check_size(task_id, "task id", MAX_TASK_ID_BYTES)
         self.run_transaction(lambda: self.memories.update(memory_id, **fields))
         return self.get(memory_id)
 
@@ -394,6 +395,7 @@ class StoreWrites(StoreConnection):
         """Count an access for each memory at most once per (task_id, memory_id); returns the ids counted."""
         if not task_id.strip():
             raise MnemeError(ERR_VALIDATION_FAILED, "task id cannot be empty")
+        check_size(task_id, "task id", MAX_TASK_ID_BYTES)
         wanted = list(dict.fromkeys(memory_ids))
 
         def write() -> list[int]:

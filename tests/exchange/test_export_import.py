@@ -141,6 +141,8 @@ def test_a_malformed_line_is_named_and_nothing_is_imported(source, tmp_path, cap
         ("content", " ", "memory content cannot be empty"),
         ("created_at", "yesterday", "created_at is not an ISO-8601 time: 'yesterday'"),
         ("superseded_by", -1, "superseded_by must be an integer ≥ 0"),
+        ("topic", "€" * 342, "the topic (1,026 bytes of UTF-8) exceeds the topic size limit of 1,024 bytes"),
+        ("task_id", "T" * 513, "the task id (513 bytes of UTF-8) exceeds the task id size limit of 512 bytes"),
     ],
 )
 def test_a_line_that_fails_the_checks_of_a_save_is_named_and_nothing_is_imported(

@@ -57,6 +57,7 @@ MALFORMED = [
     ("missing passed", ("runs", 1, "gates", 0, "passed"), _DELETE, "missing 'passed'"),
     ("task_id not a string", ("task_id",), 734, "task_id must be a string"),
     ("empty task_id", ("task_id",), "  ", "task_id cannot be empty"),
+    ("task_id past the store's limit", ("task_id",), "€" * 171, "task_id is longer than 512 bytes of UTF-8"),
     ("multi-line repo", ("repo",), "a\nb", "repo must be one line"),
     ("modified_files not a list", ("modified_files",), "src/a.py", "modified_files must be a list"),
     ("modified file not a string", ("modified_files", 0), 3, "modified_files[0] must be a string"),

@@ -524,3 +524,23 @@ def test_a_record_over_the_content_limit_is_cut_with_a_warning(store: Store, mem
     assert len(memory_of(store, "O-002").content) == MAX_CONTENT_CHARS
     again = sync(store, memory, P)
     assert again.totals["unchanged"] == 2 and not [w for w in again.warnings if "characters" in w]
+
+
+def test_a_record_over_the_topic_and_task_id_limits_is_cut_with_a_warning(store: Store, memory: LegionMemory) -> None:
+    """No row is lost to the size limits: the memory keeps the first bytes (PostgreSQL would refuse the rest)."""
+    from mneme_tui.validation import MAX_TASK_ID_BYTES, MAX_TOPIC_BYTES
+
+    long_type, long_phase = "€" * 1_000, "7" * 600  # 3,000 bytes of topic; a 604-byte plan (the task id)
+    write_outcomes(
+        memory, [outcome_row(1, "2026-10-01"), outcome_row(2, "2026-10-02", task_type=long_type, phase=long_phase)]
+    )
+    report = sync(store, memory, P)
+    assert report.totals["added"] == 2
+    topic_warning, task_warning = [w for w in report.warnings if " bytes; " in w]
+    assert topic_warning.startswith("OUTCOMES.md line 11: record O-002 has a topic of 3,000 bytes; its memory keeps")
+    assert task_warning.startswith("OUTCOMES.md line 11: record O-002 has a task id of 604 bytes; its memory keeps")
+    cut = memory_of(store, "O-002")
+    assert cut.topic.endswith("…") and len(cut.topic.encode()) <= MAX_TOPIC_BYTES and cut.topic.startswith("€" * 300)
+    assert cut.task_id.endswith("…") and len(cut.task_id.encode()) <= MAX_TASK_ID_BYTES
+    again = sync(store, memory, P)
+    assert again.totals["unchanged"] == 2 and not [w for w in again.warnings if " bytes; " in w]

@@ -96,6 +96,10 @@ async def test_invalid_input_shows_the_error_in_the_form_and_saves_nothing(make_
         form.query_one("#new-content", TextArea).text = "x" * 100_001
         await press(pilot, "ctrl+s")
         assert "longer than 100000 characters" in plain(form.query_one("#new-error", Static))
+        form.query_one("#new-content", TextArea).text = "a topic past the size limit"
+        form.query_one("#new-topic", Input).value = "€" * 342  # 1,026 bytes of UTF-8
+        await press(pilot, "ctrl+s")
+        assert "exceeds the topic size limit of 1,024 bytes" in plain(form.query_one("#new-error", Static))
         assert store.count() == 1
         await press(pilot, "escape")
         assert isinstance(app.screen, RecallScreen)

@@ -55,7 +55,7 @@ from mneme_tui.legion.skill.scoring import parse_record_date
 from mneme_tui.memory import secrets
 from mneme_tui.memory.persistence.repositories import LegionRecords
 from mneme_tui.memory.records import LEGION_IMPORT, Provenance
-from mneme_tui.validation import MAX_CONTENT_CHARS
+from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_TASK_ID_BYTES, MAX_TOPIC_BYTES, cut_to_size
 
 MIRROR_VERSION = 1
 """Part of every content hash: bump it when the mapping changes so the next sync rewrites memories."""
@@ -84,18 +84,33 @@ def provenance(file_name: str, identity: str) -> Provenance:
     return Provenance(LEGION_IMPORT, f"{file_name}#{identity}")
 
 
-def memory_topic(record: Record) -> str:
-    if isinstance(record, OutcomeRecord):
-        first = _first_task_type(record.task_type)
-        if first is not None:
-            return first
-    if record.tags:
-        return _clean(record.tags[0])
-    return "General"
+def memory_topic(record: Record, warnings: list[str] | None = None) -> str:
+    """The memory topic of a record: its first task type or tag, cut to ``MAX_TOPIC_BYTES`` (``_within``)."""
+    topic = "General"
+    if isinstance(record, OutcomeRecord) and (first := _first_task_type(record.task_type)) is not None:
+        topic = first
+    elif record.tags:
+        topic = _clean(record.tags[0])
+    return _within(record, topic, "topic", MAX_TOPIC_BYTES, warnings)
 
 
-def memory_task_id(record: Record) -> str:
-    return _clean(record.plan.strip()) if isinstance(record, OutcomeRecord) else ""
+def memory_task_id(record: Record, warnings: list[str] | None = None) -> str:
+    """The memory task id of a record (an outcome's plan), cut to ``MAX_TASK_ID_BYTES`` (``_within``)."""
+    task_id = _clean(record.plan.strip()) if isinstance(record, OutcomeRecord) else ""
+    return _within(record, task_id, "task id", MAX_TASK_ID_BYTES, warnings)
+
+
+def _within(record: Record, value: str, name: str, limit: int, warnings: list[str] | None) -> str:
+    """``value`` cut to ``limit`` bytes of UTF-8 when longer (the file keeps it whole); ``warnings`` gets a line
+    naming the file and line when given, as for an over-long text (``memory_content``)."""
+    cut = cut_to_size(value, limit)
+    if cut != value and warnings is not None:
+        warnings.append(
+            f"{record.source_file} line {record.line}: record {record.id or '(no ID)'} has a {name} of "
+            f"{len(value.encode('utf-8', 'surrogatepass')):,} bytes; its memory keeps the first {limit:,} "
+            "(the file keeps it whole)"
+        )
+    return cut
 
 
 def headline(record: Record) -> str:

@@ -291,7 +291,7 @@ def _update_matched(store: Store, project: str, item: Incoming, now: str, counts
     if row.content_hash != item.hash or row.memory_kind != kind:
         _redact_secrets(item, report)
         content = memory_content(item.record, report.warnings)
-        topic, task_id = memory_topic(item.record), memory_task_id(item.record)
+        topic, task_id = memory_topic(item.record, report.warnings), memory_task_id(item.record, report.warnings)
         if row.memory_kind != kind:
             # a memory's kind is fixed: mint the right kind and let it supersede the old memory
             status = K.ACTIVE if item.owned else row.memory_status

@@ -16,7 +16,15 @@ from typing import Any, BinaryIO, NoReturn
 from mneme_tui.errors import ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import secrets
 from mneme_tui.memory.learning.scope import common_scope, repo_path
-from mneme_tui.validation import check_document, decode_utf8, json_int, read_file, read_stream, too_large
+from mneme_tui.validation import (
+    MAX_TASK_ID_BYTES,
+    check_document,
+    decode_utf8,
+    json_int,
+    read_file,
+    read_stream,
+    too_large,
+)
 
 REPORT_VERSION = 1
 MAX_REPORT_BYTES = 10_000_000
@@ -161,6 +169,8 @@ def parse_report(document: Any, *, source: str = "report") -> TaskReport:
     if type(version) is not int or version != REPORT_VERSION:
         _fail(source, "version", f"must be {REPORT_VERSION}")
     task_id = _name(document, "task_id", source)
+    if len(task_id.encode("utf-8")) > MAX_TASK_ID_BYTES:  # the store's limit, refused with the report
+        _fail(source, "task_id", f"is longer than {MAX_TASK_ID_BYTES} bytes of UTF-8")
     repo = _name(document, "repo", source)
     files = document["modified_files"]
     if not isinstance(files, list):

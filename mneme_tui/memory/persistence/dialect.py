@@ -35,6 +35,8 @@ class Dialect(Protocol):
     """The backend's name: shown by ``mneme db info``, and the key of its script in each migration."""
     DATABASE_ERRORS: tuple[type[BaseException], ...]
     """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
+    DRIVER_ERROR: type[BaseException]
+    """What only this backend's driver raises (peewee's wrapper of it holds it as its first argument)."""
     LIKE_IGNORING_CASE: str
     """The ``LIKE`` operator that ignores ASCII case."""
     COLUMN_TYPES: Mapping[str, str]
@@ -148,3 +150,9 @@ def dialect_for(target: DbTarget) -> Dialect:
 def dialect_of(db: peewee.Database) -> Dialect:
     """The backend of an open database."""
     return next(dialect for dialect in DIALECTS if dialect.owns(db))
+
+
+def raised_by(dialect: Dialect, exc: BaseException | None) -> bool:
+    """Whether ``dialect``'s driver raised ``exc`` (or the driver error peewee wrapped in it)."""
+    inner = exc.args[0] if exc is not None and exc.args and isinstance(exc.args[0], BaseException) else exc
+    return isinstance(inner, dialect.DRIVER_ERROR)

@@ -25,7 +25,7 @@ import psycopg2.extras  # type: ignore[import-untyped]
 from mneme_tui import config
 from mneme_tui.config import DbTarget
 from mneme_tui.database_urls import ambiguous_user_part, redacted_url, scrub_url
-from mneme_tui.errors import ERR_DATABASE, MnemeError
+from mneme_tui.errors import ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.persistence import tables
 from mneme_tui.memory.persistence.index_queries import SELECT_EMBEDDINGS, SELECT_INDEX_TEXT, index_rows
 from mneme_tui.memory.persistence.pg_copy import copy_binary, decode_id_embeddings
@@ -34,6 +34,8 @@ from mneme_tui.memory.persistence.tables import TableShape
 
 NAME = "postgresql"
 DATABASE_ERRORS: tuple[type[BaseException], ...] = (psycopg2.Error, peewee.DatabaseError, peewee.InterfaceError)
+DRIVER_ERROR: type[BaseException] = psycopg2.Error
+"""What only this backend's driver raises (peewee's wrapper of it holds it as its first argument)."""
 """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
 LIKE_IGNORING_CASE = "ILIKE"
 COLUMN_TYPES: Mapping[str, str] = {
@@ -52,6 +54,8 @@ DEFAULT_OPTIONS = f"-c lock_timeout={LOCK_TIMEOUT} -c TimeZone=UTC"
 """The session settings a connection gets when its URL names no ``options`` of its own."""
 RETRYABLE = {"40001", "40P01"}
 """Serialization failure and deadlock: the transaction is safe to run again."""
+PROGRAM_LIMIT_EXCEEDED = "54000"
+"""An index row (or another value) past what PostgreSQL can hold: the input is too large, not the database broken."""
 TRANSACTION_ATTEMPTS = 5
 """How often ``retry_transaction`` runs a transaction that keeps failing with a ``RETRYABLE`` error."""
 RETRY_PAUSE_S = 0.02
@@ -375,6 +379,11 @@ def database_error(target: DbTarget, exc: BaseException) -> MnemeError:
         )
     if is_busy(exc):
         return MnemeError(ERR_DATABASE, f"{where} is busy: another process holds a write lock ({text})")
+    if _pgcode(exc) == PROGRAM_LIMIT_EXCEEDED:
+        return MnemeError(
+            ERR_VALIDATION_FAILED,
+            f"{where} refused a value too large for its indexes (a repo, topic or task id; {text})",
+        )
     return MnemeError(ERR_DATABASE, f"{where}: {text}")
 
 

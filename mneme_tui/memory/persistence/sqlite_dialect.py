@@ -25,6 +25,8 @@ from mneme_tui.memory.persistence.tables import TableShape
 NAME = "sqlite"
 BUSY_TIMEOUT_MS = 10_000
 DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError, peewee.DatabaseError)
+DRIVER_ERROR: type[BaseException] = sqlite3.Error
+"""What only this backend's driver raises (peewee's wrapper of it holds it as its first argument)."""
 """What a failing statement raises (the driver's errors and peewee's wrappers of them)."""
 LIKE_IGNORING_CASE = "LIKE"
 """SQLite's ``LIKE`` ignores ASCII case."""
