@@ -54,11 +54,17 @@ NEGATION_PREFIXES = frozenset({"do", "does", "did", "should", "must"})
 """Words dropped with the negator right after them ("do not use X" has the skeleton of "use X")."""
 
 
+_ASCII_SEPARATORS = bytes(c if c < 128 and chr(c).isalnum() else 32 for c in range(256))
+"""``bytes.translate`` table: an ASCII letter or digit stays, anything else becomes a space (``_WORD``'s words
+of an ASCII text, found in C)."""
+
+
 def words_of(text: str) -> list[str]:
     """The words of ``text`` in lower case (Unicode case folding, NFKC), punctuation as spaces (apostrophes
     dropped: "don't" is "dont"): two texts with the same words are exact duplicates."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
+    if text.isascii():  # the same words as below, without a regex: most texts (tests/curation: equal for all)
+        return text.encode("ascii").lower().translate(_ASCII_SEPARATORS, b"'`").decode("ascii").split()
+    text = unicodedata.normalize("NFKC", text)
     folded = text.casefold()
     if "'" in folded or "`" in folded or "’" in folded:
         folded = _APOSTROPHES.sub("", folded)
