@@ -75,9 +75,19 @@ def make_workspace(work: Path) -> Path:
 async def server(work: Path, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
     """A live ``python -m mneme_tui mcp`` on the workspace's database, in ``env`` (default: this test's
     environment), with an initialised session."""
+    async with server_with(work, ["--db", str(db(work)), "--legion-dir", str(legion_dir(work))], env) as session:
+        yield session
+
+
+@asynccontextmanager
+async def server_with(
+    work: Path, options: list[str], env: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
+    """A live ``python -m mneme_tui mcp OPTIONS`` in ``work``, in ``env`` (default: this test's environment), with
+    an initialised session; its stderr goes to ``work/server.err``."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "mneme_tui", "mcp", "--db", str(db(work)), "--legion-dir", str(legion_dir(work))],
+        args=["-m", "mneme_tui", "mcp", *options],
         env=dict(os.environ) if env is None else env,
         cwd=work,
     )

@@ -5,16 +5,12 @@ naming the limit, writing nothing."""
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_session import CLIENT, REPO, call, error
+from mcp_session import REPO, call, error, server_with
 
 from mneme_tui.cli import main as cli_main
 from mneme_tui.config import DbTarget
@@ -65,18 +61,8 @@ def test_the_cli_accepts_a_topic_at_the_limit_and_refuses_one_past_it(
     assert [m.status for m in Store(db_target).list(status="all", limit=None, order="id")] == ["active"] * 3
 
 
-@asynccontextmanager
-async def _server(work: Path, target: DbTarget) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "mneme_tui", "mcp", "--db", str(target)], env=dict(os.environ), cwd=work
-    )
-    with (work / "server.err").open("a") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write, client_info=CLIENT) as session,
-        ):
-            await session.initialize()
-            yield session
+def _server(work: Path, target: DbTarget) -> AbstractAsyncContextManager[ClientSession]:
+    return server_with(work, ["--db", str(target)])
 
 
 async def test_the_mcp_tools_accept_a_topic_at_the_limit_and_refuse_one_past_it(
