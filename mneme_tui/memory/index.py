@@ -132,6 +132,16 @@ class RowTokens:
     def __setitem__(self, row: int, tokens: np.ndarray) -> None:
         self._replaced[row] = tokens
 
+    def adopt(self, part: str, buffer: np.ndarray, used: int) -> np.ndarray:
+        """Use ``buffer``'s first ``used`` entries as the ``flat`` token ids or the row ``starts`` (a
+        snapshot's array, with the room after it: rows appended later are written into it); the entries."""
+        array = self._growing.adopt(part, buffer, used)
+        if part == "flat":
+            self._flat = array
+        else:
+            self._starts = array
+        return array
+
     def append(self, tokens: np.ndarray, lengths: np.ndarray) -> None:
         """Add rows at the end: their token ids concatenated and each row's count, written into the room
         after the flat array (``growing``): a load in batches copies it a few times, not once per batch."""

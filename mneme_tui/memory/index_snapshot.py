@@ -134,7 +134,7 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "term_key": terms.key,
             "arrays": {},
         }
-        rooms = _rooms(index.size, terms.doc_terms.size)
+        rooms = _rooms(index.size, terms.doc_terms.size, tokens.size)
         offset = 0
         for name, array in arrays.items():
             arrays[name] = data = np.ascontiguousarray(array).reshape(-1)
@@ -150,17 +150,19 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             return False
 
 
-def _rooms(size: int, entries: int) -> dict[str, int]:
+def _rooms(size: int, entries: int, tokens: int) -> dict[str, int]:
     """The rows of room (zeros) written after each growing array, so that a process catching up on rows
     written since the snapshot appends them into its copy-on-write map (``growing``) instead of copying it:
-    an eighth of the rows (the snapshot is rewritten after a tenth), and for the per-term arrays twice the
-    average number of entries per row."""
+    an eighth of the rows (the snapshot is rewritten after a tenth), and for the per-term arrays and the rows'
+    token ids twice the average number of entries per row."""
     rows = max(MIN_ROOM, size // 8)
     per_row = max(1, -(-2 * entries // max(size, 1)))
+    tokens_per_row = max(1, -(-2 * tokens // max(size, 1)))
     return {
-        **dict.fromkeys((*GROWING_ROWS, "term_start", "term_len"), rows),
+        **dict.fromkeys((*GROWING_ROWS, "term_start", "term_len", "token_start"), rows),
         "term_ids": rows * per_row,
         "term_tf": rows * per_row,
+        "tokens": rows * tokens_per_row,
     }
 
 
@@ -368,7 +370,6 @@ def _index(index: MemoryIndex, header: dict[str, Any], arrays: dict[str, np.ndar
         or postings_rows.size != tokens.size
     ):
         raise DamagedSnapshot("has wrong token postings")
-    index._row_tokens = RowTokens(tokens, token_start)
     index._postings_rows, index._postings_start = postings_rows, postings_start
     index._postings_built_for, index._postings_stale = size, False
     terms = index.terms
@@ -390,6 +391,9 @@ def _adopt_rooms(index: MemoryIndex, arrays: dict[str, np.ndarray], buffers: dic
         arrays[name] = index.growing.adopt(name, buffers[name], arrays[name].shape[0])
     for name, term_name in zip(GROWING_ENTRIES, ("doc_start", "doc_terms", "doc_tf", "doc_len"), strict=True):
         arrays[name] = index.terms.growing.adopt(term_name, buffers[name], arrays[name].shape[0])
+    index._row_tokens = RowTokens()
+    for name, part in (("tokens", "flat"), ("token_start", "starts")):
+        arrays[name] = index._row_tokens.adopt(part, buffers[name], arrays[name].shape[0])
 
 
 def _discard(path: Path, reason: str) -> None:

@@ -97,12 +97,18 @@ def test_rows_caught_up_on_are_written_into_the_snapshot_room(tmp_path, monkeypa
         for name in ("ids", "vectors", "status_codes", "access")
     }
     terms = lagging.index.terms.doc_len.__array_interface__["data"][0]
+    row_tokens = [
+        part.__array_interface__["data"][0]
+        for part in (lagging.index._row_tokens._flat, lagging.index._row_tokens._starts)
+    ]
     lagging.index.refresh(lagging.db)  # the catch-up alone (the purge seen in it is the next test's)
     assert set(new_ids) <= set(lagging.index.ids[index_snapshot.MIN_ROWS :].tolist())
     for name, address in mapped.items():
         assert getattr(lagging.index, name).__array_interface__["data"][0] == address, name
     assert lagging.index.terms.doc_len.__array_interface__["data"][0] == terms  # (rows whose text changed are
     # re-analysed into new term arrays: a purge or an edit, not a save)
+    tokens = lagging.index._row_tokens  # each row's token ids too (1M: 100 MB copied before)
+    assert [part.__array_interface__["data"][0] for part in (tokens._flat, tokens._starts)] == row_tokens
 
 
 def test_growing_arrays_append_in_place_until_the_room_runs_out():
