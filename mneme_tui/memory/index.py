@@ -132,15 +132,11 @@ class RowTokens:
     def __setitem__(self, row: int, tokens: np.ndarray) -> None:
         self._replaced[row] = tokens
 
-    def adopt(self, part: str, buffer: np.ndarray, used: int) -> np.ndarray:
-        """Use ``buffer``'s first ``used`` entries as the ``flat`` token ids or the row ``starts`` (a
-        snapshot's array, with the room after it: rows appended later are written into it); the entries."""
-        array = self._growing.adopt(part, buffer, used)
-        if part == "flat":
-            self._flat = array
-        else:
-            self._starts = array
-        return array
+    def adopt(self, flat: np.ndarray, flat_used: int, starts: np.ndarray, starts_used: int) -> None:
+        """Use a snapshot's flat token ids and row starts, their first ``*_used`` entries, with the room after
+        them (``growing``): rows appended later are written into it."""
+        self._flat = self._growing.adopt("flat", flat, flat_used)
+        self._starts = self._growing.adopt("starts", starts, starts_used)
 
     def append(self, tokens: np.ndarray, lengths: np.ndarray) -> None:
         """Add rows at the end: their token ids concatenated and each row's count, written into the room

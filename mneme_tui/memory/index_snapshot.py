@@ -47,7 +47,7 @@ import numpy as np
 
 from mneme_tui import config
 from mneme_tui.memory.growing import MIN_ROOM
-from mneme_tui.memory.index import MemoryIndex, RowTokens
+from mneme_tui.memory.index import MemoryIndex
 from mneme_tui.memory.snapshot_vocab import SnapshotVocab, word_table
 
 FORMAT_VERSION = 6
@@ -391,9 +391,8 @@ def _adopt_rooms(index: MemoryIndex, arrays: dict[str, np.ndarray], buffers: dic
         arrays[name] = index.growing.adopt(name, buffers[name], arrays[name].shape[0])
     for name, term_name in zip(GROWING_ENTRIES, ("doc_start", "doc_terms", "doc_tf", "doc_len"), strict=True):
         arrays[name] = index.terms.growing.adopt(term_name, buffers[name], arrays[name].shape[0])
-    index._row_tokens = RowTokens()
-    for name, part in (("tokens", "flat"), ("token_start", "starts")):
-        arrays[name] = index._row_tokens.adopt(part, buffers[name], arrays[name].shape[0])
+    tokens, starts = arrays["tokens"].shape[0], arrays["token_start"].shape[0]
+    index._row_tokens.adopt(buffers["tokens"], tokens, buffers["token_start"], starts)
 
 
 def _discard(path: Path, reason: str) -> None:
