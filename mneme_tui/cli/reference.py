@@ -7,7 +7,6 @@ committed page differs from what this writes."""
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,10 +92,14 @@ def reference() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the page to the one path given."""
-    (target,) = sys.argv[1:] if argv is None else argv
-    Path(target).parent.mkdir(parents=True, exist_ok=True)
-    Path(target).write_text(reference(), encoding="utf-8")
+    """Write the page to the path given (``--help`` prints the usage, it is not a file name)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m mneme_tui.cli.reference", description="Write the CLI reference page (markdown)."
+    )
+    parser.add_argument("page", type=Path, help="where to write it, for example docs/reference/cli.md")
+    target: Path = parser.parse_args(argv).page
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(reference(), encoding="utf-8")
     return 0
 
 
