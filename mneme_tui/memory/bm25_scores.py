@@ -35,10 +35,12 @@ class TermScores:
 
 @dataclass(frozen=True)
 class Bm25Sums:
-    """Every candidate row sharing a term with the query (index positions, ascending) and its bm25."""
+    """The candidate rows sharing a term with the query that score at least the floor (index positions,
+    ascending), their bm25, and the best bm25 of any candidate (0 when no row shares a term)."""
 
     rows: np.ndarray
     bm25: np.ndarray  # float64
+    best: float
     terms: TermFeatures
     term_ids: np.ndarray
 
@@ -52,18 +54,28 @@ class Bm25Sums:
 
 
 def bm25_sums(
-    index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray, k1: float, b: float
+    index: MemoryIndex,
+    candidates: Candidates,
+    stats: Candidates,
+    term_ids: np.ndarray,
+    k1: float,
+    b: float,
+    floor: float = 0.0,
 ) -> Bm25Sums:
     """BM25 of the candidates that share a term with the sorted ``term_ids``, with N, df and avgdl of
-    ``stats`` (the candidates themselves, or every active row)."""
+    ``stats`` (the candidates themselves, or every active row); rows below ``floor`` × the best are left out
+    (picked from the per-row sums in the same pass that finds the rows at all)."""
     scores = _term_scores(index, candidates, stats, term_ids, k1, b)
     if not scores:
-        return Bm25Sums(np.zeros(0, dtype=np.int64), np.zeros(0), index.terms, term_ids)
+        return Bm25Sums(np.zeros(0, dtype=np.int64), np.zeros(0), 0.0, index.terms, term_ids)
     rows = np.concatenate([score.rows for score in scores])
     contribution = np.concatenate([score.contribution for score in scores])
     per_row = np.bincount(rows, weights=contribution, minlength=index.size)
-    hits = np.flatnonzero(per_row > 0)  # every contribution is > 0 (idf > 0, tf > 0); a bool mask is 20× faster
-    return Bm25Sums(hits, per_row[hits], index.terms, term_ids)
+    best = float(per_row.max())
+    cut = floor * best
+    # every contribution is > 0 (idf > 0, tf > 0), so a row scoring >= a cut above 0 shares a term
+    hits = np.flatnonzero(per_row >= cut if cut > 0 else per_row > 0)  # a bool mask: 20× faster than nonzero
+    return Bm25Sums(hits, per_row[hits], best, index.terms, term_ids)
 
 
 def _term_scores(
