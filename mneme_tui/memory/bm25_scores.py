@@ -7,7 +7,8 @@ candidate set, which the index drops on every change. A query then adds up its t
 contributions per row (one ``np.bincount``, in term order, so the sums are the same float64 numbers as a
 full scan's); how many query terms a row has is counted only for the few rows that make the result
 (from their own term lists). The cache holds at most
-``CACHE_ENTRIES`` (row, contribution) pairs per candidate set; the terms cached first are dropped first.
+``CACHE_BYTES`` per candidate set, counting only the arrays it owns (in the set of every row, a term's rows
+are a view of its posting list); the terms cached first are dropped first.
 A term seen for the first time in a candidate set costs one pass over its posting list (the candidates
 kept, their lengths gathered, a few float operations): no sort and nothing the size of the store.
 """
@@ -21,8 +22,9 @@ import numpy as np
 from mneme_tui.memory.index import Candidates, MemoryIndex
 from mneme_tui.memory.term_features import TermFeatures
 
-CACHE_ENTRIES = 4_000_000
-"""(row, contribution) pairs cached per candidate set: 48 MB at most (int32 row, float64 contribution)."""
+CACHE_BYTES = 48_000_000
+"""Bytes of term scores cached per candidate set: 4,000,000 (int32 row, float64 contribution) pairs of a
+subset, or 6,000,000 contributions of the set of every row (whose rows are views of the postings)."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,11 @@ class TermScores:
 
     rows: np.ndarray  # int32 or int64
     contribution: np.ndarray  # float64
+
+    @property
+    def nbytes(self) -> int:
+        """The memory this entry holds of its own (rows that are a view of the postings cost it nothing)."""
+        return self.contribution.nbytes + (self.rows.nbytes if self.rows.flags.owndata else 0)
 
 
 @dataclass(frozen=True)
@@ -116,10 +123,10 @@ def _compute(
 
 
 def _trim(cache: dict, keep: set) -> None:
-    """Drop the oldest cached terms (not the ones in ``keep``) while the cache holds too many entries."""
-    total = sum(score.rows.size for score in cache.values())
+    """Drop the oldest cached terms (not the ones in ``keep``) while the cache holds more than ``CACHE_BYTES``."""
+    total = sum(score.nbytes for score in cache.values())
     for key in list(cache):
-        if total <= CACHE_ENTRIES:
+        if total <= CACHE_BYTES:
             return
         if key not in keep:
-            total -= cache.pop(key).rows.size
+            total -= cache.pop(key).nbytes
