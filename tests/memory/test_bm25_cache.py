@@ -19,11 +19,8 @@ NOW = datetime(2026, 11, 29, 12, 0, 0)
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory):
-    path = Path(tmp_path_factory.mktemp("bm25-cache")) / "store.db"
-    generated = Store(path)
-    generated.mint_ids(generate(600, now=NOW))
-    generated.close()
-    opened = Store(path)
+    opened = Store(Path(tmp_path_factory.mktemp("bm25-cache")) / "store.db")
+    opened.mint_ids(generate(600, now=NOW))
     opened.refresh_index()
     opened.index.terms.postings()  # built (a store this small keeps its rows in the unbuilt tail until asked)
     yield opened
