@@ -7,7 +7,8 @@ candidate set, which the index drops on every change. A query then adds up its t
 contributions per row (one ``np.bincount``, in term order, so the sums are the same float64 numbers as a
 full scan's); how many query terms a row has is counted only for the few rows that make the result
 (from their own term lists). The cache holds at most
-``CACHE_ENTRIES`` (row, contribution) pairs per candidate set; the terms cached first are dropped first.
+``CACHE_BYTES`` per candidate set, counting only the arrays it owns (in the set of every row, a term's rows
+are a view of its posting list); the terms cached first are dropped first.
 A term seen for the first time in a candidate set costs one pass over its posting list (the candidates
 kept, their lengths gathered, a few float operations): no sort and nothing the size of the store.
 """
@@ -21,8 +22,9 @@ import numpy as np
 from mneme_tui.memory.index import Candidates, MemoryIndex
 from mneme_tui.memory.term_features import TermFeatures
 
-CACHE_ENTRIES = 4_000_000
-"""(row, contribution) pairs cached per candidate set: 48 MB at most (int32 row, float64 contribution)."""
+CACHE_BYTES = 48_000_000
+"""Bytes of term scores cached per candidate set: 4,000,000 (int32 row, float64 contribution) pairs of a
+subset, or 6,000,000 contributions of the set of every row (whose rows are views of the postings)."""
 
 
 @dataclass(frozen=True)
@@ -32,13 +34,20 @@ class TermScores:
     rows: np.ndarray  # int32 or int64
     contribution: np.ndarray  # float64
 
+    @property
+    def nbytes(self) -> int:
+        """The memory this entry holds of its own (rows that are a view of the postings cost it nothing)."""
+        return self.contribution.nbytes + (self.rows.nbytes if self.rows.flags.owndata else 0)
+
 
 @dataclass(frozen=True)
 class Bm25Sums:
-    """Every candidate row sharing a term with the query (index positions, ascending) and its bm25."""
+    """The candidate rows sharing a term with the query that score at least the floor (index positions,
+    ascending), their bm25, and the best bm25 of any candidate (0 when no row shares a term)."""
 
     rows: np.ndarray
     bm25: np.ndarray  # float64
+    best: float
     terms: TermFeatures
     term_ids: np.ndarray
 
@@ -52,18 +61,28 @@ class Bm25Sums:
 
 
 def bm25_sums(
-    index: MemoryIndex, candidates: Candidates, stats: Candidates, term_ids: np.ndarray, k1: float, b: float
+    index: MemoryIndex,
+    candidates: Candidates,
+    stats: Candidates,
+    term_ids: np.ndarray,
+    k1: float,
+    b: float,
+    floor: float = 0.0,
 ) -> Bm25Sums:
     """BM25 of the candidates that share a term with the sorted ``term_ids``, with N, df and avgdl of
-    ``stats`` (the candidates themselves, or every active row)."""
+    ``stats`` (the candidates themselves, or every active row); rows below ``floor`` × the best are left out
+    (picked from the per-row sums in the same pass that finds the rows at all)."""
     scores = _term_scores(index, candidates, stats, term_ids, k1, b)
     if not scores:
-        return Bm25Sums(np.zeros(0, dtype=np.int64), np.zeros(0), index.terms, term_ids)
+        return Bm25Sums(np.zeros(0, dtype=np.int64), np.zeros(0), 0.0, index.terms, term_ids)
     rows = np.concatenate([score.rows for score in scores])
     contribution = np.concatenate([score.contribution for score in scores])
     per_row = np.bincount(rows, weights=contribution, minlength=index.size)
-    hits = np.flatnonzero(per_row > 0)  # every contribution is > 0 (idf > 0, tf > 0); a bool mask is 20× faster
-    return Bm25Sums(hits, per_row[hits], index.terms, term_ids)
+    best = float(per_row.max())
+    cut = floor * best
+    # every contribution is > 0 (idf > 0, tf > 0), so a row scoring >= a cut above 0 shares a term
+    hits = np.flatnonzero(per_row >= cut if cut > 0 else per_row > 0)  # a bool mask: 20× faster than nonzero
+    return Bm25Sums(hits, per_row[hits], best, index.terms, term_ids)
 
 
 def _term_scores(
@@ -104,10 +123,10 @@ def _compute(
 
 
 def _trim(cache: dict, keep: set) -> None:
-    """Drop the oldest cached terms (not the ones in ``keep``) while the cache holds too many entries."""
-    total = sum(score.rows.size for score in cache.values())
+    """Drop the oldest cached terms (not the ones in ``keep``) while the cache holds more than ``CACHE_BYTES``."""
+    total = sum(score.nbytes for score in cache.values())
     for key in list(cache):
-        if total <= CACHE_ENTRIES:
+        if total <= CACHE_BYTES:
             return
         if key not in keep:
-            total -= cache.pop(key).rows.size
+            total -= cache.pop(key).nbytes

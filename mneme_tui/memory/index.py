@@ -71,11 +71,15 @@ class Candidates:
     local: np.ndarray  # bool: exact repo match (locality applies)
     capped: np.ndarray  # bool: global axiom subject to the slot cap
     is_all: bool  # every row of the index is a candidate (no gather needed)
+    any_capped: bool = field(init=False)  # some candidate is a capped global axiom
     _maps: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _avg_length: float | None = field(default=None, repr=False)
     factors: object | None = field(default=None, repr=False)  # ranking's cached per-row factors
     term_scores: dict = field(default_factory=dict, repr=False)  # bm25's cached per-term scores (bm25_scores)
     _matrix: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.any_capped = bool(self.capped.any())
 
     def matrix(self, vectors: np.ndarray) -> np.ndarray:
         """The candidates' embedding rows (a cached copy when they are a subset)."""

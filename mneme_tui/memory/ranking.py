@@ -201,15 +201,13 @@ class Bm25Profile:
         stats = candidates
         if self.statistics == "index":
             stats = index.candidates(None, True, None, GLOBAL_REPO)  # every active row
-        sums = bm25_sums(index, candidates, stats, term_ids, self.k1, self.b)  # only rows a query term reaches
-        hits, bm25 = sums.rows, sums.bm25
-        best = bm25.max() if hits.size else 0.0
+        # only rows a query term reaches, and of those none negligible next to the best match
+        sums = bm25_sums(index, candidates, stats, term_ids, self.k1, self.b, self.floor)
+        hits, bm25, best = sums.rows, sums.bm25, sums.best
         if self.transform == "linear":
             relevance = bm25 / best if best > 0 else bm25
         else:
             relevance = np.exp(np.maximum(bm25 - best, _MIN_LOG_RELEVANCE))
-        kept = bm25 >= self.floor * best  # negligible next to the best match: not a result
-        hits, bm25, relevance = hits[kept], bm25[kept], relevance[kept]
         positions = hits if candidates.is_all else candidates.maps(index.size)[1][hits]
 
         def matched(chosen: np.ndarray) -> dict[str, np.ndarray]:
@@ -299,7 +297,9 @@ def rank(index: MemoryIndex, query: RecallQuery, profile: RelevanceProfile | Non
         found = profile.score(index, query.text, candidates)
         positions = found.positions  # None: every candidate was scored
         approximate = found.values * _factors(index, candidates, query).approximate(query.now_days, positions)
-        capped = candidates.capped if positions is None else candidates.capped[positions]
+        capped = None  # no capped candidate: no gather of the flags
+        if candidates.any_capped:
+            capped = candidates.capped if positions is None else candidates.capped[positions]
         pool = _pool(approximate, capped, query.limit)
         at = pool if positions is None else positions[pool]  # positions in candidates.rows
         rows = candidates.rows[at]
@@ -388,11 +388,11 @@ _TOLERANCE = 1e-5
 """Relative slack of the float32 pass: rows within it of the cut-off are re-scored exactly."""
 
 
-def _pool(score: np.ndarray, capped: np.ndarray, limit: int) -> np.ndarray:
+def _pool(score: np.ndarray, capped: np.ndarray | None, limit: int) -> np.ndarray:
     """Positions that can make the final list: the best ``limit`` non-capped and capped scores above 0,
-    plus everything within the float32 tolerance of either cut-off."""
+    plus everything within the float32 tolerance of either cut-off (``capped`` None: no row is capped)."""
     chosen = []
-    for group in (~capped, capped) if capped.any() else (None,):
+    for group in (~capped, capped) if capped is not None and capped.any() else (None,):
         values = score if group is None else np.where(group, score, -np.inf)
         if values.size > limit:
             threshold = _kth_largest(values, limit)
