@@ -124,8 +124,8 @@ def sync(
         with store.sqlite_errors():
             exports = export_memories(store, legion, project, mt.load_rows(store.db, project), report.warnings)
         write_point("sync:exported")
-        files = legion.read_all()
-        with gc_paused():
+        with gc_paused():  # parsing too makes many objects and no cycles (a 10,000-row file: 0.11 -> 0.09 s of CPU)
+            files = legion.read_all()
             with store.sqlite_errors():  # read outside any write transaction: only a sync writes these rows
                 rows = mt.load_rows(store.db, project)
             known = {row.memory_id for row in rows}
