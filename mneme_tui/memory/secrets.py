@@ -5,7 +5,8 @@ in URLs, secret-named assignments, high-entropy strings, and more) line by line,
 (UUIDs, sequences, templates, ``${VAR}``) and two of ours for engineering text: hex digests (git SHAs, checksums)
 and base64 that decodes to readable text (test fixtures). A ``Finding`` says what and where, never the secret.
 
-detect-secrets (~120 ms to import) is imported at the first scan, so recall never pays for it.
+detect-secrets (~120 ms to import) is imported only to scan a line that passes the quick check (its patterns are
+copied in ``secret_patterns``), so recall, and a save or import of text with no secret-like line, never pays for it.
 
 A bulk import screens its texts with ``prescreen`` first: the quick check (``_prefilter``) runs once over the
 batch's distinct lines instead of once per text, and the texts it rules out are remembered as clean (a bounded
@@ -28,6 +29,7 @@ from typing import Any
 
 from mneme_tui import config
 from mneme_tui.errors import ERR_CONFIG, ERR_SECRET, MnemeError
+from mneme_tui.memory import secret_patterns
 from mneme_tui.memory.regex_words import required_words
 
 REFUSE, REDACT = "refuse", "redact"
@@ -210,11 +212,23 @@ def _plugins() -> list[Any]:
 def _prefilter() -> tuple[re.Pattern[str], ...]:
     """Patterns one of which every line holding a finding matches: the plugins' own patterns, the keyword
     plugin's words, and a quoted token long enough for the entropy plugins (searched one by one: a single
-    alternation of them all is three times slower)."""
+    alternation of them all is three times slower). Copied in ``secret_patterns`` (detect-secrets is imported only
+    for a line that passes them), or read from the plugins when another version is installed."""
+    if secret_patterns.installed():
+        patterns = [re.compile(text, flags) for text, flags in secret_patterns.PLUGIN_PATTERNS]
+        return _quick_check(patterns, secret_patterns.KEYWORDS)
+    return _plugins_quick_check()
+
+
+def _plugins_quick_check() -> tuple[re.Pattern[str], ...]:
+    """``_prefilter`` as the installed detect-secrets' plugins have it."""
     from detect_secrets.plugins.keyword import DENYLIST
 
-    patterns = [pattern for plugin in _plugins() for pattern in getattr(plugin, "denylist", ())]
-    return (*patterns, re.compile("|".join(DENYLIST), re.IGNORECASE), re.compile(r"""['"][\w+/=.~-]{9,}"""))
+    return _quick_check([pattern for plugin in _plugins() for pattern in getattr(plugin, "denylist", ())], DENYLIST)
+
+
+def _quick_check(patterns: list[re.Pattern[str]], keywords: Iterable[str]) -> tuple[re.Pattern[str], ...]:
+    return (*patterns, re.compile("|".join(keywords), re.IGNORECASE), re.compile(r"""['"][\w+/=.~-]{9,}"""))
 
 
 def _may_hold_secret(text: str) -> bool:

@@ -78,7 +78,7 @@ from mneme_tui.legion.mirror.record_mapping import (
     memory_topic,
     record_json,
 )
-from mneme_tui.legion.mirror.secret_rows import redacted_record, redacted_records, redaction_warning
+from mneme_tui.legion.mirror.secret_rows import prescreen_records, redacted_record, redacted_records, redaction_warning
 from mneme_tui.legion.mirror.sync_export import Export, ExportedMemory, export_memories, find_link
 from mneme_tui.legion.mirror.sync_pairing import Incoming, PairingPlan, pair_records
 from mneme_tui.legion.mirror.sync_report import FileSync, SyncReport
@@ -124,14 +124,15 @@ def sync(
         with store.sqlite_errors():
             exports = export_memories(store, legion, project, mt.load_rows(store.db, project), report.warnings)
         write_point("sync:exported")
-        files = legion.read_all()
-        with gc_paused():
+        with gc_paused():  # parsing too makes many objects and no cycles (a 10,000-row file: 0.11 -> 0.09 s of CPU)
+            files = legion.read_all()
             with store.sqlite_errors():  # read outside any write transaction: only a sync writes these rows
                 rows = mt.load_rows(store.db, project)
             known = {row.memory_id for row in rows}
             exports = [spec for spec in exports if spec.memory.id not in known]  # linked by another sync
             plan = pair_records(files, rows)
             _redact_fresh(plan, report)  # screened before the first write transaction: it holds no lock
+            _prescreen_edited(plan)
             with WriteSlices(store) as slices:  # the database work only
                 _write(slices, project, plan, exports, report)
         report.longest_write_seconds = slices.longest
@@ -261,6 +262,15 @@ def _redact_fresh(plan: PairingPlan, report: SyncReport) -> None:
     fresh = _unpaired(plan)
     for item, (record, findings) in zip(fresh, redacted_records([i.record for i in fresh]), strict=True):
         _take_redacted(item, record, findings, report)
+
+
+def _prescreen_edited(plan: PairingPlan) -> None:
+    """Screen the records whose text changed, and the memory texts and topics they give, as batches before the
+    first write transaction: ``_update_matched`` then finds each clean one clean at once (``secrets.prescreen``:
+    nothing else changes)."""
+    edited = [i.record for i in plan.incoming if i.match is not None and i.match.content_hash != i.hash]
+    prescreen_records(edited)
+    secrets.prescreen(text for record in edited for text in (memory_content(record), memory_topic(record)))
 
 
 def _redact_secrets(item: Incoming, report: SyncReport) -> None:

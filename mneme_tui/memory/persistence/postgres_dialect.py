@@ -29,7 +29,7 @@ from mneme_tui.errors import ERR_DATABASE, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.persistence import tables
 from mneme_tui.memory.persistence.index_queries import SELECT_EMBEDDINGS, SELECT_INDEX_TEXT, index_rows
 from mneme_tui.memory.persistence.pg_copy import copy_binary, decode_id_embeddings
-from mneme_tui.memory.persistence.sql_text import placeholders
+from mneme_tui.memory.persistence.sql_text import placeholders, upsert_sql
 from mneme_tui.memory.persistence.tables import TableShape
 
 NAME = "postgresql"
@@ -324,12 +324,8 @@ def migrate(db: peewee.Database, scripts: Sequence[tuple[int, str]]) -> None:
 
 
 def insert_or_replace_sql(table: str, columns: Sequence[str], key: str) -> str:
-    """An insert that replaces the row with the same primary key ``key``."""
-    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns if column != key)
-    return (
-        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))}) "
-        f"ON CONFLICT ({key}) DO UPDATE SET {updates}"
-    )
+    """An insert that replaces the row with the same primary key ``key`` (an upsert)."""
+    return upsert_sql(table, columns, key)
 
 
 def insert_ignore_sql(table: str, columns: Sequence[str]) -> str:

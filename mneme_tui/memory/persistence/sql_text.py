@@ -19,6 +19,13 @@ def insert_sql(table: str, columns: Sequence[str]) -> str:
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders(len(columns))})"
 
 
+def upsert_sql(table: str, columns: Sequence[str], key: str) -> str:
+    """An insert that sets the other columns of the row whose primary key ``key`` is already there
+    (``ON CONFLICT ... DO UPDATE``: PostgreSQL, and SQLite from 3.24)."""
+    updates = ", ".join(f"{column} = EXCLUDED.{column}" for column in columns if column != key)
+    return f"{insert_sql(table, columns)} ON CONFLICT ({key}) DO UPDATE SET {updates}"
+
+
 def id_chunks(ids: Sequence[int]) -> Iterator[list[int]]:
     """``ids`` (as ints) in runs of at most ``MAX_PARAMETERS``, for one query's parameters each."""
     for start in range(0, len(ids), MAX_PARAMETERS):
