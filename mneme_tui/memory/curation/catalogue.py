@@ -28,9 +28,6 @@ R = TypeVar("R")
 MEMO_LIMIT = 1_000_000
 """Entries the memo keeps before it starts again (or twice the rows, in a larger store: a review of a million
 memories remembers a few hundred thousand groups and proposals, which must survive the next refresh)."""
-WORD_MEMO_LIMIT = 200_000
-"""Word hashes kept between batches (most words recur; a store's unique words, such as numbers, would make the
-memo as large as the store)."""
 MIN_SKELETON_WORDS = 3
 """A claim of fewer words ("use #") is too short to conflict with anything."""
 
@@ -99,7 +96,6 @@ class Catalogue:
         self._positions: dict[int, int] | None = None
         """Memory id → position, only once ids came out of order; while they ascend (rows are read in id order)
         a position is found by bisecting ``rows.ids``, which costs no memory."""
-        self._word_hashes: dict[str, int] = {}
         self._anchors: dict[int, frozenset[str]] = {}
         self._shingles: dict[int, np.ndarray] = {}
         self.rows = empty_rows()
@@ -246,11 +242,10 @@ class Catalogue:
         ids, repos, kinds, topics, contents, created, statuses, access = zip(*rows)
         repos = tuple(sys.intern(str(repo or "")) for repo in repos)  # one string per repo, not per memory
         words = [T.words_of(content) for content in contents]
-        if len(self._word_hashes) > WORD_MEMO_LIMIT:
-            self._word_hashes.clear()
         normals = [" ".join(text) for text in words]
-        skeletons, stances, skeleton_words = T.claim_hashes(words)
-        flat, starts = T.shingle_sets(words, self._word_hashes)
+        table = T.word_table(words)
+        skeletons, stances, skeleton_words = T.claim_hashes(table)
+        flat, starts = T.shingle_sets(table)
         signatures = _signatures(flat, starts)
         repo_kinds = _pair_keys(repos, kinds)
         repo_topics = _pair_keys(repos, topics)
@@ -303,9 +298,10 @@ def _signatures(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
     if not flat.size:
         return result
     values64 = flat.astype(np.uint64)
+    firsts = starts[:-1][nonempty]
     for at in range(T.SIGNATURE_SIZE):  # one hash function at a time: bounded memory
         values = (T.A[at] * values64 + T.B[at]) % T.PRIME
-        result[nonempty, at] = np.minimum.reduceat(values, starts[:-1][nonempty]) & np.uint64(0xFFFFFFFF)
+        result[nonempty, at] = np.minimum.reduceat(values, firsts) & np.uint64(0xFFFFFFFF)
     return result
 
 
