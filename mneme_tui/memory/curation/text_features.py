@@ -185,7 +185,7 @@ def claim(normal: str) -> Claim:
 
 def stance(words: list[str]) -> tuple[tuple[str, ...], int]:
     """A text's figures (its words of decimal digits) and how many negators it has (odd: negated)."""
-    return tuple(word for word in words if word.isdecimal()), sum(word in NEGATORS for word in words)
+    return tuple(filter(str.isdecimal, words)), sum(map(NEGATORS.__contains__, words))
 
 
 def claim_hashes(texts: list[list[str]] | WordTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
