@@ -182,23 +182,30 @@ def _similarity(catalogue: Catalogue, a: int, b: int) -> float:
 
 
 def _components(first: np.ndarray, second: np.ndarray) -> list[list[int]]:
-    """The connected groups of the pairs, each sorted."""
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in zip(first.tolist(), second.tolist()):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    groups: dict[int, list[int]] = defaultdict(list)
-    for node in list(parent):
-        groups[find(node)].append(node)
-    return [sorted(members) for members in groups.values()]
+    """The connected groups of the pairs, each sorted, in the order of their first node to appear in the pairs
+    (``first[0]``, ``second[0]``, ``first[1]``, ...): labels spread over the pairs' arrays until each node holds
+    its group's smallest node."""
+    nodes, first_seen = np.unique(np.column_stack([first, second]).ravel(), return_index=True)
+    if not nodes.size:
+        return []
+    a, b = np.searchsorted(nodes, first), np.searchsorted(nodes, second)
+    label = np.arange(nodes.size)
+    while True:
+        low = np.minimum(label[a], label[b])
+        spread = label.copy()
+        np.minimum.at(spread, a, low)
+        np.minimum.at(spread, b, low)
+        spread = spread[spread]  # each node jumps to its label's label
+        if np.array_equal(spread, label):
+            break
+        label = spread
+    seen = np.full(nodes.size, 2 * first.size)  # above every index into the pairs
+    np.minimum.at(seen, label, first_seen)
+    order = np.lexsort((nodes, seen[label]))  # by the group's first appearance, then node
+    sizes = np.bincount(label)[label[order]]
+    starts = np.flatnonzero(np.concatenate([[True], label[order][1:] != label[order][:-1]]))
+    members = nodes[order].tolist()
+    return [members[start : start + int(sizes[start])] for start in starts.tolist()]
 
 
 def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
