@@ -2,11 +2,11 @@
 
 A first review reads every memory and computes its features (``catalogue.features``), a batch at a time; at a
 million memories that is most of the review. Those features are pure functions of a batch's rows, so a second
-process can compute every other batch while this one computes the ones between: ``in_order`` hands a batch to a
-forked worker whenever it is free and computes the next one itself, and gives the results back in the batches'
-order, so the catalogue is the one a single process builds. The worker is forked only where that is safe (a
-platform with ``fork``, and no other thread in this process that could hold a lock the child would need); else,
-or when the worker cannot start or fails, every batch is computed here, as before."""
+process can compute most batches while this one reads the rows and computes the others: ``in_order`` hands a
+batch to a forked worker while it has fewer than ``QUEUED`` to do, computes it here otherwise, and gives the
+results back in the batches' order, so the catalogue is the one a single process builds. The worker is forked
+only where that is safe (a platform with ``fork``, and no other thread in this process that could hold a lock
+the child would need); else, or when the worker cannot start or fails, every batch is computed here, as before."""
 
 from __future__ import annotations
 
@@ -20,13 +20,16 @@ from typing import Any, TypeVar
 R = TypeVar("R")
 PARALLEL_ROWS = 200_000
 """A store with fewer memories builds its catalogue in one process (a worker would save under a second)."""
+QUEUED = 2
+"""Batches the worker may have to do: it starts the next as soon as it ends one, so it takes about two of every
+three while this process also reads the rows and appends them."""
 IN_FLIGHT = 3
 """Batches read ahead of the one the caller waits for (bounded memory: the worker may fall behind)."""
 
 
 def in_order(batches: Iterable[list[tuple]], compute: Callable[[list[tuple]], R], parallel: bool) -> Iterator[R]:
     """``compute`` of each batch, in the batches' order; with ``parallel`` (and a worker that could start) a
-    forked worker computes a batch whenever it is free, this process the ones in between."""
+    forked worker computes most of them, this process the ones the worker has no room for."""
     pool = _worker() if parallel else None
     pending: deque[tuple[list[tuple], Future[R] | None, Any]] = deque()
     try:
@@ -45,8 +48,9 @@ def in_order(batches: Iterable[list[tuple]], compute: Callable[[list[tuple]], R]
 def _submitted(
     pool: ProcessPoolExecutor | None, pending: deque, compute: Callable[[list[tuple]], R], batch: list[tuple]
 ) -> Future[R] | None:
-    """``batch`` handed to the worker when it is free (None: it is busy, or there is no working worker)."""
-    if pool is None or any(future is not None and not future.done() for _, future, _ in pending):
+    """``batch`` handed to the worker unless it has ``QUEUED`` batches to do (None: this process computes it, or
+    there is no working worker)."""
+    if pool is None or sum(future is not None and not future.done() for _, future, _ in pending) >= QUEUED:
         return None
     try:
         return pool.submit(compute, batch)
