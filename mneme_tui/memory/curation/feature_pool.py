@@ -10,12 +10,13 @@ the child would need); else, or when the worker cannot start or fails, every bat
 
 from __future__ import annotations
 
-import multiprocessing
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # the pool only when a large first build asks for it (a cold recall loads no subprocess)
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 R = TypeVar("R")
 PARALLEL_ROWS = 200_000
@@ -71,6 +72,9 @@ def _result(item: tuple[list[tuple], Future[R] | None, Any], compute: Callable[[
 
 def _worker() -> ProcessPoolExecutor | None:
     """One forked worker process, or None where forking is not safe (no ``fork``, or other threads running)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
         return None
     try:
