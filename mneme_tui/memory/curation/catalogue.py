@@ -18,6 +18,7 @@ import numpy as np
 import peewee
 
 from mneme_tui.memory import kinds as K
+from mneme_tui.memory.curation import feature_pool
 from mneme_tui.memory.curation import text_features as T
 from mneme_tui.memory.growing import GrowingArrays, room_for
 from mneme_tui.memory.index import days_since_epoch
@@ -28,9 +29,6 @@ R = TypeVar("R")
 MEMO_LIMIT = 1_000_000
 """Entries the memo keeps before it starts again (or twice the rows, in a larger store: a review of a million
 memories remembers a few hundred thousand groups and proposals, which must survive the next refresh)."""
-WORD_MEMO_LIMIT = 200_000
-"""Word hashes kept between batches (most words recur; a store's unique words, such as numbers, would make the
-memo as large as the store)."""
 MIN_SKELETON_WORDS = 3
 """A claim of fewer words ("use #") is too short to conflict with anything."""
 
@@ -99,7 +97,6 @@ class Catalogue:
         self._positions: dict[int, int] | None = None
         """Memory id → position, only once ids came out of order; while they ascend (rows are read in id order)
         a position is found by bisecting ``rows.ids``, which costs no memory."""
-        self._word_hashes: dict[str, int] = {}
         self._anchors: dict[int, frozenset[str]] = {}
         self._shingles: dict[int, np.ndarray] = {}
         self.rows = empty_rows()
@@ -127,8 +124,13 @@ class Catalogue:
             if update_seq < self.update_seq or max_id < self.max_id:  # another database: start again
                 self.__init__()  # type: ignore[misc]
             self.version += 1
-            for rows in curation_rows(db, self.max_id, self.update_seq):
-                self._apply(rows)
+            batches = curation_rows(db, self.max_id, self.update_seq)
+            if self.rows.ids.size:
+                for rows in batches:
+                    self._apply(rows)
+            else:  # every row is new: a large store's features are computed on both cores (feature_pool)
+                for added in feature_pool.in_order(batches, features, parallel=max_id >= feature_pool.PARALLEL_ROWS):
+                    self._add(added)
             self.max_id, self.update_seq, self.revision = max_id, update_seq, max_id + update_seq
             if len(self.memo) > max(MEMO_LIMIT, 2 * self.rows.ids.size):  # bounded
                 self.memo.clear()
@@ -205,7 +207,7 @@ class Catalogue:
         known = [row for row, place in zip(rows, places.tolist()) if place >= 0]
         new = [row for row, place in zip(rows, places.tolist()) if place < 0]
         if known:
-            changed = self._features(known)
+            changed = features(known)
             where = places[places >= 0]
             self._moved.append((self.version, self.rows.repo_kinds[where], self.rows.repo_topics[where]))
             self._changed_at[where] = self.version
@@ -220,13 +222,16 @@ class Catalogue:
                 self._anchors.pop(position, None)
                 self._shingles.pop(position, None)
         if new:
-            added = self._features(new)
-            start, ids = self.rows.ids.size, self.rows.ids
-            if self._positions is None and not _ascending(np.concatenate([ids[-1:], added.ids])):
-                self._positions = dict(zip(ids.tolist(), range(start)))  # an id below the highest: a dict from now
-            if self._positions is not None:
-                self._positions.update(zip(added.ids.tolist(), range(start, start + added.ids.size)))
-            self._append(added)
+            self._add(features(new))
+
+    def _add(self, added: Rows) -> None:
+        """Put the rows of memories not in the catalogue yet after its rows."""
+        start, ids = self.rows.ids.size, self.rows.ids
+        if self._positions is None and not _ascending(np.concatenate([ids[-1:], added.ids])):
+            self._positions = dict(zip(ids.tolist(), range(start)))  # an id below the highest: a dict from now
+        if self._positions is not None:
+            self._positions.update(zip(added.ids.tolist(), range(start, start + added.ids.size)))
+        self._append(added)
 
     def _append(self, added: Rows) -> None:
         """Put ``added`` after the rows: each array column grows into its room (``growing``), each list in place."""
@@ -240,39 +245,40 @@ class Catalogue:
         changed = np.full(added.ids.size, self.version, np.int64)
         self._changed_at = grow("_changed_at", self._changed_at, changed)
 
-    def _features(self, rows: list[tuple]) -> Rows:
-        """Features of rows in ``CURATION_COLUMNS`` order."""
-        count = len(rows)
-        ids, repos, kinds, topics, contents, created, statuses, access = zip(*rows)
-        repos = tuple(sys.intern(str(repo or "")) for repo in repos)  # one string per repo, not per memory
-        words = [T.words_of(content) for content in contents]
-        if len(self._word_hashes) > WORD_MEMO_LIMIT:
-            self._word_hashes.clear()
-        normals = [" ".join(text) for text in words]
-        skeletons, stances, skeleton_words = T.claim_hashes(words)
-        flat, starts = T.shingle_sets(words, self._word_hashes)
-        signatures = _signatures(flat, starts)
-        repo_kinds = _pair_keys(repos, kinds)
-        repo_topics = _pair_keys(repos, topics)
-        return Rows(
-            ids=np.asarray(ids, dtype=np.int64),
-            active=np.fromiter((status == K.ACTIVE for status in statuses), bool, count),
-            advisory=np.fromiter((kind in K.ADVISORY_KINDS for kind in kinds), bool, count),
-            created_days=days_since_epoch(list(created)),
-            access=np.asarray(access, dtype=np.int64),
-            exact=T.stable_keys(f"{r}\0{k}\0{n}" for r, k, n in zip(repos, kinds, normals)),
-            claim_keys=np.where(
-                skeleton_words >= MIN_SKELETON_WORDS, T.mixed(skeletons ^ T.mixed(repo_topics)), np.uint64(0)
-            ),
-            stances=stances,
-            digests=T.stable_keys(contents),
-            signatures=signatures,
-            bands=_band_keys(signatures, repo_kinds),
-            repo_kinds=repo_kinds,
-            repo_topics=repo_topics,
-            repos=list(repos),
-            texts=list(contents),
-        )
+
+def features(rows: list[tuple]) -> Rows:
+    """The features of memory rows in ``CURATION_COLUMNS`` order (a pure function of the rows: a worker process
+    can compute them, ``feature_pool``)."""
+    count = len(rows)
+    ids, repos, kinds, topics, contents, created, statuses, access = zip(*rows)
+    repos = tuple(sys.intern(str(repo or "")) for repo in repos)  # one string per repo, not per memory
+    words = [T.words_of(content) for content in contents]
+    normals = [" ".join(text) for text in words]
+    table = T.word_table(words)
+    skeletons, stances, skeleton_words = T.claim_hashes(table)
+    flat, starts = T.shingle_sets(table)
+    signatures = _signatures(flat, starts)
+    repo_kinds = _pair_keys(repos, kinds)
+    repo_topics = _pair_keys(repos, topics)
+    return Rows(
+        ids=np.asarray(ids, dtype=np.int64),
+        active=np.fromiter((status == K.ACTIVE for status in statuses), bool, count),
+        advisory=np.fromiter((kind in K.ADVISORY_KINDS for kind in kinds), bool, count),
+        created_days=days_since_epoch(list(created)),
+        access=np.asarray(access, dtype=np.int64),
+        exact=T.stable_keys(f"{r}\0{k}\0{n}" for r, k, n in zip(repos, kinds, normals)),
+        claim_keys=np.where(
+            skeleton_words >= MIN_SKELETON_WORDS, T.mixed(skeletons ^ T.mixed(repo_topics)), np.uint64(0)
+        ),
+        stances=stances,
+        digests=T.stable_keys(contents),
+        signatures=signatures,
+        bands=_band_keys(signatures, repo_kinds),
+        repo_kinds=repo_kinds,
+        repo_topics=repo_topics,
+        repos=list(repos),
+        texts=list(contents),
+    )
 
 
 def _with_room(array: np.ndarray) -> np.ndarray:
@@ -303,9 +309,10 @@ def _signatures(flat: np.ndarray, starts: np.ndarray) -> np.ndarray:
     if not flat.size:
         return result
     values64 = flat.astype(np.uint64)
+    firsts = starts[:-1][nonempty]
     for at in range(T.SIGNATURE_SIZE):  # one hash function at a time: bounded memory
         values = (T.A[at] * values64 + T.B[at]) % T.PRIME
-        result[nonempty, at] = np.minimum.reduceat(values, starts[:-1][nonempty]) & np.uint64(0xFFFFFFFF)
+        result[nonempty, at] = np.minimum.reduceat(values, firsts) & np.uint64(0xFFFFFFFF)
     return result
 
 

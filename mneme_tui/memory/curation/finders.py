@@ -182,23 +182,30 @@ def _similarity(catalogue: Catalogue, a: int, b: int) -> float:
 
 
 def _components(first: np.ndarray, second: np.ndarray) -> list[list[int]]:
-    """The connected groups of the pairs, each sorted."""
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in zip(first.tolist(), second.tolist()):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    groups: dict[int, list[int]] = defaultdict(list)
-    for node in list(parent):
-        groups[find(node)].append(node)
-    return [sorted(members) for members in groups.values()]
+    """The connected groups of the pairs, each sorted, in the order of their first node to appear in the pairs
+    (``first[0]``, ``second[0]``, ``first[1]``, ...): labels spread over the pairs' arrays until each node holds
+    its group's smallest node."""
+    nodes, first_seen = np.unique(np.column_stack([first, second]).ravel(), return_index=True)
+    if not nodes.size:
+        return []
+    a, b = np.searchsorted(nodes, first), np.searchsorted(nodes, second)
+    label = np.arange(nodes.size)
+    while True:
+        low = np.minimum(label[a], label[b])
+        spread = label.copy()
+        np.minimum.at(spread, a, low)
+        np.minimum.at(spread, b, low)
+        spread = spread[spread]  # each node jumps to its label's label
+        if np.array_equal(spread, label):
+            break
+        label = spread
+    seen = np.full(nodes.size, 2 * first.size)  # above every index into the pairs
+    np.minimum.at(seen, label, first_seen)
+    order = np.lexsort((nodes, seen[label]))  # by the group's first appearance, then node
+    sizes = np.bincount(label)[label[order]]
+    starts = np.flatnonzero(np.concatenate([[True], label[order][1:] != label[order][:-1]]))
+    members = nodes[order].tolist()
+    return [members[start : start + int(sizes[start])] for start in starts.tolist()]
 
 
 def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
@@ -210,15 +217,32 @@ def conflicts(catalogue: Catalogue, scope: np.ndarray) -> list[Found]:
     first, second = _pairs(rows.claim_keys[live], live, BUCKET_LIMIT)
     differ = rows.stances[first] != rows.stances[second]
     found = []
-    for group in _components(first[differ], second[differ]):
-        distinct: dict[int, int] = {}
-        for position in sorted(group, key=lambda p: (float(rows.created_days[p]), int(rows.ids[p]))):
-            distinct[int(rows.exact[position])] = position  # one (the newest) per exact text
-        members = sorted(distinct.values(), key=lambda p: (float(rows.created_days[p]), int(rows.ids[p])))
-        if len(members) >= 2:
-            key = ("conflict", *members, *catalogue.digests_of(members))
-            found.append(catalogue.remembered(key, _conflict, catalogue, members))
+    for members, digests in _newest_per_text(catalogue, _components(first[differ], second[differ])):
+        found.append(catalogue.remembered(("conflict", *members, *digests), _conflict, catalogue, members))
     return found
+
+
+def _newest_per_text(catalogue: Catalogue, groups: list[list[int]]) -> list[tuple[list[int], tuple[int, ...]]]:
+    """Of each group, the newest memory of each exact text (by creation, then id), oldest first, with their
+    ``digests_of``; only the groups left with two or more. Worked out for every group at once over the columns."""
+    rows = catalogue.rows
+    sizes = np.fromiter(map(len, groups), np.int64, len(groups))
+    flat = np.fromiter((p for group in groups for p in group), np.int64, int(sizes.sum()))
+    group_of = np.repeat(np.arange(len(groups)), sizes)
+    flat = flat[np.lexsort((rows.ids[flat], rows.created_days[flat], group_of))]  # by group, oldest first
+    exact = rows.exact[flat]
+    by_text = np.lexsort((np.arange(flat.size), exact, group_of))  # the same text in one group: newest last
+    last = np.ones(flat.size, bool)
+    last[by_text[:-1]] = (group_of[by_text[1:]] != group_of[by_text[:-1]]) | (exact[by_text[1:]] != exact[by_text[:-1]])
+    flat, group_of = flat[last], group_of[last]
+    digests = [digest * 2 + active for digest, active in zip(rows.digests[flat].tolist(), rows.active[flat].tolist())]
+    ends = np.cumsum(np.bincount(group_of, minlength=len(groups))).tolist()
+    positions = flat.tolist()
+    return [
+        (positions[start:end], tuple(digests[start:end]))
+        for start, end in zip([0, *ends[:-1]], ends)
+        if end - start >= 2
+    ]
 
 
 def _conflict(catalogue: Catalogue, members: list[int]) -> Found:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 from bisect import bisect_right
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate, compress, pairwise
@@ -23,6 +25,7 @@ from mneme_tui.errors import ERR_CONFIG, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory.curation import finders, snapshot
 from mneme_tui.memory.curation.catalogue import Catalogue
 from mneme_tui.memory.curation.choices import KINDS
+from mneme_tui.memory.curation.feature_pool import PARALLEL_ROWS
 from mneme_tui.memory.curation.partitions import found_in_partitions
 from mneme_tui.memory.gc_pause import gc_paused
 from mneme_tui.memory.index import days_since_epoch
@@ -66,6 +69,12 @@ def proposal_id(kind: str, memory_ids: tuple[int, ...], digests: list[int]) -> s
     """The id of a proposal over these memories with these content hashes."""
     text = kind + ":" + ",".join(f"{i}/{d:x}" for i, d in sorted(zip(memory_ids, digests)))
     return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+SORT_IN_NUMPY = 10_000
+"""Proposals from which ordering them all is done by numpy (``_sorted``)."""
+SORT_WIDTH = 16
+"""The most memories a proposal may have for ``_sorted`` to pad them into columns (more: Python's sort)."""
 
 
 def cold_days() -> int:
@@ -188,7 +197,24 @@ def _ordered(proposals: list[Proposal], before: list[Proposal] | None = None) ->
         new = [proposal for proposal, old in zip(proposals, map(known.__contains__, map(id, proposals))) if not old]
         if len(new) <= len(kept) // 8:
             return _merged(kept, sorted(new, key=_order))
-    return sorted(proposals, key=_order)
+    return _sorted(proposals)
+
+
+def _sorted(proposals: list[Proposal]) -> list[Proposal]:
+    """``sorted(proposals, key=_order)``, by numpy's ``lexsort`` over the key's columns in a long list (each
+    proposal's memory ids padded with -1, below every id, so a shorter tuple comes first as it does in Python)."""
+    sizes = np.fromiter((len(p.memory_ids) for p in proposals), np.int64, len(proposals))
+    width = int(sizes.max(initial=0))
+    if len(proposals) < SORT_IN_NUMPY or width > SORT_WIDTH:
+        return sorted(proposals, key=_order)
+    flat = np.fromiter((i for p in proposals for i in p.memory_ids), np.int64, int(sizes.sum()))
+    ids = np.full((len(proposals), width), -1, np.int64)
+    owner = np.repeat(np.arange(len(proposals)), sizes)
+    ids[owner, np.arange(flat.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)] = flat
+    scores = np.fromiter((p.score for p in proposals), float, len(proposals))
+    kinds = np.fromiter((KINDS.index(p.kind) for p in proposals), np.int64, len(proposals))
+    order = np.lexsort((*ids.T[::-1], kinds, -scores))  # the last key first: score, kind, then the ids in turn
+    return [proposals[at] for at in order.tolist()]
 
 
 def _merged(kept: list[Proposal], new: list[Proposal]) -> list[Proposal]:
@@ -227,34 +253,51 @@ def _find(
     pinned: frozenset[int],
 ) -> list[Proposal]:
     """Duplicates, conflicts and cold memories of ``repo``, as the kinds ask (each found again only in the
-    partitions that changed since the last review of ``repo``: ``partitions.py``)."""
+    partitions that changed since the last review of ``repo``: ``partitions.py``). In a large store duplicates
+    are found in a thread beside the others: most of their work is numpy sorting, which lets go of the GIL."""
     scope = _scope(catalogue, repo)
     convert = partial(_proposal, catalogue)
-    found: list[Proposal] = []
-    if "duplicate" in kinds:
-        found += found_in_partitions(
-            catalogue, ("duplicate", repo), "", "repo_kinds", scope, partial(finders.duplicates, catalogue), convert
-        )
-    if "conflict" in kinds:
-        found += found_in_partitions(
-            catalogue, ("conflict", repo), "", "repo_topics", scope, partial(finders.conflicts, catalogue), convert
-        )
-    if "cold" in kinds:
-        read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
-        idle = finders.idle(catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days)
-        cold = partial(finders.cold, catalogue, idle=idle, cold_days=cold_days(), pinned=set(pinned))
-        depends = json.dumps([cold_days(), sorted(pinned)])
-        found += found_in_partitions(
-            catalogue,
-            ("cold", repo),
-            depends,
-            "repo_kinds",
-            scope,
-            cold,
-            convert,
-            marks=idle.marks(catalogue.rows.repo_kinds),
-        )
-    return found
+    duplicates = partial(
+        found_in_partitions,
+        catalogue,
+        ("duplicate", repo),
+        "",
+        "repo_kinds",
+        scope,
+        partial(finders.duplicates, catalogue),
+        convert,
+    )
+    in_thread = "duplicate" in kinds and scope.size >= PARALLEL_ROWS
+    with ThreadPoolExecutor(1) if in_thread else nullcontext() as beside:
+        pending = beside.submit(duplicates) if beside is not None else None
+        found = duplicates() if "duplicate" in kinds and pending is None else []
+        others: list[Proposal] = []
+        if "conflict" in kinds:
+            others += found_in_partitions(
+                catalogue, ("conflict", repo), "", "repo_topics", scope, partial(finders.conflicts, catalogue), convert
+            )
+        if "cold" in kinds:
+            others += _cold(catalogue, repo, scope, reads, now_days, pinned)
+        return (pending.result() if pending is not None else found) + others
+
+
+def _cold(
+    catalogue: Catalogue,
+    repo: str | None,
+    scope: np.ndarray,
+    reads: dict[int, str],
+    now_days: float,
+    pinned: frozenset[int],
+) -> list[Proposal]:
+    """The cold proposals of ``scope`` (found again only in the partitions whose rows or mark moved)."""
+    read_days = dict(zip(reads, days_since_epoch(list(reads.values())).tolist())) if reads else {}
+    idle = finders.idle(catalogue, now_days=now_days, cold_days=cold_days(), last_read_days=read_days)
+    cold = partial(finders.cold, catalogue, idle=idle, cold_days=cold_days(), pinned=set(pinned))
+    depends = json.dumps([cold_days(), sorted(pinned)])
+    marks = idle.marks(catalogue.rows.repo_kinds)
+    return found_in_partitions(
+        catalogue, ("cold", repo), depends, "repo_kinds", scope, cold, partial(_proposal, catalogue), marks=marks
+    )
 
 
 def _proposal(catalogue: Catalogue, found: finders.Found) -> Proposal:

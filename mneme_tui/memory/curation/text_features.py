@@ -95,17 +95,36 @@ def anchors(text: str) -> frozenset[str]:
     return frozenset(ref.path for ref in code_refs(text))
 
 
-def shingle_sets(texts: list[list[str]], memo: dict[str, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct word bigrams (a one-word text: its word) of many normalised texts' words, as uint32 hashes:
-    one flat array with each text's hashes sorted, and the ``len(texts) + 1`` offsets where each text starts.
-    ``memo`` keeps word hashes between calls."""
-    memo = {} if memo is None else memo
+@dataclass(frozen=True, slots=True)
+class WordTable:
+    """The words of many normalised texts, each word once: ``distinct`` words, and per word of every text (one
+    text after another) its index into them. The claim and the shingle features of a batch share one table."""
+
+    distinct: list[str]
+    ids: np.ndarray
+    lengths: np.ndarray
+    """Words per text."""
+
+
+def word_table(texts: list[list[str]]) -> WordTable:
+    """The ``WordTable`` of many normalised texts' words."""
     words = [word for text in texts for word in text]
-    for word in set(words).difference(memo):
-        memo[word] = zlib.crc32(word.encode("utf-8", "surrogatepass")) | 1
-    hashes = np.fromiter(map(memo.__getitem__, words), np.uint64, len(words))
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
-    owner = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    distinct = list(set(words))
+    index = {word: at for at, word in enumerate(distinct)}
+    ids = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
+    return WordTable(distinct, ids, np.fromiter(map(len, texts), np.int64, len(texts)))
+
+
+def shingle_sets(texts: list[list[str]] | WordTable) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct word bigrams (a one-word text: its word) of many normalised texts' words, as uint32 hashes:
+    one flat array with each text's hashes sorted, and the ``len(texts) + 1`` offsets where each text starts."""
+    table = texts if isinstance(texts, WordTable) else word_table(texts)
+    distinct = table.distinct
+    word_hashes = np.fromiter(
+        (zlib.crc32(word.encode("utf-8", "surrogatepass")) | 1 for word in distinct), np.uint64, len(distinct)
+    )
+    hashes, lengths = word_hashes[table.ids], table.lengths
+    owner = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     follows = owner[1:] == owner[:-1]  # word i and word i + 1 are in one text: a bigram
     alone = (lengths == 1)[owner]  # the one word of a one-word text
     with np.errstate(over="ignore"):
@@ -114,7 +133,7 @@ def shingle_sets(texts: list[list[str]], memo: dict[str, int] | None = None) -> 
     folded = (grams >> np.uint64(32)) ^ (grams & np.uint64(0xFFFFFFFF))
     keyed = np.sort((owners << np.uint64(32)) | folded)  # by text, then hash
     keyed = keyed[np.concatenate([[True], keyed[1:] != keyed[:-1]])] if keyed.size else keyed  # duplicates gone
-    starts = np.searchsorted(keyed >> np.uint64(32), np.arange(len(texts) + 1, dtype=np.uint64))
+    starts = np.searchsorted(keyed >> np.uint64(32), np.arange(lengths.size + 1, dtype=np.uint64))
     return (keyed & np.uint64(0xFFFFFFFF)).astype(np.uint32), starts
 
 
@@ -166,33 +185,30 @@ def claim(normal: str) -> Claim:
 
 def stance(words: list[str]) -> tuple[tuple[str, ...], int]:
     """A text's figures (its words of decimal digits) and how many negators it has (odd: negated)."""
-    return tuple(word for word in words if word.isdecimal()), sum(word in NEGATORS for word in words)
+    return tuple(filter(str.isdecimal, words)), sum(map(NEGATORS.__contains__, words))
 
 
-def claim_hashes(texts: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def claim_hashes(texts: list[list[str]] | WordTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``claim`` of many normalised texts' words at once, as hashes: per text, its skeleton's (equal for equal
     skeletons), its stance's (equal for equal figures and polarity) and its skeleton's word count (the words'
     ``stable_hash``: the same in every process, so the catalogue's snapshot can keep them)."""
-    words = [word for text in texts for word in text]
-    distinct = list(set(words))
-    index = {word: at for at, word in enumerate(distinct)}
-    ids = np.fromiter(map(index.__getitem__, words), np.int64, len(words))
+    table = texts if isinstance(texts, WordTable) else word_table(texts)
+    distinct, ids, lengths = table.distinct, table.ids, table.lengths
     hashes = stable_keys(distinct)[ids]
     negator = np.fromiter((word in NEGATORS for word in distinct), bool, len(distinct))[ids]
     number = np.fromiter(map(str.isdecimal, distinct), bool, len(distinct))[ids]
     prefix = np.fromiter((word in NEGATION_PREFIXES for word in distinct), bool, len(distinct))[ids]
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
-    owner = np.repeat(np.arange(len(texts)), lengths)
-    before_negator = np.zeros(len(words), bool)
+    owner = np.repeat(np.arange(lengths.size), lengths)
+    before_negator = np.zeros(ids.size, bool)
     before_negator[:-1] = negator[1:] & (owner[1:] == owner[:-1])
     kept = ~negator & ~(prefix & before_negator)
     tokens = np.where(number, np.uint64(stable_hash("#")), hashes)  # a figure's place in the skeleton
     skeletons = _ordered_sums(tokens, kept, owner, lengths)
     figures = _ordered_sums(hashes, number, owner, lengths)
-    negated = np.bincount(owner[negator], minlength=len(texts)) % 2 == 1
+    negated = np.bincount(owner[negator], minlength=lengths.size) % 2 == 1
     with np.errstate(over="ignore"):
         stances = mixed(figures + negated.astype(np.uint64) * MIX)
-    return skeletons, stances, np.bincount(owner[kept], minlength=len(texts))
+    return skeletons, stances, np.bincount(owner[kept], minlength=lengths.size)
 
 
 def _ordered_sums(values: np.ndarray, chosen: np.ndarray, owner: np.ndarray, lengths: np.ndarray) -> np.ndarray:
