@@ -370,7 +370,9 @@ def test_evidence_json() -> None:
     }
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the Legion corpus (../shared/legion-corpus) is not beside the repository")
+@pytest.mark.skipif(
+    not CORPUS.is_dir(), reason="the Legion corpus (../shared/legion-corpus) is not beside the repository"
+)
 def test_real_legion_files_name_paths_but_are_no_evidence_in_an_unrelated_repository(repo: Repo) -> None:
     repo.write("src/app.py", "x = 1\n")
     repo.commit(1)
