@@ -93,21 +93,30 @@ def chunks_of(texts: Sequence[str]) -> Split:
 
 def _ascii_chunks(texts: list[str], rows: np.ndarray) -> Split:
     """The chunks of ASCII ``texts`` (joined by a newline, one translate and one split) and their rows; a
-    chunk is a number when its digits are as many as its bytes."""
+    chunk is a number when its digits are as many as its bytes (digits are few: they are counted one by one)."""
     joined = "\n".join(texts).encode("ascii").translate(_ASCII_NON_CHUNK_TO_SPACE)
-    chunks = joined.split()
     data = np.frombuffer(joined, dtype=np.uint8)
     edges = np.flatnonzero(np.diff(np.concatenate([[False], data != 32, [False]])))  # each chunk's start, end
-    starts, ends = edges[0::2], edges[1::2]
+    starts, lengths = edges[0::2], edges[1::2] - edges[0::2]
     text_ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1  # each text's separator
     per_text = np.diff(np.concatenate([[0], np.searchsorted(starts, text_ends)]))  # chunks begun in each text
-    digits = np.concatenate([[0], np.cumsum(data - np.uint8(48) < 10, dtype=np.int32)])
-    is_number = digits[ends] - digits[starts] == ends - starts
+    digits = np.flatnonzero(data - np.uint8(ord("0")) < 10)
+    is_number = np.bincount(np.searchsorted(starts, digits, side="right") - 1, minlength=starts.size) == lengths
     if not is_number.any():
-        return Split(chunks, [], np.repeat(rows, per_text), is_number)
-    numbers = b" ".join(itertools.compress(chunks, is_number)).decode("ascii").split()
-    words = list(itertools.compress(chunks, ~is_number))
-    return Split(words, numbers, np.repeat(rows, per_text), is_number)
+        return Split(joined.split(), [], np.repeat(rows, per_text), is_number)
+    number_bytes = _spans_positions(starts[is_number], lengths[is_number])
+    apart = np.full(data.size, 32, dtype=np.uint8)
+    apart[number_bytes] = data[number_bytes]
+    numbers = apart.tobytes().decode("ascii").split()
+    apart[:] = data
+    apart[number_bytes] = 32
+    return Split(apart.tobytes().split(), numbers, np.repeat(rows, per_text), is_number)
+
+
+def _spans_positions(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Every position of the spans ``[starts[i], starts[i] + lengths[i])``, in order."""
+    shift = starts - (np.cumsum(lengths) - lengths)
+    return np.repeat(shift, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
@@ -126,9 +135,7 @@ def _in_row_order(codes: np.ndarray, rows: np.ndarray, numbers: list[str]) -> Oc
 def _gather(flat: np.ndarray, begin: np.ndarray, count: np.ndarray, found: Occurrences) -> Occurrences:
     """The ids each code stands for (``flat[begin[code] : begin[code] + count[code]]``), with their rows."""
     lengths = count[found.ids]
-    total = int(lengths.sum())
-    shift = begin[found.ids] - (np.cumsum(lengths) - lengths)
-    positions = np.repeat(shift, lengths) + np.arange(total, dtype=np.int64)
+    positions = _spans_positions(begin[found.ids], lengths)
     return Occurrences(flat[positions].astype(np.int64), np.repeat(found.rows, lengths))
 
 
