@@ -36,13 +36,12 @@ import math
 import mmap
 import os
 import struct
-import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +66,6 @@ GROWING_ENTRIES = ("term_start", "term_ids", "term_tf", "term_len")
 _STAMP_TRIES = 20
 
 log = logging.getLogger("mneme_tui.index_snapshot")
-_Result = TypeVar("_Result")
 
 
 class DamagedSnapshot(Exception):
@@ -102,10 +100,9 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
     with index.lock:  # held while writing: rows updated in place must not change under the write
         if index._postings_built_for < index.size:
             index._postings_stale = True  # the snapshot holds postings for every row
-        terms = index.terms
-        term_postings = _in_thread(terms.postings)  # beside the spec's: their sorts and gathers let go of the GIL
         index._ensure_postings()
         tokens, lengths = index._row_tokens.flat()
+        terms = index.terms
         arrays: dict[str, np.ndarray] = {
             "ids": index.ids,
             "vectors": index.vectors,
@@ -125,7 +122,7 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             "term_tf": terms.doc_tf,
             "term_len": terms.doc_len,
             # the analysed terms' postings too (rebuilt first if rows were added): a cold bm25 recall sorts nothing
-            **dict(zip(("term_post_rows", "term_post_tf", "term_post_start"), term_postings(), strict=True)),
+            **dict(zip(("term_post_rows", "term_post_tf", "term_post_start"), terms.postings(), strict=True)),
         }
         header: dict[str, Any] = {
             "db_uuid": db_uuid,
@@ -151,28 +148,6 @@ def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
             return _write(path, head, [(array, header["arrays"][name]) for name, array in arrays.items()])
         except OSError:
             return False
-
-
-def _in_thread(work: Callable[[], _Result]) -> Callable[[], _Result]:
-    """Start ``work`` in a thread of its own; the function returned waits for its result (or raises its error)."""
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["result"] = work()
-        except BaseException as exc:  # handed to the waiting thread
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, name="mneme-snapshot-postings", daemon=True)
-    thread.start()
-
-    def result() -> _Result:
-        thread.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["result"]
-
-    return result
 
 
 def _rooms(size: int, entries: int, tokens: int) -> dict[str, int]:
