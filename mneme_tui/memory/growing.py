@@ -32,6 +32,18 @@ class GrowingArrays:
         self._buffers[name] = (buffer, used)
         return buffer[:used]
 
+    def reserve(self, name: str, array: np.ndarray, total: int) -> np.ndarray:
+        """``array`` as the front of a buffer with room for ``total`` rows (moved into a new one now if its
+        buffer is smaller), so appends up to ``total`` rows copy nothing; pages never written cost no memory."""
+        used = array.shape[0]
+        buffer, in_use = self._buffers.get(name, (None, -1))
+        if buffer is not None and in_use == used and buffer.shape[0] >= total and _starts(buffer, array):
+            return array
+        buffer = np.empty((max(total, used), *array.shape[1:]), dtype=array.dtype)
+        buffer[:used] = array
+        self._buffers[name] = (buffer, used)
+        return buffer[:used]
+
     def append(self, name: str, array: np.ndarray, new: np.ndarray) -> np.ndarray:
         """``np.concatenate([array, new])``, written in place into the room after ``array`` when it is the
         array last handed out for ``name`` and the room is large enough; else into a new, larger buffer."""

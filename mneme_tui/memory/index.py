@@ -142,6 +142,11 @@ class RowTokens:
         self._flat = self._growing.adopt("flat", flat, flat_used)
         self._starts = self._growing.adopt("starts", starts, starts_used)
 
+    def reserve(self, rows: int, entries: int) -> None:
+        """Room for ``rows`` rows holding ``entries`` token ids in all (a load that knows its size)."""
+        self._flat = self._growing.reserve("flat", self._flat, entries)
+        self._starts = self._growing.reserve("starts", self._starts, rows + 1)
+
     def append(self, tokens: np.ndarray, lengths: np.ndarray) -> None:
         """Add rows at the end: their token ids concatenated and each row's count, written into the room
         after the flat array (``growing``): a load in batches copies it a few times, not once per batch."""
@@ -203,9 +208,11 @@ class MemoryIndex:
             last_id = int(self.ids[-1]) if self.size else 0
             if self.seq < 0 or update_seq < self.update_seq or max_id < last_id:
                 self._reset()
-                for rows, vectors in index_load_batches(db):  # a batch at a time: bounded memory
+                for batch, (rows, vectors) in enumerate(index_load_batches(db)):  # a batch at a time: bounded memory
                     self._append(rows, vectors)
-                self.chunks.forget()  # the bulk load's memos (~100 MB at a million rows)
+                    if batch == 0:
+                        self._reserve(max_id)
+                self.chunks.forget()  # the bulk load's memos
             else:
                 changed = index_rows(db, after_id=last_id, after_seq=self.update_seq)
                 self._apply_changes(changed)
@@ -219,6 +226,18 @@ class MemoryIndex:
         lock = self.lock
         self.__init__(self.terms.analyzer, self.terms.topic_weight)  # type: ignore[misc]
         self.lock = lock
+
+    def _reserve(self, rows: int) -> None:
+        """Room for ``rows`` rows in all (ids are never reused, so a full load has at most ``MAX(id)``), and for
+        the token ids and terms as many per row as so far (and a tenth more): the batches of a load are written
+        into place instead of being copied into larger arrays a dozen times."""
+        if not self.size or rows <= self.size:
+            return
+        for name in ("ids", "vectors", "repo_codes", "kind_codes", "status_codes", "created_days", "access"):
+            setattr(self, name, self.growing.reserve(name, getattr(self, name), rows))
+        tokens, _ = self._row_tokens.flat()
+        self._row_tokens.reserve(rows, tokens.size * rows * 11 // (self.size * 10))
+        self.terms.reserve(rows, self.terms.doc_terms.size * rows * 11 // (self.size * 10))
 
     def _apply_changes(self, rows: list[tuple]) -> None:
         last_id = int(self.ids[-1]) if self.size else 0

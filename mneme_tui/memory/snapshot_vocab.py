@@ -184,7 +184,8 @@ def word_table(name: str, vocab: dict[str, int]) -> dict[str, np.ndarray]:
     words = list(vocab)  # a vocabulary that only grew holds its words in id order: one encode for them all
     if np.any(np.fromiter(vocab.values(), dtype=np.int64, count=len(words)) != np.arange(len(words))):
         words = sorted(vocab, key=vocab.__getitem__)
-    blob = np.frombuffer("".join(word + "\n" for word in words).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    text = "\n".join(words) + "\n" if words else ""  # each word ended by a newline, without a new str per word
+    blob = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
     return {
         name: blob,
         f"{name}_start": np.concatenate([[0], np.flatnonzero(blob == 10) + 1]).astype(np.int64),

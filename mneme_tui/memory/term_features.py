@@ -75,6 +75,14 @@ class TermFeatures:
         per_row = np.bincount(unique // width, minlength=count).astype(np.int64)
         return per_row, (unique % width).astype(np.int32), tf, doc_len
 
+    def reserve(self, rows: int, entries: int) -> None:
+        """Room for ``rows`` rows holding ``entries`` (row, term) entries in all (a load that knows its size)."""
+        grow = self.growing.reserve
+        self.doc_start = grow("doc_start", self.doc_start, rows + 1)
+        self.doc_terms = grow("doc_terms", self.doc_terms, entries)
+        self.doc_tf = grow("doc_tf", self.doc_tf, entries)
+        self.doc_len = grow("doc_len", self.doc_len, rows)
+
     def append(self, terms: Occurrences, topic: Occurrences | None, count: int) -> None:
         """Add ``count`` rows at the end, from their analysed terms (and their topics' when topics weigh)."""
         per_row, ids, tf, doc_len = self._counted(terms, topic, count)

@@ -12,7 +12,9 @@ here a batch of texts costs a handful of C-level passes and numpy operations, an
    the regex, one by one.
 2. **Codes**: each chunk is looked up in a memo (:class:`ChunkTable`, one dict look-up per chunk, in C); a new
    chunk is analysed once: its words' spec ids (lowercased), and, when the ``bm25`` pass first meets it, its
-   words' analysed terms and its compound terms.
+   words' analysed terms and its compound terms. A *number* (a chunk of ASCII digits only) is not memoised:
+   its one word is its spec token and its one term, so it is looked up in the vocabularies directly (texts
+   often carry a number of their own, such as ``(ref 123456)``, which a memo would only fill).
 3. **Gathers**: the rows' ids are the chunks' ids gathered with numpy (``np.repeat`` over per-chunk spans), and
    a row's distinct tokens are one sort of (row, id) keys for the batch.
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,38 +45,78 @@ _ASCII_NON_CHUNK_TO_SPACE = bytes(c if chr(c) in _CHUNK_ASCII else 32 for c in r
 
 @dataclass
 class Occurrences:
-    """Ids found in a batch's rows: ``ids[i]`` occurs in row ``rows[i]`` (rows ascending)."""
+    """Ids found in a batch's rows: ``ids[i]`` occurs in row ``rows[i]`` (rows ascending).
+
+    For chunk codes (:meth:`ChunkTable.codes`), a negative id ``-1 - k`` stands for the number ``numbers[k]``."""
 
     ids: np.ndarray  # int64
     rows: np.ndarray  # int64
+    numbers: list[str] = field(default_factory=list)
+
+    def where(self, keep: np.ndarray) -> Occurrences:
+        """The occurrences ``keep`` (a mask) selects, with the same numbers."""
+        return Occurrences(self.ids[keep], self.rows[keep], self.numbers)
+
+    def numbers_at(self, mask: np.ndarray) -> np.ndarray:
+        """The numbers of the negative ids ``mask`` selects, in occurrence order (an object array of ``str``)."""
+        return np.asarray(self.numbers, dtype=object)[-1 - self.ids[mask]] if self.numbers else np.zeros(0, object)
 
 
-def chunks_of(texts: Sequence[str]) -> tuple[list[bytes], np.ndarray]:
-    """Every chunk of ``texts`` (UTF-8) and the row of each: the ASCII texts' first, then the others'."""
+@dataclass
+class Split:
+    """A batch's chunks in order (the ASCII texts' first, then the others'): ``rows[i]`` is the row of the
+    i-th, ``is_number[i]`` whether it is a number; the numbers in ``numbers`` (in order), the others in
+    ``words`` (UTF-8, in order)."""
+
+    words: list[bytes]
+    numbers: list[str]
+    rows: np.ndarray  # int64
+    is_number: np.ndarray  # bool
+
+
+def chunks_of(texts: Sequence[str]) -> Split:
+    """Every chunk of ``texts``: numbers (ASCII texts' runs of ASCII digits only) apart from the others."""
     plain = [text for text in texts if text.isascii()]
     if len(plain) == len(texts):
         return _ascii_chunks(plain, np.arange(len(texts), dtype=np.int64))
     plain_rows = np.fromiter((row for row, text in enumerate(texts) if text.isascii()), np.int64)
-    chunks, rows = _ascii_chunks(plain, plain_rows)
+    split = _ascii_chunks(plain, plain_rows)
     other_rows: list[int] = []
     for row, text in enumerate(texts):
         if not text.isascii():
             found = CHUNK.findall(text)
-            chunks.extend(chunk.encode("utf-8", "surrogatepass") for chunk in found)
+            split.words.extend(chunk.encode("utf-8", "surrogatepass") for chunk in found)
             other_rows.extend([row] * len(found))
-    return chunks, np.concatenate([rows, np.asarray(other_rows, dtype=np.int64)])
+    rows = np.concatenate([split.rows, np.asarray(other_rows, dtype=np.int64)])
+    return Split(split.words, split.numbers, rows, np.concatenate([split.is_number, np.zeros(len(other_rows), bool)]))
 
 
-def _ascii_chunks(texts: list[str], rows: np.ndarray) -> tuple[list[bytes], np.ndarray]:
-    """The chunks of ASCII ``texts`` (joined by a newline, one translate and one split) and their rows."""
+def _ascii_chunks(texts: list[str], rows: np.ndarray) -> Split:
+    """The chunks of ASCII ``texts`` (joined by a newline, one translate and one split) and their rows; a
+    chunk is a number when its digits are as many as its bytes (digits are few: they are counted one by one)."""
     joined = "\n".join(texts).encode("ascii").translate(_ASCII_NON_CHUNK_TO_SPACE)
-    chunks = joined.split()
-    marks = np.frombuffer(joined, dtype=np.uint8) != 32
-    starts = np.flatnonzero(marks[1:] & ~marks[:-1]) + 1  # where each chunk begins (the first: below)
-    ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1  # each text's separator
-    before = np.searchsorted(starts, ends) + (1 if marks.size and marks[0] else 0)  # chunks begun before each
-    per_text = np.diff(np.concatenate([[0], before]))
-    return chunks, np.repeat(rows, per_text)
+    data = np.frombuffer(joined, dtype=np.uint8)
+    edges = np.flatnonzero(np.diff(np.concatenate([[False], data != 32, [False]])))  # each chunk's start, end
+    starts, lengths = edges[0::2], edges[1::2] - edges[0::2]
+    text_ends = np.cumsum(np.fromiter(map(len, texts), np.int64, len(texts)) + 1) - 1  # each text's separator
+    per_text = np.diff(np.concatenate([[0], np.searchsorted(starts, text_ends)]))  # chunks begun in each text
+    digits = np.flatnonzero(data - np.uint8(ord("0")) < 10)
+    is_number = np.bincount(np.searchsorted(starts, digits, side="right") - 1, minlength=starts.size) == lengths
+    if not is_number.any():
+        return Split(joined.split(), [], np.repeat(rows, per_text), is_number)
+    number_bytes = _spans_positions(starts[is_number], lengths[is_number])
+    apart = np.full(data.size, 32, dtype=np.uint8)
+    apart[number_bytes] = data[number_bytes]
+    numbers = apart.tobytes().decode("ascii").split()
+    apart[:] = data
+    apart[number_bytes] = 32
+    return Split(apart.tobytes().split(), numbers, np.repeat(rows, per_text), is_number)
+
+
+def _spans_positions(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Every position of the spans ``[starts[i], starts[i] + lengths[i])``, in order."""
+    shift = starts - (np.cumsum(lengths) - lengths)
+    return np.repeat(shift, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
@@ -83,19 +125,17 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return ranked[np.concatenate([[True], ranked[1:] != ranked[:-1]])] if ranked.size else ranked
 
 
-def _in_row_order(codes: np.ndarray, rows: np.ndarray) -> Occurrences:
+def _in_row_order(codes: np.ndarray, rows: np.ndarray, numbers: list[str]) -> Occurrences:
     if rows.size and np.any(rows[1:] < rows[:-1]):
         order = np.argsort(rows, kind="stable")
         codes, rows = codes[order], rows[order]
-    return Occurrences(codes, rows)
+    return Occurrences(codes, rows, numbers)
 
 
 def _gather(flat: np.ndarray, begin: np.ndarray, count: np.ndarray, found: Occurrences) -> Occurrences:
     """The ids each code stands for (``flat[begin[code] : begin[code] + count[code]]``), with their rows."""
     lengths = count[found.ids]
-    total = int(lengths.sum())
-    shift = begin[found.ids] - (np.cumsum(lengths) - lengths)
-    positions = np.repeat(shift, lengths) + np.arange(total, dtype=np.int64)
+    positions = _spans_positions(begin[found.ids], lengths)
     return Occurrences(flat[positions].astype(np.int64), np.repeat(found.rows, lengths))
 
 
@@ -150,70 +190,109 @@ class ChunkTable:
             self.forget()
 
     def codes(self, texts: Sequence[str]) -> Occurrences:
-        """Each chunk of ``texts`` as its code, in row order (new chunks get codes, not yet analysed)."""
-        chunks, rows = chunks_of(texts)
-        codes = np.fromiter(map(self.code_of.get, chunks, itertools.repeat(-1)), np.int64, len(chunks))
-        new = np.flatnonzero(codes < 0).tolist()
+        """Each chunk of ``texts`` as its code, in row order (new chunks get codes, not yet analysed); a number
+        as ``-1 - k`` for the k-th of the numbers it carries."""
+        split = chunks_of(texts)
+        words = split.words
+        known = np.fromiter(map(self.code_of.get, words, itertools.repeat(-1)), np.int64, len(words))
+        new = np.flatnonzero(known < 0).tolist()
         if new:  # codes for the new chunks, in the order they first occur
-            fresh = dict.fromkeys(map(chunks.__getitem__, new))
+            fresh = dict.fromkeys(map(words.__getitem__, new))
             self.code_of.update(zip(fresh, itertools.count(len(self.chunks))))
             self.chunks.extend(fresh)
-            codes[new] = np.fromiter(map(self.code_of.__getitem__, map(chunks.__getitem__, new)), np.int64, len(new))
+            known[new] = np.fromiter(map(self.code_of.__getitem__, map(words.__getitem__, new)), np.int64, len(new))
         for spans in (self.spec, self.terms, self.compounds):
             spans.reserve(len(self.chunks))
-        return _in_row_order(codes, rows)
+        codes = np.empty(split.rows.size, dtype=np.int64)
+        codes[~split.is_number] = known
+        codes[split.is_number] = -1 - np.arange(len(split.numbers), dtype=np.int64)
+        return _in_row_order(codes, split.rows, split.numbers)
 
     def spec_ids(self, found: Occurrences, vocab: dict[str, int]) -> Occurrences:
-        """The spec token ids (lowercased words) of chunks from ASCII rows, new chunks analysed in code order."""
-        new = _distinct(found.ids[self.spec.count[found.ids] < 0]).tolist()
+        """The spec token ids (lowercased words) of chunks from ASCII rows: new ids for new chunks' words in
+        code order, then for the numbers in occurrence order."""
+        coded = found.ids >= 0
+        chunks = found.where(coded)
+        new = _distinct(chunks.ids[self.spec.count[chunks.ids] < 0]).tolist()
         if new:
             words = _words(self._texts(new).lower().split("\n"))
             flat = list(itertools.chain.from_iterable(words))
             if isinstance(vocab, SnapshotVocab):
                 vocab.prefetch(flat)
             self.spec.fill(new, np.fromiter(map(vocab.__getitem__, flat), np.int64, len(flat)), _lengths(words))
-        return self.spec.of(found)
+        ids = self.spec.of(chunks)
+        numbers = found.numbers_at(~coded)
+        if not numbers.size:
+            return ids
+        if isinstance(vocab, SnapshotVocab):
+            vocab.prefetch(numbers)
+        number_ids = np.fromiter(map(vocab.__getitem__, numbers), np.int64, numbers.size)
+        return Occurrences(np.concatenate([ids.ids, number_ids]), np.concatenate([ids.rows, found.rows[~coded]]))
 
     def term_ids(self, found: Occurrences, vocab: dict[str, int]) -> Occurrences:
-        """The analysed term ids of the chunks (their words' terms, then their compound terms), new chunks
-        analysed where the rows first meet them."""
-        pending = found.ids[self.terms.count[found.ids] < 0]
-        if pending.size:
+        """The analysed term ids of the chunks (their words' terms, then their compound terms) and numbers, new
+        chunks analysed where the rows first meet them."""
+        coded = found.ids >= 0
+        at = np.flatnonzero(coded)
+        chunks = found.where(coded)
+        numbers, number_at = found.numbers_at(~coded), np.flatnonzero(~coded)
+        waiting = self.terms.count[chunks.ids] < 0
+        pending, pending_at = chunks.ids[waiting], at[waiting]
+        if pending.size or numbers.size:
             order = np.argsort(pending, kind="stable")  # then each code's first occurrence, in occurrence order
             ranked = pending[order]
-            first = order[np.concatenate([[True], ranked[1:] != ranked[:-1]])]
-            self._learn_terms(pending[np.sort(first)].tolist(), vocab)
-        words, compounds = self.terms.of(found), self.compounds.of(found)
-        return Occurrences(np.concatenate([words.ids, compounds.ids]), np.concatenate([words.rows, compounds.rows]))
+            first = np.sort(order[np.concatenate([[True], ranked[1:] != ranked[:-1]])]) if pending.size else order
+            self._learn_terms(pending[first].tolist(), pending_at[first], numbers, number_at, vocab)
+        words, compounds = self.terms.of(chunks), self.compounds.of(chunks)
+        number_ids = np.fromiter(map(vocab.__getitem__, numbers), np.int64, numbers.size)
+        return Occurrences(
+            np.concatenate([words.ids, number_ids, compounds.ids]),
+            np.concatenate([words.rows, found.rows[~coded], compounds.rows]),
+        )
 
     def _texts(self, codes: list[int]) -> str:
         """The chunks of ``codes`` decoded, each ended by a newline but the last (one decode for them all)."""
         return b"\n".join(map(self.chunks.__getitem__, codes)).decode("utf-8", "surrogatepass")
 
-    def _learn_terms(self, codes: list[int], vocab: dict[str, int]) -> None:
-        """Terms of new chunks: new ids for their words' terms in order, then for their compound terms."""
-        texts = self._texts(codes).split("\n")
+    def _learn_terms(
+        self, codes: list[int], at: np.ndarray, numbers: np.ndarray, number_at: np.ndarray, vocab: dict[str, int]
+    ) -> None:
+        """Terms of new chunks (``codes``, first met at ``at``) and of numbers (met at ``number_at``): new ids
+        for the words' terms and the numbers in the order met, then for the chunks' compound terms."""
+        texts = self._texts(codes).split("\n") if codes else []
         words = _words(texts)
         analysed = self.analyzer.word_terms  # a number is its own term, kept out of the analyzer's memo
         word_terms = [(word,) if word.isdigit() else analysed(word) for word in itertools.chain.from_iterable(words)]
         compounds = [_compounds(text) if self.analyzer.compounds and not text.isalnum() else [] for text in texts]
-        ordered = [*itertools.chain.from_iterable(word_terms), *itertools.chain.from_iterable(compounds)]
+        terms = list(itertools.chain.from_iterable(word_terms))
+        per_word = np.concatenate([[0], np.cumsum(_lengths(word_terms))])
+        per_chunk = np.diff(np.concatenate([[0], per_word[np.cumsum(_lengths(words))]]))
+        met = _interleaved(terms, np.repeat(at, per_chunk), numbers, number_at)
+        ordered = [*terms, *itertools.chain.from_iterable(compounds)]
         if isinstance(vocab, SnapshotVocab):
-            vocab.prefetch(ordered)
-        for term in itertools.filterfalse(vocab.__contains__, dict.fromkeys(ordered)):
+            vocab.prefetch([*met, *ordered[len(terms) :]])
+        for term in itertools.filterfalse(vocab.__contains__, dict.fromkeys([*met, *ordered[len(terms) :]])):
             vocab.setdefault(term, len(vocab))  # a new term's id is the next one, in the order first met
         ids = np.fromiter(map(vocab.__getitem__, ordered), np.int64, len(ordered))
-        per_word = np.concatenate([[0], np.cumsum(_lengths(word_terms))])
-        word_ends = per_word[np.cumsum(_lengths(words))]
-        per_chunk = np.diff(np.concatenate([[0], word_ends]))
-        self.terms.fill(codes, ids[: per_word[-1]], per_chunk)
-        self.compounds.fill(codes, ids[per_word[-1] :], _lengths(compounds))
+        if codes:
+            self.terms.fill(codes, ids[: len(terms)], per_chunk)
+            self.compounds.fill(codes, ids[len(terms) :], _lengths(compounds))
 
 
 def _words(chunks: list[str]) -> list[list[str]]:
     """The words (``analysis.WORD``) of each chunk: the chunk itself when it is all letters and digits."""
     findall = WORD.findall
     return [[chunk] if chunk.isalnum() else findall(chunk) for chunk in chunks]
+
+
+def _interleaved(first: list[str], first_at: np.ndarray, second: np.ndarray, second_at: np.ndarray) -> list[str]:
+    """``first`` and ``second`` merged by where each item was met (``*_at``; ties keep ``first``'s first)."""
+    if not second.size:
+        return first
+    merged = np.empty(len(first) + second.size, dtype=object)
+    merged[: len(first)] = first
+    merged[len(first) :] = second
+    return merged[np.argsort(np.concatenate([first_at, second_at]), kind="stable")].tolist()
 
 
 def _compounds(chunk: str) -> list[str]:
@@ -230,8 +309,7 @@ def spec_tokens(table: ChunkTable, texts: Sequence[str], found: Occurrences, voc
     can change where words end)."""
     other = [row for row, text in enumerate(texts) if not text.isascii()]
     if other:
-        keep = ~np.isin(found.rows, other)
-        found = Occurrences(found.ids[keep], found.rows[keep])
+        found = found.where(~np.isin(found.rows, other))
     ids = table.spec_ids(found, vocab)
     if other:
         words = [tokenize_lowered(texts[row].lower()) for row in other]
@@ -248,4 +326,9 @@ def replaced_rows(found: Occurrences, rows: list[int], other: Occurrences) -> Oc
     if not rows:
         return found
     keep = ~np.isin(found.rows, rows)
-    return _in_row_order(np.concatenate([found.ids[keep], other.ids]), np.concatenate([found.rows[keep], other.rows]))
+    other_ids = np.where(other.ids < 0, other.ids - len(found.numbers), other.ids)  # after ``found``'s numbers
+    return _in_row_order(
+        np.concatenate([found.ids[keep], other_ids]),
+        np.concatenate([found.rows[keep], other.rows]),
+        [*found.numbers, *other.numbers],
+    )

@@ -9,6 +9,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mneme_tui.memory.analysis import Analyzer, compound_terms, searchable_text, words_of
 from mneme_tui.memory.index import MemoryIndex
@@ -71,9 +73,8 @@ def _reference_term_order(texts: list[str], batch: int, analyzer: Analyzer) -> l
     return list(order)
 
 
-@pytest.mark.parametrize("batch", [1, 3, 1_000])
-def test_batched_analysis_equals_the_per_row_analysis(batch):
-    texts = VARIED * 2
+def _assert_per_row(texts: list[str], batch: int) -> None:
+    """The index of ``texts`` appended ``batch`` rows at a time holds what the per-row analysis gives."""
     index = _index(texts, batch)
     analyzer = index.terms.analyzer
     assert index.size == len(texts) == len(index._row_tokens) == index.terms.size
@@ -84,6 +85,26 @@ def test_batched_analysis_equals_the_per_row_analysis(batch):
         assert index.terms.doc_len[row] == sum(expected.values())
     assert list(index.terms.vocab) == _reference_term_order(texts, batch, analyzer)
     assert sorted(index.terms.vocab.values()) == list(range(len(index.terms.vocab)))
+
+
+@pytest.mark.parametrize("batch", [1, 3, 1_000])
+def test_batched_analysis_equals_the_per_row_analysis(batch):
+    _assert_per_row(VARIED * 2, batch)
+
+
+_PIECES = st.one_of(
+    st.from_regex(r"[0-9]{1,5}", fullmatch=True),  # numbers: looked up directly, not memoised
+    st.sampled_from(["ref", "v1.2.3", "arm64", "useCart", "the", "Locked", "x_1", "0042", "ünï", "12ab", "é3"]),
+    st.text(alphabet="ab1_./-", max_size=6),
+)
+_GLUE = st.sampled_from([" ", " (", ") ", ".", "/", "-", "_", "\n\n", ": ", "#"])
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.tuples(_PIECES, _GLUE), max_size=8), min_size=1, max_size=10), st.integers(1, 4))
+def test_numbers_get_the_per_row_analysis_ids_in_its_order(pieces, batch):
+    texts = ["".join(piece + glue for piece, glue in row) for row in pieces]
+    _assert_per_row(texts, batch)
 
 
 def test_each_rows_tokens_are_distinct_and_ascending():
@@ -113,7 +134,10 @@ def test_ablation_switches_are_honoured(analyzer):
 
 
 def test_chunks_are_the_regex_chunks_of_each_text():
-    chunks, rows = chunks_of(VARIED)
+    split = chunks_of(VARIED)
+    words, numbers = iter(chunk.decode("utf-8") for chunk in split.words), iter(split.numbers)
+    chunks = [next(numbers) if is_number else next(words) for is_number in split.is_number.tolist()]
     expected = [(row, chunk) for row, text in enumerate(VARIED) for chunk in CHUNK.findall(text)]
-    got = sorted(zip(rows.tolist(), (chunk.decode("utf-8") for chunk in chunks)), key=lambda pair: pair[0])
-    assert got == expected
+    assert sorted(zip(split.rows.tolist(), chunks), key=lambda pair: pair[0]) == expected
+    ascii_chunks = [chunk for row, chunk in expected if VARIED[row].isascii()]
+    assert split.numbers == [chunk for chunk in ascii_chunks if chunk.isascii() and chunk.isdigit()]

@@ -24,3 +24,12 @@ def test_block_postings_equal_one_stable_sort(monkeypatch, block):
         assert rows.dtype == np.int32 and np.array_equal(rows, owners[order])
         assert np.array_equal(moved_tf, tf[order])
         assert np.array_equal(starts, np.concatenate([[0], np.cumsum(np.bincount(ids, minlength=vocab_size))]))
+
+
+@pytest.mark.parametrize("top", [0, 1, 65_535, 65_536, 1_100_000, 2**31 - 1])
+def test_the_radix_order_is_the_stable_argsort(top):
+    rng = np.random.default_rng(top)
+    for size in (0, 1, 2, 1_000, 50_000):
+        for dtype in (np.int32, np.int64):
+            ids = rng.integers(0, top + 1, size).astype(dtype)
+            assert np.array_equal(postings.stable_order(ids), np.argsort(ids, kind="stable"))
