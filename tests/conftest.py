@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from isolation import UNSET, isolated_variables
+from isolation import isolate
 
 pytest_plugins = ["pg_fixtures"]  # the PostgreSQL server fixtures (tests/pg_fixtures.py)
 
@@ -88,10 +88,7 @@ def fixed_actor():
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """Point HOME, XDG folders and MNEME_* at a fresh temp folder and fix the clock."""
     home = tmp_path_factory.mktemp("home")
-    for name, value in isolated_variables(home).items():
-        monkeypatch.setenv(name, value)
-    for name in UNSET:
-        monkeypatch.delenv(name, raising=False)
+    isolate(monkeypatch, home)
     yield home
 
 
