@@ -21,9 +21,7 @@ from typing import Any
 import pytest
 from mcp_session import TOOLS, db, legion_dir
 
-INSPECTOR = (
-    "@modelcontextprotocol/inspector@2.12.0"  # a release whose --cli mode and mcpdo this test was written against
-)
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"  # the release whose --cli and mcpdo this test was written for
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +73,10 @@ class Connection:
             "MCP_INSPECTOR_DAEMON_TOKEN": secrets.token_urlsafe(24),
             "MCP_INSPECTOR_SECRET_STORE": "file",  # in the test's temp HOME (a stdio server has no secrets)
         }
-        self.run("connect", "--connection", "mneme", "--cwd", str(work), "--", *server_command(work))
+
+    def connect(self) -> None:
+        """Start the daemon and its server on the workspace (``mcpdo connect``)."""
+        self.run("connect", "--connection", "mneme", "--cwd", str(self.work), "--", *server_command(self.work))
 
     def run(self, *arguments: str) -> Any:
         """``mcpdo --format json ARGUMENTS``: its JSON answer."""
@@ -96,6 +97,7 @@ def connection(inspector: Path, workspace: Path) -> Iterator[Connection]:
     daemon_dir = tempfile.mkdtemp(prefix="mcpdo-")
     opened = Connection(inspector, workspace, daemon_dir)
     try:
+        opened.connect()
         yield opened
     finally:
         opened.stop()
