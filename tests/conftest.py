@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from isolation import UNSET, isolated_variables
+from isolation import isolate
 
 pytest_plugins = ["pg_fixtures"]  # the PostgreSQL server fixtures (tests/pg_fixtures.py)
 
@@ -45,6 +45,17 @@ QUICK: tuple[str, ...] = (
     "tests/mcp/test_protocol_surface.py::test_every_tool_has_a_title_annotations_and_plain_descriptions",
     "tests/mcp/test_mcp_review.py::test_the_tools_enums_and_annotations_are_curations",
 )
+#: The files of the longest single tests (10-40 s each on 2 idle cores), run first: with ``-n 2`` a long test
+#: left for the end stretches the wall time while the other worker has nothing left to do.
+FIRST: tuple[str, ...] = (
+    "tests/mcp/test_inspector.py",
+    "tests/test_bench.py",
+    "tests/pg/test_pg_backend.py",
+    "tests/pg/test_pg_bench.py",
+    "tests/mcp/test_mcp_faults.py",
+    "tests/legion/test_sync_large.py",
+    "tests/core/test_core_concurrency.py",
+)
 FIXED_ACTOR = "tester@ci"
 
 
@@ -58,9 +69,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark ``tui``, ``postgres`` and ``slow`` tests by where they live and what they use, so new tests in the
-    same places are marked without anyone remembering to."""
+    same places are marked without anyone remembering to; then move the files in ``FIRST`` to the front (in
+    their order, each file's tests kept together and in order)."""
     for item in items:
-        nodeid = item.nodeid if item.nodeid.startswith("tests/") else f"tests/{item.nodeid}"
+        nodeid = _nodeid(item)
         callspec = getattr(item, "callspec", None)
         postgres = (
             nodeid.startswith("tests/pg/")
@@ -73,6 +85,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.postgres)
         if (postgres or nodeid.startswith(("tests/tui/", *SLOW))) and not nodeid.startswith(QUICK):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: next((n for n, path in enumerate(FIRST) if _nodeid(item).startswith(path)), len(FIRST)))
+
+
+def _nodeid(item: pytest.Item) -> str:
+    """The item's node id from the repository's root (``tests/...``), however pytest was started."""
+    return item.nodeid if item.nodeid.startswith("tests/") else f"tests/{item.nodeid}"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -88,10 +106,7 @@ def fixed_actor():
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """Point HOME, XDG folders and MNEME_* at a fresh temp folder and fix the clock."""
     home = tmp_path_factory.mktemp("home")
-    for name, value in isolated_variables(home).items():
-        monkeypatch.setenv(name, value)
-    for name in UNSET:
-        monkeypatch.delenv(name, raising=False)
+    isolate(monkeypatch, home)
     yield home
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 FIXED_NOW = "2026-11-29T12:00:00"
 UNSET = ("MNEME_REPO", "MNEME_PROFILE", "MNEME_LEGION_DIR")
 """The variables no test inherits from the machine."""
@@ -18,3 +20,11 @@ def isolated_variables(home: Path) -> dict[str, str]:
     variables["MNEME_DB"] = str(home / "mneme.db")
     variables["MNEME_CONFIG"] = str(home / "config.toml")
     return variables
+
+
+def isolate(patch: pytest.MonkeyPatch, home: Path) -> None:
+    """Apply :func:`isolated_variables` of ``home`` and unset ``UNSET`` through ``patch``."""
+    for name, value in isolated_variables(home).items():
+        patch.setenv(name, value)
+    for name in UNSET:
+        patch.delenv(name, raising=False)

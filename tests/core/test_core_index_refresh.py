@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sqlite3
 import warnings
 import zlib
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from isolation import isolate
 from provenances import SYNCED
 
 from mneme_reference import NOW, ref_load, ref_recall
@@ -263,22 +267,41 @@ def test_snapshot_of_a_replaced_database_is_not_used(tmp_path):
 QUERIES = (("bulk row 17", "nomos", False), ("topic5 cache3", "acme", True), ("cache7 topic11", "global", False))
 
 
-def _big_store(path) -> Store:
-    store = Store(path)
-    store.mint_many(
-        [
-            dict(
-                content=f"bulk row {i} topic{i % 97} cache{i % 13}",
-                kind="reflection",
-                provenance=SYNCED,
-                repo_id=("nomos", "acme", "global")[i % 3],
-            )
-            for i in range(index_snapshot.MIN_ROWS + 50)
-        ]
-    )
-    store.recall("bulk row", repo="nomos")  # writes the snapshot
-    assert index_snapshot.snapshot_path(path).exists()
-    return store
+@pytest.fixture(scope="module")
+def big_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A closed database of ``MIN_ROWS + 50`` rows in three repositories, minted once for the module (in an
+    isolated environment of its own) and copied by ``big_store``: minting them is most of a test's time."""
+    path = tmp_path_factory.mktemp("big-template") / "big.db"
+    with pytest.MonkeyPatch.context() as patch:
+        isolate(patch, tmp_path_factory.mktemp("home"))
+        store = Store(path)
+        store.mint_many(
+            [
+                dict(
+                    content=f"bulk row {i} topic{i % 97} cache{i % 13}",
+                    kind="reflection",
+                    provenance=SYNCED,
+                    repo_id=("nomos", "acme", "global")[i % 3],
+                )
+                for i in range(index_snapshot.MIN_ROWS + 50)
+            ]
+        )
+        store.close()
+    return path
+
+
+@pytest.fixture
+def big_store(big_template: Path) -> Callable[[Path], Store]:
+    """A store at a path with the template's rows whose snapshot a recall has just written."""
+
+    def make(path: Path) -> Store:
+        shutil.copyfile(big_template, path)
+        store = Store(path)
+        store.recall("bulk row", repo="nomos")  # writes the snapshot
+        assert index_snapshot.snapshot_path(path).exists()
+        return store
+
+    return make
 
 
 def _answers(store: Store) -> list[list[tuple[int, float]]]:
@@ -335,9 +358,9 @@ DAMAGE = {
 
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
-def test_damaged_snapshot_is_rebuilt_and_reported_once(tmp_path, caplog, damage):
+def test_damaged_snapshot_is_rebuilt_and_reported_once(tmp_path, big_store, caplog, damage):
     path = tmp_path / "big.db"
-    expected = _answers(_big_store(path))
+    expected = _answers(big_store(path))
     snapshot = index_snapshot.snapshot_path(path)
     snapshot.write_bytes(DAMAGE[damage](snapshot.read_bytes()))
     with caplog.at_level("WARNING"):
@@ -350,9 +373,9 @@ def test_damaged_snapshot_is_rebuilt_and_reported_once(tmp_path, caplog, damage)
         assert caplog.records == []
 
 
-def test_missing_snapshot_is_rebuilt_silently(tmp_path, caplog):
+def test_missing_snapshot_is_rebuilt_silently(tmp_path, big_store, caplog):
     path = tmp_path / "big.db"
-    expected = _answers(_big_store(path))
+    expected = _answers(big_store(path))
     index_snapshot.snapshot_path(path).unlink()
     with caplog.at_level("WARNING"):
         assert _answers(Store(path)) == expected
@@ -360,10 +383,10 @@ def test_missing_snapshot_is_rebuilt_silently(tmp_path, caplog):
     assert index_snapshot.snapshot_path(path).exists()
 
 
-def test_snapshot_of_an_older_format_is_replaced_silently(tmp_path, caplog):
+def test_snapshot_of_an_older_format_is_replaced_silently(tmp_path, big_store, caplog):
     """After an upgrade the old snapshot is simply rebuilt: not damage, so no warning."""
     path = tmp_path / "big.db"
-    expected = _answers(_big_store(path))
+    expected = _answers(big_store(path))
     snapshot = index_snapshot.snapshot_path(path)
     data = snapshot.read_bytes()
     snapshot.write_bytes(_prefix(index_snapshot.FORMAT_VERSION - 1) + data[index_snapshot._PREFIX.size :])
@@ -373,10 +396,10 @@ def test_snapshot_of_an_older_format_is_replaced_silently(tmp_path, caplog):
     assert index_snapshot.load(snapshot, Store(path)._db_uuid()) is not None
 
 
-def test_snapshot_loads_as_a_copy_on_write_map(tmp_path):
+def test_snapshot_loads_as_a_copy_on_write_map(tmp_path, big_store):
     """Rows updated in place after a load change the index, never the file; postings come from the file."""
     path = tmp_path / "big.db"
-    _big_store(path)
+    big_store(path)
     snapshot = index_snapshot.snapshot_path(path)
     before = snapshot.read_bytes()
     cold = Store(path)
@@ -404,11 +427,11 @@ def _later_tick(path) -> None:
         time.sleep(0.001)
 
 
-def test_a_fully_checked_snapshot_is_trusted_until_it_changes(tmp_path):
+def test_a_fully_checked_snapshot_is_trusted_until_it_changes(tmp_path, big_store):
     """The data checksum pass runs until a check in a later clock tick than the file's last change leaves
     a stamp; any change to the file after that (even with its size and mtime put back) voids the stamp."""
     path = tmp_path / "big.db"
-    expected = _answers(_big_store(path))
+    expected = _answers(big_store(path))
     snapshot = index_snapshot.snapshot_path(path)
     _later_tick(snapshot)
     assert _answers(Store(path)) == expected  # a load that checks everything and stamps the file
@@ -427,9 +450,9 @@ def test_a_fully_checked_snapshot_is_trusted_until_it_changes(tmp_path):
     assert not snapshot.exists()
 
 
-def test_a_stamp_from_the_clock_tick_of_the_change_is_not_trusted(tmp_path):
+def test_a_stamp_from_the_clock_tick_of_the_change_is_not_trusted(tmp_path, big_store):
     path = tmp_path / "big.db"
-    _big_store(path)
+    big_store(path)
     snapshot = index_snapshot.snapshot_path(path)
     identity = snapshot.stat()
     data_crc = index_snapshot._PREFIX.unpack_from(snapshot.read_bytes())[4]
@@ -441,12 +464,12 @@ def test_a_stamp_from_the_clock_tick_of_the_change_is_not_trusted(tmp_path):
     assert index_snapshot._is_checked(snapshot, identity, data_crc)
 
 
-def test_cli_reports_a_damaged_snapshot_in_one_line(tmp_path):
+def test_cli_reports_a_damaged_snapshot_in_one_line(tmp_path, big_store):
     import subprocess
     import sys
 
     path = tmp_path / "big.db"
-    _big_store(path)
+    big_store(path)
     snapshot = index_snapshot.snapshot_path(path)
     command = [sys.executable, "-m", "mneme_tui", "recall", "bulk row 17", "-p", "nomos", "--db", str(path), "--json"]
     good = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), check=True)
@@ -500,14 +523,14 @@ def test_snapshot_vocabulary_fills_itself_after_many_lookups(monkeypatch):
 
 
 @pytest.mark.parametrize("intruder", ["fifo", "directory"])
-def test_something_other_than_a_file_at_the_snapshot_path_is_replaced(tmp_path, intruder):
+def test_something_other_than_a_file_at_the_snapshot_path_is_replaced(tmp_path, big_store, intruder):
     """A FIFO (which would block an open for reading forever) or a folder at the snapshot path: a recall
     answers, says so in one line and writes a real snapshot in place of a FIFO."""
     import subprocess
     import sys
 
     path = tmp_path / "big.db"
-    _big_store(path)
+    big_store(path)
     snapshot = index_snapshot.snapshot_path(path)
     command = [sys.executable, "-m", "mneme_tui", "recall", "bulk row 17", "-p", "nomos", "--db", str(path), "--json"]
     good = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), check=True, timeout=120)
