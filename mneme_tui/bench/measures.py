@@ -231,7 +231,8 @@ def in_process_mcp_calls(db_path: Path, workdir: str) -> dict[str, float]:
     """p50/p95 (ms) of the MCP round trip's calls answered in-process the way the server answers them: a new
     ``Store`` on the database (its index from the same snapshot, its per-term caches as cold as a new
     server's), the ``recall`` tool's own argument check, recall and compact JSON (``mcp.tools.answer``), after
-    the same warm-up call. Measured just before the round trip, so the ratio is what the protocol adds."""
+    the same warm-up call. Measured just before the round trip, each in a new process, so the ratio is what the
+    protocol adds."""
     from mneme_tui import config
     from mneme_tui.mcp.context import Call, ServerContext
     from mneme_tui.mcp.tools import answer
