@@ -3,10 +3,18 @@ leaves after its arrays (no copy of the mapped arrays), and the answers are exac
 
 from __future__ import annotations
 
+import itertools
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
 import numpy as np
 import pytest
+from isolation import isolate
+from pg_server import PgServer
 from provenances import SYNCED
 
+from mneme_tui.config import DbTarget
 from mneme_tui.memory import index_snapshot
 from mneme_tui.memory.growing import GrowingArrays
 from mneme_tui.memory.purge import purge
@@ -35,13 +43,10 @@ def _answers(store: Store, profile: str) -> list[list[tuple[int, float]]]:
     ]
 
 
-def _lagging_store(tmp_path, monkeypatch, target) -> tuple[Store, list[int], int]:
-    """A store whose snapshot was written before new, changed, dismissed, superseded, reinforced and purged
-    rows (by another client: a second Store); the snapshot file is put back as it was before the purge deleted
-    it. (store, new ids, purged id)"""
-    monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "cache"))
-    writer = Store(target)
-    writer.mint_many(
+def _mint_bulk(target: DbTarget) -> None:
+    """Mint the ``MIN_ROWS + 50`` bulk rows in three repositories into the store at ``target``, then close it."""
+    store = Store(target)
+    store.mint_many(
         [
             dict(
                 content=f"bulk row {i} topic{i % 97} cache{i % 13}",
@@ -52,6 +57,58 @@ def _lagging_store(tmp_path, monkeypatch, target) -> tuple[Store, list[int], int
             for i in range(index_snapshot.MIN_ROWS + 50)
         ]
     )
+    store.close()
+
+
+_copies = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def bulk_templates() -> dict[str, str]:
+    """The module's templates of the bulk rows, by backend: a closed SQLite file or a PostgreSQL database,
+    each minted once (by the first ``bulk_target`` of its backend) and copied for every test: minting is most
+    of a test's time."""
+    return {}
+
+
+@pytest.fixture
+def bulk_target(
+    request: pytest.FixtureRequest,
+    db_backend: str,
+    bulk_templates: dict[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+) -> Iterator[DbTarget]:
+    """A store target on the test's backend holding a copy of the module's bulk rows."""
+    server: PgServer | None = None
+    if db_backend == "postgresql":
+        server = request.getfixturevalue("pg_server")  # skips without server binaries
+    if db_backend not in bulk_templates:
+        with pytest.MonkeyPatch.context() as patch:  # an isolated environment of the template's own
+            isolate(patch, tmp_path_factory.mktemp("template-home"))
+            if server is None:
+                template = str(tmp_path_factory.mktemp("bulk-template") / "bulk.db")
+                _mint_bulk(template)
+            else:
+                template = "catch_up_template"
+                _mint_bulk(server.create_database(template, request.getfixturevalue("pg_template")).url)
+            bulk_templates[db_backend] = template
+    if server is None:
+        path = tmp_path / "mneme.db"
+        shutil.copyfile(bulk_templates["sqlite"], path)
+        yield path
+        return
+    database = server.create_database(f"catch_up_{next(_copies)}", bulk_templates["postgresql"])
+    yield database.url
+    server.drop_database(database.name)
+
+
+def _lagging_store(tmp_path, monkeypatch, target) -> tuple[Store, list[int], int]:
+    """A store (holding the bulk rows) whose snapshot was written before new, changed, dismissed, superseded,
+    reinforced and purged rows (by another client: a second Store); the snapshot file is put back as it was
+    before the purge deleted it. (store, new ids, purged id)"""
+    monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "cache"))
+    writer = Store(target)
     secret = writer.save("the secret ledger of bulk row 40", repo_id="nomos")
     writer.recall("bulk row", repo="nomos")  # writes the snapshot
     snapshot = writer.snapshot_file()
@@ -74,23 +131,23 @@ def _lagging_store(tmp_path, monkeypatch, target) -> tuple[Store, list[int], int
 
 
 @pytest.mark.parametrize("profile", ["spec", "bm25"])
-def test_a_lagging_snapshot_answers_exactly_like_a_fresh_index(tmp_path, monkeypatch, db_target, profile):
-    lagging, new_ids, purged = _lagging_store(tmp_path, monkeypatch, db_target)
+def test_a_lagging_snapshot_answers_exactly_like_a_fresh_index(tmp_path, monkeypatch, bulk_target, profile):
+    lagging, new_ids, purged = _lagging_store(tmp_path, monkeypatch, bulk_target)
     lagging._load_snapshot()
     assert lagging.index.size == index_snapshot.MIN_ROWS + 51  # started from the stale snapshot
     answers = _answers(lagging, profile)
 
     monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "empty-cache"))
-    fresh = Store(db_target)
+    fresh = Store(bulk_target)
     assert _answers(fresh, profile) == answers
     returned = {memory_id for answer in answers for memory_id, _ in answer}
     assert purged not in returned and 8 not in returned and new_ids[3] not in returned
     assert len(returned & set(new_ids)) >= 3 and 7 in returned  # rows new and changed since the snapshot
 
 
-def test_rows_caught_up_on_are_written_into_the_snapshot_room(tmp_path, monkeypatch, db_target):
+def test_rows_caught_up_on_are_written_into_the_snapshot_room(tmp_path, monkeypatch, bulk_target):
     """The appended rows land in the copy-on-write map after the snapshot's rows: the same memory, no copy."""
-    lagging, new_ids, _ = _lagging_store(tmp_path, monkeypatch, db_target)
+    lagging, new_ids, _ = _lagging_store(tmp_path, monkeypatch, bulk_target)
     lagging._load_snapshot()
     mapped = {
         name: getattr(lagging.index, name).__array_interface__["data"][0]
@@ -123,8 +180,8 @@ def test_growing_arrays_append_in_place_until_the_room_runs_out():
     assert again.tolist() == [0, 0, 7, 8, 9] and moved.tolist() == [0, 0, 7, 8, 0, 1, 2, 3, 4]
 
 
-def test_a_purge_seen_while_catching_up_leaves_no_file_with_its_words(tmp_path, monkeypatch, db_target):
-    lagging, _, purged = _lagging_store(tmp_path, monkeypatch, db_target)
+def test_a_purge_seen_while_catching_up_leaves_no_file_with_its_words(tmp_path, monkeypatch, bulk_target):
+    lagging, _, purged = _lagging_store(tmp_path, monkeypatch, bulk_target)
     snapshot = lagging.snapshot_file()
     assert b"ledger" in snapshot.read_bytes()  # the stale snapshot still holds the purged text's words
     assert purged not in {r.memory.id for r in lagging.recall("secret ledger", repo="nomos", cross_repo=True)}
