@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from bulk_rows import mint_bulk
 from isolation import isolate
 from provenances import SYNCED
 
@@ -274,19 +275,7 @@ def big_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("big-template") / "big.db"
     with pytest.MonkeyPatch.context() as patch:
         isolate(patch, tmp_path_factory.mktemp("home"))
-        store = Store(path)
-        store.mint_many(
-            [
-                dict(
-                    content=f"bulk row {i} topic{i % 97} cache{i % 13}",
-                    kind="reflection",
-                    provenance=SYNCED,
-                    repo_id=("nomos", "acme", "global")[i % 3],
-                )
-                for i in range(index_snapshot.MIN_ROWS + 50)
-            ]
-        )
-        store.close()
+        mint_bulk(path)
     return path
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bulk_rows import REPOS, mint_bulk
 from isolation import isolate
 from pg_server import PgServer
-from provenances import SYNCED
 
 from mneme_tui.config import DbTarget
 from mneme_tui.memory import index_snapshot
@@ -21,7 +21,6 @@ from mneme_tui.memory.purge import purge
 from mneme_tui.memory.snapshot_vocab import SnapshotVocab, word_table
 from mneme_tui.memory.store import Store
 
-REPOS = ("nomos", "acme", "global")
 QUERIES = (
     ("bulk row 17 cache3", "nomos", False),
     ("topic5 cache3", "acme", True),
@@ -41,23 +40,6 @@ def _answers(store: Store, profile: str) -> list[list[tuple[int, float]]]:
         ]
         for q, repo, cross in QUERIES
     ]
-
-
-def _mint_bulk(target: DbTarget) -> None:
-    """Mint the ``MIN_ROWS + 50`` bulk rows in three repositories into the store at ``target``, then close it."""
-    store = Store(target)
-    store.mint_many(
-        [
-            dict(
-                content=f"bulk row {i} topic{i % 97} cache{i % 13}",
-                kind="reflection",
-                provenance=SYNCED,
-                repo_id=REPOS[i % 3],
-            )
-            for i in range(index_snapshot.MIN_ROWS + 50)
-        ]
-    )
-    store.close()
 
 
 _copies = itertools.count(1)
@@ -88,10 +70,10 @@ def bulk_target(
             isolate(patch, tmp_path_factory.mktemp("template-home"))
             if server is None:
                 template = str(tmp_path_factory.mktemp("bulk-template") / "bulk.db")
-                _mint_bulk(template)
+                mint_bulk(template)
             else:
                 template = "catch_up_template"
-                _mint_bulk(server.create_database(template, request.getfixturevalue("pg_template")).url)
+                mint_bulk(server.create_database(template, request.getfixturevalue("pg_template")).url)
             bulk_templates[db_backend] = template
     if server is None:
         path = tmp_path / "mneme.db"
