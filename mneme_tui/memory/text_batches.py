@@ -269,9 +269,10 @@ class ChunkTable:
         per_chunk = np.diff(np.concatenate([[0], per_word[np.cumsum(_lengths(words))]]))
         met = _interleaved(terms, np.repeat(at, per_chunk), numbers, number_at)
         ordered = [*terms, *itertools.chain.from_iterable(compounds)]
+        first_met = [*met, *ordered[len(terms) :]]  # every term in the order its id is due
         if isinstance(vocab, SnapshotVocab):
-            vocab.prefetch([*met, *ordered[len(terms) :]])
-        for term in itertools.filterfalse(vocab.__contains__, dict.fromkeys([*met, *ordered[len(terms) :]])):
+            vocab.prefetch(first_met)
+        for term in itertools.filterfalse(vocab.__contains__, dict.fromkeys(first_met)):
             vocab.setdefault(term, len(vocab))  # a new term's id is the next one, in the order first met
         ids = np.fromiter(map(vocab.__getitem__, ordered), np.int64, len(ordered))
         if codes:
