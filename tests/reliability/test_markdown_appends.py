@@ -2,7 +2,10 @@
 
 A subprocess appends raw rows to OUTCOMES.md and PREFERENCES.md while this process records outcomes,
 syncs (exporting store-side preferences to PREFERENCES.md) and prunes (rewriting OUTCOMES.md and
-ARCHIVE.md). Afterwards every hand row is in exactly one file, exactly once.
+ARCHIVE.md). Afterwards every hand row is in exactly one file, exactly once. A write that meets the file
+changed on every one of its redos refuses with a one-line error and writes nothing (on a slow machine the
+appender's few milliseconds between rows can be shorter than a redo): a refused record is not in the file, and
+every record that was stored is there once.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import pytest
 from provenances import SAVED
 
 from mneme_tui.legion.markdown.document import parse
+from mneme_tui.legion.markdown.storage import LegionWriteError
 from mneme_tui.legion.mirror.sync import sync
 from mneme_tui.legion.skill.api import LegionMemory
 from mneme_tui.memory.store import Store
@@ -67,18 +71,29 @@ def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project
         ]
     )
     step = 0
+    stored, refused = [], []
     try:
         while appender.poll() is None or step < 12:
             action = step % 3
-            if action == 0:
-                memory.record_outcome(agent="agent-b", outcome="success", summary=f"recorded {step}")
-            elif action == 1:
-                store.mint(
-                    f"exported preference {step}", kind="preference", topic="style", repo_id="proj", provenance=SAVED
-                )
-                sync(store, memory, "proj")
-            else:
-                memory.apply_prune(memory.prune_plan())
+            try:
+                if action == 0:
+                    memory.record_outcome(agent="agent-b", outcome="success", summary=f"recorded {step}")
+                    stored.append(f"recorded {step} |")
+                elif action == 1:
+                    store.mint(
+                        f"exported preference {step}",
+                        kind="preference",
+                        topic="style",
+                        repo_id="proj",
+                        provenance=SAVED,
+                    )
+                    sync(store, memory, "proj")
+                else:
+                    memory.apply_prune(memory.prune_plan())
+            except LegionWriteError as exc:  # the file changed on every redo: refused whole, nothing written
+                assert "kept changing while it was being written" in str(exc).splitlines()[0]
+                if action == 0:
+                    refused.append(f"recorded {step} |")
             step += 1
     finally:
         appender.wait(timeout=120)
@@ -93,7 +108,9 @@ def test_hand_appends_beside_record_sync_and_prune_are_never_lost(legion_project
     for i in range(PREFERENCE_APPENDS):
         assert preferences.count(preference_line(f"HP-{i:04d}", f"hand pref {i}").strip()) == 1
     recorded = [r for r in rows if "| agent-b |" in r]
-    assert len(recorded) == len(set(recorded)) == (step + 2) // 3
+    assert stored and len(recorded) == len(set(recorded)) == len(stored)
+    assert all(any(r.endswith(summary) for r in recorded) for summary in stored)
+    assert not any(r.endswith(summary) for summary in refused for r in recorded)
     assert len(rows) == len(set(rows)), "a row is in OUTCOMES.md or ARCHIVE.md twice"
     assert outcome_line("O-021", "2026-11-20", "recent, kept", importance=5).strip() in rows
     # the next sync imports every record once: one memory per outcome row, and a second sync changes nothing
