@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspector_install
 import pytest
 from isolation import isolate
 
@@ -48,7 +49,6 @@ QUICK: tuple[str, ...] = (
 #: The files of the longest single tests (10-40 s each on 2 idle cores), run first: with ``-n 2`` a long test
 #: left for the end stretches the wall time while the other worker has nothing left to do.
 FIRST: tuple[str, ...] = (
-    "tests/mcp/test_inspector.py",
     "tests/test_bench.py",
     "tests/pg/test_pg_backend.py",
     "tests/pg/test_pg_bench.py",
@@ -57,6 +57,16 @@ FIRST: tuple[str, ...] = (
     "tests/core/test_core_concurrency.py",
 )
 FIXED_ACTOR = "tester@ci"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start the MCP Inspector's npm install in the background (in the controller, before any worker)."""
+    inspector_install.start(session.config)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop and delete the background install, if this process started one."""
+    inspector_install.finish()
 
 
 def pytest_configure(config: pytest.Config) -> None:

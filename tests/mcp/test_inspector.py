@@ -2,8 +2,8 @@
 is not the Python SDK sees the same surface. Its CLI mode (``--cli``, a fresh server a call) lists the tools and
 the prompts; its connection CLI, ``mcpdo``, makes every other call over one connection (one server a test, kept
 by a private daemon of the test's own), so a test starts two servers instead of one a call. The Inspector is
-installed from npm into a temporary folder for the run; without npm (or without the registry) the test is
-skipped, saying why."""
+installed from npm into a temporary folder for the run, in the background from the session's start
+(tests/inspector_install.py); without npm (or without the registry) the test is skipped, saying why."""
 
 from __future__ import annotations
 
@@ -18,30 +18,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import inspector_install
 import pytest
 from mcp_session import TOOLS, db, legion_dir
-
-INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"  # the release whose --cli and mcpdo this test was written for
 
 
 @pytest.fixture(scope="module")
 def inspector(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder of the Inspector's launchers (``mcp-inspector``, ``mcpdo``), installed with npm into a folder
-    of this test run."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed: the MCP Inspector (an npm package) cannot be installed")
-    prefix = tmp_path_factory.mktemp("inspector")
-    done = subprocess.run(
-        [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--silent", INSPECTOR],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"npm could not install {INSPECTOR} (no registry?): {done.stderr.strip()[-300:]}")
-    return prefix / "node_modules" / ".bin"
+    of this test run (tests/inspector_install.py)."""
+    return inspector_install.launchers(tmp_path_factory)
 
 
 def server_command(work: Path) -> list[str]:

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from textual import _wait as textual_wait
 
 from mneme_tui.demo import DemoWorkspace, build_demo_workspace, write_claude_memory
 from mneme_tui.memory.store import Store
@@ -40,6 +41,22 @@ def tui_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(work)
     return work
+
+
+PILOT_SLEEP = 0.004
+"""How long Pilot sleeps per look at whether the app is idle (Textual's ``_wait.SLEEP_GRANULARITY``, 20 ms)."""
+
+
+@pytest.fixture(autouse=True)
+def quick_idle_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot looks at whether the app is idle every ``PILOT_SLEEP`` seconds instead of every 20 ms.
+
+    ``pilot.press`` waits for idle twice per key and ``pilot.pause()`` once, each wait at least one sleep of
+    Textual's granularity: about 70 s of the TUI tests' time was spent asleep there. The tests do not rely on
+    that wait to see an answer (``settle`` waits for the app's workers and pending searches), so a shorter
+    look changes no outcome; the idle threshold keeps its ratio to the sleep."""
+    monkeypatch.setattr(textual_wait, "SLEEP_GRANULARITY", PILOT_SLEEP)
+    monkeypatch.setattr(textual_wait, "SLEEP_IDLE", PILOT_SLEEP / 20)
 
 
 @pytest.fixture(scope="session")
