@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -73,10 +75,22 @@ def run_process(argv: Sequence[str | bytes], stdin: bytes = b"", env: dict[str, 
 
 
 def database_state() -> str:
-    """A hash of every memory (all statuses, all repos) as ``mneme list --json`` prints them."""
-    listing = run(["list", "--status", "all", "--json", "-A", "-n", "1000000"])
-    assert listing.code == 0, listing.err
-    return hashlib.sha256(listing.out.encode()).hexdigest()
+    """A hash of every row of every table of the store at ``$MNEME_DB`` (memories in all statuses and repos,
+    their audit, provenance, Legion records, ...), read with sqlite3 itself, read-only: stricter than what
+    ``mneme list`` prints, and without running a command per look."""
+    path = Path(os.environ["MNEME_DB"])
+    assert path.is_file(), f"no database at {path}"
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        digest = hashlib.sha256()
+        tables = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
+        for (table,) in tables:
+            digest.update(table.encode())
+            for row in connection.execute(f'SELECT * FROM "{table}" ORDER BY rowid'):
+                digest.update(repr(row).encode())
+    finally:
+        connection.close()
+    return digest.hexdigest()
 
 
 def folder_state(folder: Path) -> dict[str, bytes]:
