@@ -20,8 +20,9 @@ class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line on stderr (control characters in the user's
     arguments shown as ``\\x1b``, never echoed raw) and exit status 2. Options are never abbreviated.
 
-    ``deferred``, when set, adds the parser's arguments on its first use (parsing or help): a command group
-    whose options need its own modules (``legion``) then costs the other commands nothing."""
+    ``deferred``, when set, adds the parser's arguments on its first use (parsing, help, or adding another
+    argument, which then comes after them): a command costs nothing until it is the one typed, and a group
+    whose options need its own modules (``legion``) costs the other commands nothing."""
 
     deferred: Callable[[argparse.ArgumentParser], None] | None = None
     words_anywhere: str | None = None
@@ -38,6 +39,14 @@ class Parser(argparse.ArgumentParser):
         add, self.deferred = self.deferred, None
         if add is not None:
             add(self)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        self.complete()
+        return super().add_argument(*args, **kwargs)
+
+    def add_subparsers(self, **kwargs: Any) -> argparse._SubParsersAction:
+        self.complete()
+        return super().add_subparsers(**kwargs)
 
     def format_usage(self) -> str:
         self.complete()
@@ -102,13 +111,25 @@ def add_command(
     *,
     json_option: bool = True,
     description: str | None = None,
+    deferred: Callable[[argparse.ArgumentParser], None] | None = None,
 ) -> argparse.ArgumentParser:
     """A subcommand parser with the options every command takes (``--db``, and ``--json`` by default);
-    ``help_text`` is its line in its group's list and, unless ``description`` is given, its description."""
+    ``help_text`` is its line in its group's list and, unless ``description`` is given, its description.
+    With ``deferred``, those options and then what ``deferred`` adds are added on the parser's first use."""
     parser = sub.add_parser(name, help=help_text, description=description or help_text)
-    add_common_options(parser)
-    if json_option:
-        add_json_option(parser)
+
+    def add_arguments(command: argparse.ArgumentParser) -> None:
+        add_common_options(command)
+        if json_option:
+            add_json_option(command)
+        if deferred is not None:
+            deferred(command)
+
+    if deferred is None:
+        add_arguments(parser)
+    else:
+        assert isinstance(parser, Parser), "the subparsers' parser_class must be arguments.Parser"
+        parser.deferred = add_arguments
     return parser
 
 

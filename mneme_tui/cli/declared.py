@@ -39,15 +39,18 @@ def add_operation(
 ) -> argparse.ArgumentParser:
     """The command of ``operation`` (its last command word, or ``word`` where a choice is spelled as the command:
     ``review accept|reject|undo``, with ``line`` its line in the group's list) with ``--db``, ``--json``, the
-    options ``context`` adds (where the work happens: ``--dir``, ``--root``), then every CLI parameter."""
-    parser = arguments.add_command(
-        sub, word or operation.command[-1], line or operation.summary, description=operation.summary
-    )
-    if context is not None:
-        context(parser)
-    for param in operation.params_on(CLI):
-        add_param(parser, param)
-    return parser
+    options ``context`` adds (where the work happens: ``--dir``, ``--root``), then every CLI parameter, all added
+    when the command is first used (:class:`arguments.Parser`'s ``deferred``)."""
+
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        if context is not None:
+            context(parser)
+        for param in operation.params_on(CLI):
+            add_param(parser, param)
+
+    name = word or operation.command[-1]
+    line = line or operation.summary
+    return arguments.add_command(sub, name, line, description=operation.summary, deferred=add_arguments)
 
 
 def add_param(parser: argparse.ArgumentParser, param: Param) -> None:
