@@ -72,3 +72,20 @@ def test_an_option_prefix_is_refused(
     assert code == 2 and out == ""
     assert ": error: " in err and err.count("\n") == 1
     assert not list(tmp_path.iterdir())
+
+
+def test_a_deferred_command_keeps_argument_order_and_defaults_set_before_its_first_use() -> None:
+    """A declared command's options are added on first use: an argument added after them comes after them, a
+    ``set_defaults`` made before still wins, and a command never typed has no options built."""
+    from mneme_tui.cli import arguments as cli_arguments
+
+    parser = cli_arguments.Parser(prog="x")
+    sub = parser.add_subparsers(dest="command", parser_class=cli_arguments.Parser)
+    first = cli_arguments.add_command(sub, "first", "f", deferred=lambda p: p.add_argument("--n", type=int, default=1))
+    first.set_defaults(n=5)
+    first.add_argument("--late")
+    never = cli_arguments.add_command(sub, "never", "n", deferred=lambda p: p.add_argument("--m"))
+    assert [a.dest for a in first._actions] == ["help", "db", "json", "n", "late"]
+    assert parser.parse_args(["first"]).n == 5
+    assert parser.parse_args(["first", "--n", "2"]).n == 2
+    assert [a.dest for a in never._actions] == ["help"]

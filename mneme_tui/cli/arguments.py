@@ -39,6 +39,9 @@ class Parser(argparse.ArgumentParser):
         add, self.deferred = self.deferred, None
         if add is not None:
             add(self)
+            for action in self._actions:  # a set_defaults made before still wins, as when made after the arguments
+                if action.dest in self._defaults:
+                    action.default = self._defaults[action.dest]
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         self.complete()
