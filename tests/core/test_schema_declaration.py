@@ -33,6 +33,7 @@ def _assert_declared_shape(dialect: Dialect, db: peewee.Database) -> None:
     for table in tables.TABLES:
         shape = dialect.table_shape(db, table.name)
         assert shape.columns == _expected_columns(dialect, table), table.name
+        assert dialect.column_names(db, table.name) == table.column_names(), table.name  # what opening checks
         assert shape.primary_key == table.primary_key, table.name
         assert dict(shape.indexes) == dict(table.indexes), table.name
 

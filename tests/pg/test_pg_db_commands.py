@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import psycopg2
 import pytest
 from provenances import SYNCED
 
@@ -96,3 +97,21 @@ def test_copy_onto_the_same_postgresql_store_is_refused(pg_database, capsys):
     code, out, err = _cli(capsys, "db", "copy", pg_database.url, other_spelling, "--merge")
     assert (code, out) == (1, "") and "ERR_VALIDATION_FAILED" in err and "same database" in err
     assert Store(pg_database.url).count() == 1
+
+
+def test_another_applications_memories_table_on_a_server_is_refused_unchanged(pg_database, capsys):
+    connection = psycopg2.connect(dbname=pg_database.name, **pg_database.params)
+    try:
+        with connection, connection.cursor() as cursor:
+            cursor.execute("CREATE TABLE memories (id bigint PRIMARY KEY, note text)")
+            cursor.execute("INSERT INTO memories VALUES (1, 'my own notes')")
+        code, out, err = _cli(capsys, "list", "--db", pg_database.url)
+        assert code != 0 and out == ""
+        assert "not a mneme database" in err and "topic" in err and len(err.strip().splitlines()) == 1
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+            assert cursor.fetchall() == [("memories",)]  # nothing was created beside it
+            cursor.execute("SELECT * FROM memories")
+            assert cursor.fetchall() == [(1, "my own notes")]
+    finally:
+        connection.close()

@@ -56,7 +56,7 @@ def _checked_version(db: peewee.Database, path: Path | str) -> int:
         raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (it has tables, but no memories table)")
     if version and not tables:
         raise MnemeError(ERR_DATABASE, f"{path} is not a mneme database (schema version {version}, but no tables)")
-    columns = {column[0] for column in dialect.table_shape(db, "memories").columns} if tables else set(MEMORY_COLUMNS)
+    columns = set(dialect.column_names(db, "memories")) if tables else set(MEMORY_COLUMNS)
     missing = [column for column in MEMORY_COLUMNS if column not in columns]
     if missing:
         raise MnemeError(

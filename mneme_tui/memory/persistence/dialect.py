@@ -73,6 +73,9 @@ class Dialect(Protocol):
     def table_names(self, db: peewee.Database) -> set[str]:
         """The names of the database's tables."""
 
+    def column_names(self, db: peewee.Database, table: str) -> tuple[str, ...]:
+        """``table``'s column names in order, from the quickest look at the catalogue (each opening reads it)."""
+
     def table_shape(self, db: peewee.Database, table: str) -> TableShape:
         """``table`` as the database reports it: columns, types, NOT NULL, primary key and other indexes."""
 

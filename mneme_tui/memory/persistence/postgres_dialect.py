@@ -261,6 +261,18 @@ JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
 WHERE t.relname = ? AND n.nspname = current_schema() GROUP BY i.relname, x.indisprimary"""
 
 
+def column_names(db: peewee.Database, table: str) -> tuple[str, ...]:
+    """``table``'s column names in order, from ``pg_attribute`` (``information_schema.columns`` and the index
+    query of ``table_shape`` take about 10 ms on a new connection, half of what opening a store costs)."""
+    rows = db.execute_sql(
+        "SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = ? AND c.relkind IN ('r', 'p') "
+        "AND n.nspname = current_schema() AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+        (table,),
+    ).fetchall()
+    return tuple(row[0] for row in rows)
+
+
 def table_shape(db: peewee.Database, table: str) -> TableShape:
     """``table`` as the catalogue of the current schema reports it (``information_schema``, ``pg_index``)."""
     columns = tuple(

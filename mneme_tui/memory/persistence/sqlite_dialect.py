@@ -127,6 +127,11 @@ def ensure_connected(db: peewee.Database) -> None:
     """Nothing to do: a SQLite connection cannot be closed by a server."""
 
 
+def column_names(db: peewee.Database, table: str) -> tuple[str, ...]:
+    """``table``'s column names in order (``PRAGMA table_info``)."""
+    return tuple(row[1] for row in db.execute_sql(f"PRAGMA table_info({table})").fetchall())
+
+
 def table_shape(db: peewee.Database, table: str) -> TableShape:
     """``table`` as SQLite reports it (``PRAGMA table_info``, ``index_list``); a primary key column counts as
     NOT NULL (SQLite does not mark it so), indexes are those ``CREATE INDEX`` made."""
