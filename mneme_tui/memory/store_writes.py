@@ -396,14 +396,11 @@ class StoreWrites(StoreConnection):
         if not task_id.strip():
             raise MnemeError(ERR_VALIDATION_FAILED, "task id cannot be empty")
         check_size(task_id, "task id", MAX_TASK_ID_BYTES)
-        wanted = list(dict.fromkeys(memory_ids))
+        wanted = list(dict.fromkeys(int(memory_id) for memory_id in memory_ids))
 
         def write() -> list[int]:
-            counted = []
-            for memory_id in wanted:
-                if self.task_access.add_once(task_id, memory_id, config.now()):
-                    self.memories.add_access(memory_id)
-                    counted.append(memory_id)
+            counted = self.task_access.add_new(task_id, wanted, config.now())
+            self.memories.add_access(counted)
             return counted
 
         return self.run_transaction(write)

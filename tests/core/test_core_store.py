@@ -215,6 +215,31 @@ def test_tc_mem_10_reinforce_api(store: Store):
     assert _code(lambda: store.reinforce("  ", [a.id])) == ERR_VALIDATION_FAILED
 
 
+def test_reinforce_counts_only_new_pairs_in_the_order_given_past_one_query_of_ids(db_target):
+    from mneme_tui import config
+    from mneme_tui.bench.synthetic import generate
+
+    store = Store(db_target)
+    try:
+        ids = store.mint_ids(generate(1_100, now=config.now()))  # more than two IN lists of 500
+        before = {m.id: m.access_count for m in store.list(status="all", limit=None, order="id")}
+        store.reinforce("T-1", ids[5:8])
+        wanted = [ids[9], ids[6], *ids[::-1][:1_000], ids[9]]
+        counted = store.reinforce("T-1", wanted)
+        assert counted == [i for i in dict.fromkeys(wanted) if i not in ids[5:8]]
+        assert store.reinforce("T-1", wanted) == []
+        assert store.reinforce("T-2", [ids[6]]) == [ids[6]]
+        added = {m.id: m.access_count - before[m.id] for m in store.list(status="all", limit=None, order="id")}
+        twice = {ids[6]}
+        once = (set(counted) | set(ids[5:8])) - twice
+        assert {i for i, n in added.items() if n == 2} == twice
+        assert {i for i, n in added.items() if n == 1} == once
+        assert sum(added.values()) == len(once) + 2
+        assert store.task_ids_for(ids[6]) == ["T-1", "T-2"]
+    finally:
+        store.close()
+
+
 def test_reinforcement_is_seen_by_the_next_recall(store: Store):
     store.save("reinforced memory text", repo_id="nomos")
     first = store.recall("reinforced memory", repo="nomos", task_id="T-1", profile="spec")[0]
