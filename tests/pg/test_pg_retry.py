@@ -167,3 +167,31 @@ def test_a_write_whose_connection_the_server_closed_runs_again_on_a_new_one(
     ]
     assert saved.id == 2
     store.close()
+
+
+def test_nested_writes_take_the_write_lock_once_and_reach_the_commit_only_at_the_outermost_end(
+    pg_database: PgDatabase, monkeypatch: pytest.MonkeyPatch
+):
+    """A write nested in another (a savepoint: peewee does not count it in ``transaction_depth``) neither asks
+    for the lock the outer transaction holds again nor marks the commit as started before the outer one ends,
+    so a connection lost after it still lets ``retry_transaction`` run the whole write again."""
+    store = Store(pg_database.url)
+    statements: list[str] = []
+    execute = store.db.execute_sql
+
+    def logged(sql: Any, params: Any = None, *rest: Any) -> Any:
+        statements.append(sql.decode() if isinstance(sql, bytes) else str(sql))
+        return execute(sql, params, *rest)
+
+    monkeypatch.setattr(store.db, "execute_sql", logged)
+    store.save("one memory, through a save's nested writes")
+    assert sum("pg_advisory_xact_lock" in sql for sql in statements) == 1
+    assert any(sql.startswith("SAVEPOINT") for sql in statements)  # the save did nest
+
+    with postgres_dialect.write_transaction(store.db):
+        with postgres_dialect.write_transaction(store.db):
+            store.db.execute_sql("SELECT 1")
+        assert postgres_dialect._commit.started is False
+    assert postgres_dialect._commit.started is True
+    assert [m.content for m in store.list(order="id")] == ["one memory, through a save's nested writes"]
+    store.close()

@@ -138,9 +138,11 @@ def batches(db: peewee.Database, sql: str, size: int) -> Iterator[list[tuple]]:
 
 @contextmanager
 def write_transaction(db: peewee.Database) -> Iterator[None]:
-    """A transaction that queues behind every other writer (``pg_advisory_xact_lock``) before it writes."""
+    """A transaction that queues behind every other writer (``pg_advisory_xact_lock``) before it writes. A
+    nested one is a savepoint in the outer transaction, which already holds the lock until it ends (peewee does
+    not count savepoints in ``transaction_depth``, so the outermost is told apart before entering)."""
+    outermost = db.transaction_depth() == 0
     with db.atomic():
-        outermost = db.transaction_depth() == 1
         if outermost:
             _commit.started = False
             db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
