@@ -240,6 +240,31 @@ def test_reinforce_counts_only_new_pairs_in_the_order_given_past_one_query_of_id
         store.close()
 
 
+def test_dismissing_many_at_once_changes_and_audits_each_once_in_order_and_undoes(db_target):
+    from mneme_tui import config
+    from mneme_tui.bench.synthetic import generate
+
+    store = Store(db_target)
+    try:
+        store.mint_ids(generate(700, now=config.now()))
+        active = [m.id for m in store.list(status="active", limit=None, order="id")]
+        store.dismiss(active[:3])
+        wanted = [*active[:3], *active[::-1][:620]]  # past one IN list of 500 and many audit inserts
+        change = store.dismiss(wanted, reason="bulk")
+        changed = [i for i in wanted if i not in active[:3]]
+        assert change.changed == tuple((i, "active") for i in changed)
+        assert {store.get(i).status for i in wanted} == {"tombstoned"}
+        audited = store.db.execute_sql(
+            "SELECT memory_id, from_status, to_status FROM memory_audit WHERE reason = ? ORDER BY id", ("bulk",)
+        ).fetchall()
+        assert [tuple(row) for row in audited] == [(i, "active", "tombstoned") for i in changed]
+        store.undo(change)
+        assert {store.get(i).status for i in changed} == {"active"}
+        assert {store.get(i).status for i in active[:3]} == {"tombstoned"}
+    finally:
+        store.close()
+
+
 def test_reinforcement_is_seen_by_the_next_recall(store: Store):
     store.save("reinforced memory text", repo_id="nomos")
     first = store.recall("reinforced memory", repo="nomos", task_id="T-1", profile="spec")[0]

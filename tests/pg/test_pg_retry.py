@@ -106,11 +106,12 @@ def test_a_deadlock_reruns_the_whole_transaction(pg_server: PgServer, pg_databas
     with _connection(pg_database) as other, other.cursor() as cursor:
         cursor.execute("SET deadlock_timeout = '60s'")  # the store's backend finds the deadlock, so it is the victim
         cursor.execute("SET statement_timeout = '30s'")
-        cursor.execute("UPDATE memories SET topic = 'other 1' WHERE id = %s", (first.id,))
-        # the store updates second, then waits for first; the other connection then wants second: a cycle
+        cursor.execute("UPDATE memories SET topic = 'other 2' WHERE id = %s", (second.id,))
+        # the store's one UPDATE of both rows locks first (in id order), then waits for second; the other
+        # connection then wants first: a cycle
         thread, outcome = _in_thread(lambda: store.dismiss([second.id, first.id]))
         _wait_for_lock_wait(pg_database)
-        cursor.execute("UPDATE memories SET topic = 'other 2' WHERE id = %s", (second.id,))
+        cursor.execute("UPDATE memories SET topic = 'other 1' WHERE id = %s", (first.id,))
         other.commit()
     change = _finish(thread, outcome)
     assert sorted(change.ids) == sorted([first.id, second.id])
