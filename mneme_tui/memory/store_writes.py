@@ -122,6 +122,8 @@ class StoreWrites(StoreConnection):
             self.redactions = redactions  # a rerun screens the text again: its redactions are counted once
             return self.mint_many([item])[0]
 
+        if self.db.transaction_depth():  # in a caller's write: mint_many's own savepoint is the only one needed
+            return attempt()
         return self.run_transaction(attempt)
 
     MINT_BATCH = 10_000
@@ -157,10 +159,14 @@ class StoreWrites(StoreConnection):
         pending = iter(items)
         with self.write_transaction():
             while (prepared := self.prepare_mint(itertools.islice(pending, self.MINT_BATCH))).rows:
-                yield self.insert_prepared(prepared), prepared.rows
+                yield self._insert_rows(prepared.rows, prepared.blobs), prepared.rows
 
     def _insert(self, rows: list[NewRow], blobs: list[bytes]) -> list[int]:
         """Insert validated rows with their embeddings and provenance in one write transaction; their new ids."""
+        return self.run_transaction(lambda: self._insert_rows(rows, blobs))
+
+    def _insert_rows(self, rows: list[NewRow], blobs: list[bytes]) -> list[int]:
+        """``_insert`` inside the caller's write transaction."""
         stamps: dict[datetime, str] = {}  # created_at as the text peewee itself stores (dates repeat)
         values = [
             (
@@ -177,16 +183,12 @@ class StoreWrites(StoreConnection):
             )
             for row, blob in zip(rows, blobs)
         ]
+        ids = self.memories.insert(values)
         actor = self.actor
-
-        def write() -> list[int]:
-            ids = self.memories.insert(values)
-            self.provenance_log.add(
-                [(memory_id, row.provenance.source, row.provenance.detail, actor) for memory_id, row in zip(ids, rows)]
-            )
-            return ids
-
-        return self.run_transaction(write)
+        self.provenance_log.add(
+            [(memory_id, row.provenance.source, row.provenance.detail, actor) for memory_id, row in zip(ids, rows)]
+        )
+        return ids
 
     def _validated_row(self, item: dict) -> NewRow:
         get = item.get
