@@ -189,6 +189,11 @@ class StoreConnection:
             with self.write_transaction():
                 return write()
 
+        return self.retried(attempt)
+
+    def retried(self, attempt: Callable[[], T]) -> T:
+        """``attempt()`` (which opens its own write transaction), run again whole when PostgreSQL aborts it as a
+        serialization failure or deadlock; nested in a caller's transaction, once."""
         if self.db.transaction_depth():
             return attempt()
         return self.dialect.retry_transaction(attempt, self.db)

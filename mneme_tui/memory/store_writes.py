@@ -122,9 +122,7 @@ class StoreWrites(StoreConnection):
             self.redactions = redactions  # a rerun screens the text again: its redactions are counted once
             return self.mint_many([item])[0]
 
-        if self.db.transaction_depth():  # in a caller's write: mint_many's own savepoint is the only one needed
-            return attempt()
-        return self.run_transaction(attempt)
+        return self.retried(attempt)  # mint_many opens the write transaction (a savepoint in a caller's)
 
     MINT_BATCH = 10_000
     """Items ``mint_many`` validates and inserts at a time."""
@@ -152,21 +150,18 @@ class StoreWrites(StoreConnection):
     def insert_prepared(self, prepared: PreparedMint) -> list[int]:
         """Insert memories made by :meth:`prepare_mint` and their provenance in one write transaction; their
         new ids, in order."""
-        return self._insert(prepared.rows, prepared.blobs)
+        return self.run_transaction(lambda: self._insert(prepared.rows, prepared.blobs))
 
     def _mint_batches(self, items: Iterable[dict]) -> Iterator[tuple[list[int], list[NewRow]]]:
         """Validate and insert ``items`` a batch at a time in one write transaction: (new ids, rows) per batch."""
         pending = iter(items)
         with self.write_transaction():
             while (prepared := self.prepare_mint(itertools.islice(pending, self.MINT_BATCH))).rows:
-                yield self._insert_rows(prepared.rows, prepared.blobs), prepared.rows
+                yield self._insert(prepared.rows, prepared.blobs), prepared.rows
 
     def _insert(self, rows: list[NewRow], blobs: list[bytes]) -> list[int]:
-        """Insert validated rows with their embeddings and provenance in one write transaction; their new ids."""
-        return self.run_transaction(lambda: self._insert_rows(rows, blobs))
-
-    def _insert_rows(self, rows: list[NewRow], blobs: list[bytes]) -> list[int]:
-        """``_insert`` inside the caller's write transaction."""
+        """Insert validated rows with their embeddings and provenance, in the caller's write transaction; their
+        new ids."""
         stamps: dict[datetime, str] = {}  # created_at as the text peewee itself stores (dates repeat)
         values = [
             (

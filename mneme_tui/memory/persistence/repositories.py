@@ -21,6 +21,9 @@ from mneme_tui.memory.persistence.schema import (
 )
 from mneme_tui.memory.persistence.sql_text import id_chunks, insert_sql, placeholders
 
+AUDIT_ROWS_PER_INSERT = 80
+"""Audit rows per multi-row insert: 480 parameters, well under every backend's limit."""
+
 
 class AuditLog:
     """``memory_audit``: every status change of a memory, and who made it."""
@@ -39,8 +42,8 @@ class AuditLog:
         one statement per 80 of them (six parameters each)."""
         fields = ("memory_id", "from_status", "to_status", "at", "reason", "actor")
         rows = [(memory_id, previous, to_status, at, reason, actor) for memory_id, previous in changes]
-        for start in range(0, len(rows), AUDIT_ROWS_PER_INSERT):
-            self.model.insert_many(rows[start : start + AUDIT_ROWS_PER_INSERT], fields=fields).execute()
+        for chunk in peewee.chunked(rows, AUDIT_ROWS_PER_INSERT):
+            self.model.insert_many(chunk, fields=fields).execute()
 
     def for_memory(self, memory_id: int) -> list[tuple[int, str, str, datetime, str, str]]:
         """(memory_id, from, to, at, reason, actor) of one memory, oldest first (actor '' before schema 5)."""
@@ -61,10 +64,6 @@ class AuditLog:
             for row in rows_of(query):
                 found[row[0]].append(row)
         return dict(found)
-
-
-AUDIT_ROWS_PER_INSERT = 80
-"""Audit rows per multi-row insert: 480 parameters, well under every backend's limit."""
 
 
 class TaskAccessLog:
@@ -90,7 +89,7 @@ class TaskAccessLog:
                 (self.model.task_id == task_id) & self.model.memory_id.in_(chunk)
             )
             present.update(row[0] for row in rows_of(query))
-        new = [int(memory_id) for memory_id in memory_ids if int(memory_id) not in present]
+        new = [memory_id for memory_id in memory_ids if memory_id not in present]
         stamp = at.isoformat(sep=" ")
         dialect_of(self.db).insert_many(self.db, self._insert, [(task_id, memory_id, stamp) for memory_id in new])
         return new
