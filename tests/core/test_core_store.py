@@ -8,6 +8,8 @@ import pytest
 from provenances import SYNCED
 
 from mneme_reference import NOW, raw_rows
+from mneme_tui import config
+from mneme_tui.bench.synthetic import generate
 from mneme_tui.errors import ERR_CONFIG, ERR_DATABASE, ERR_NOT_FOUND, ERR_VALIDATION_FAILED, MnemeError
 from mneme_tui.memory import kinds as K
 from mneme_tui.memory.store import Store
@@ -216,9 +218,6 @@ def test_tc_mem_10_reinforce_api(store: Store):
 
 
 def test_reinforce_counts_only_new_pairs_in_the_order_given_past_one_query_of_ids(db_target):
-    from mneme_tui import config
-    from mneme_tui.bench.synthetic import generate
-
     store = Store(db_target)
     try:
         ids = store.mint_ids(generate(1_100, now=config.now()))  # more than two IN lists of 500
@@ -241,9 +240,6 @@ def test_reinforce_counts_only_new_pairs_in_the_order_given_past_one_query_of_id
 
 
 def test_dismissing_many_at_once_changes_and_audits_each_once_in_order_and_undoes(db_target):
-    from mneme_tui import config
-    from mneme_tui.bench.synthetic import generate
-
     store = Store(db_target)
     try:
         store.mint_ids(generate(700, now=config.now()))
