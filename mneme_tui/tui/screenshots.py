@@ -29,12 +29,17 @@ SIZE = (120, 36)
 
 async def settle(pilot) -> None:
     """Pause until the app is quiet: no worker runs, no search waits for its debounce or for the one before it,
-    and the screen has handled its messages and repainted."""
+    and the screen has handled its messages and repainted.
+
+    It ends with one more pause than it needed: a handler that ran in the last one (a worker's result shown
+    in a ``Static``) asks for a new layout, which only the next pause applies (until then the widget keeps its
+    old size)."""
     app = pilot.app
     await pilot.pause()
     while app.workers or _search_pending(app):
         await wait_for_workers(app)
         await pilot.pause()
+    await pilot.pause()
 
 
 def _search_pending(app) -> bool:
