@@ -23,7 +23,8 @@ replaced without a warning.
 Layout: ``MAGIC``, then little-endian u32 format version, header length, header CRC, data CRC; the
 header (JSON: revision, repos, kinds, the analysis key and each array's dtype, shape, offset and room);
 padding to 64; the data: each array, the room after it (zeros, for rows written after the snapshot: see
-``growing``), padding to 64.
+``growing``), padding to 64. The room is not written: the writer seeks past it, leaving a hole that reads
+as zeros (a tenth of the file at a million memories, which a file system with sparse files does not store).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import os
 import struct
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -168,8 +169,8 @@ def _rooms(size: int, entries: int, tokens: int) -> dict[str, int]:
 
 def _write(path: Path, head: bytes, arrays: Iterable[tuple[np.ndarray, list]]) -> bool:
     """Write the file from the arrays themselves (no copy of the data in memory), each followed by its room
-    of zeros, then rename it into place and stamp it as checked; the data CRC goes into the prefix once the
-    data is written."""
+    (a hole: zeros not written), then rename it into place and stamp it as checked; the data CRC goes into the
+    prefix once the data is written."""
     import tempfile  # only writers pay for it
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -179,9 +180,13 @@ def _write(path: Path, head: bytes, arrays: Iterable[tuple[np.ndarray, list]]) -
             stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), 0) + head)
             data_crc = 0
             for data, (_dtype, shape, _offset, room) in arrays:
-                for part in (data.data.cast("B"), *_zeros(room * data.itemsize * math.prod(shape[1:]), data.nbytes)):
-                    data_crc = zlib.crc32(part, data_crc)
-                    stream.write(part)
+                part = data.data.cast("B")
+                data_crc = zlib.crc32(part, data_crc)
+                stream.write(part)
+                gap = _gap(room * data.itemsize * math.prod(shape[1:]), data.nbytes)
+                data_crc = _zeros_crc(gap, data_crc)
+                stream.seek(gap, os.SEEK_CUR)  # a hole: it reads as zeros, and the file system need not store it
+            stream.truncate()  # the file ends after the last array's room
             stream.seek(0)
             stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc))
             written = os.fstat(stream.fileno()).st_ino
@@ -196,14 +201,18 @@ def _write(path: Path, head: bytes, arrays: Iterable[tuple[np.ndarray, list]]) -
     return True
 
 
-def _zeros(room: int, used: int) -> Iterator[memoryview]:
-    """``room`` zero bytes and the padding after them to the next alignment (``used`` bytes precede them),
-    in chunks."""
-    total = room + (-(used + room) % _ALIGN)
-    chunk = memoryview(bytes(min(total, _CRC_CHUNK)))
-    while total > 0:
-        yield chunk[: min(total, len(chunk))]
-        total -= len(chunk)
+def _gap(room: int, used: int) -> int:
+    """Bytes of zeros after an array of ``used`` bytes: its ``room`` and the padding to the next alignment."""
+    return room + (-(used + room) % _ALIGN)
+
+
+def _zeros_crc(count: int, crc: int) -> int:
+    """``crc`` carried over ``count`` zero bytes."""
+    chunk = memoryview(bytes(min(count, _CRC_CHUNK)))
+    while count > 0:
+        crc = zlib.crc32(chunk[: min(count, len(chunk))], crc)
+        count -= len(chunk)
+    return crc
 
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)

@@ -4,6 +4,7 @@ leaves after its arrays (no copy of the mapped arrays), and the answers are exac
 from __future__ import annotations
 
 import itertools
+import mmap
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -148,6 +149,36 @@ def test_rows_caught_up_on_are_written_into_the_snapshot_room(tmp_path, monkeypa
     # re-analysed into new term arrays: a purge or an edit, not a save)
     tokens = lagging.index._row_tokens  # each row's token ids too (1M: 100 MB copied before)
     assert [part.__array_interface__["data"][0] for part in (tokens._flat, tokens._starts)] == row_tokens
+
+
+def _keeps_holes(folder: Path) -> bool:
+    """Whether the file system of ``folder`` stores a sparse file's hole without blocks."""
+    probe = folder / "sparse-probe"
+    with probe.open("wb") as stream:
+        stream.seek(1 << 20)
+        stream.write(b"x")
+    blocks = probe.stat().st_blocks
+    probe.unlink()
+    return blocks * 512 < 1 << 19
+
+
+def test_the_snapshot_room_is_a_hole_that_reads_as_zeros(tmp_path, monkeypatch, bulk_target):
+    """The writer seeks past each array's room instead of writing zeros: the room reads as zeros (a catch-up
+    appends into it), and a file system with sparse files stores less than the file's size."""
+    monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "cache"))
+    store = Store(bulk_target)
+    store.recall("bulk row", repo="nomos")  # writes the snapshot
+    path = store.snapshot_file()
+    assert path is not None and path.exists()
+    with path.open("rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        header, arrays, buffers, _, _ = index_snapshot._read(mapped)
+        rooms = {name: buffers[name][arrays[name].shape[0] :] for name in arrays}
+        assert rooms["vectors"].shape[0] >= 1_024 and all(not room.any() for room in rooms.values())
+        del header, arrays, buffers, rooms  # the views, before the map closes
+    assert index_snapshot.load(path, store._snapshot_key()) is not None  # its data CRC covers the zeros
+    if _keeps_holes(path.parent):
+        assert path.stat().st_blocks * 512 < path.stat().st_size - 256 * 1_024  # the vectors' room, at least
+    store.close()
 
 
 def test_growing_arrays_append_in_place_until_the_room_runs_out():
