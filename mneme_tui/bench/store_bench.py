@@ -28,8 +28,7 @@ from mneme_tui.bench.measures import (
     handshake_cold,
     import_floor_ms,
     in_child,
-    in_process_mcp_calls,
-    mcp_round_trip,
+    mcp_pairs,
     measure_recall,
     measure_saves,
     ms,
@@ -134,9 +133,9 @@ def _new_processes(db_path: Path, workdir: str) -> dict[str, Any]:
 
     The in-process calls and the round trip's client each run in a new process of their own, so both sides
     start alike (a new heap, the index from the same snapshot, every memo cold) and the ratio is what the
-    protocol adds, not what this process has already warmed."""
-    result: dict[str, Any] = {"mcp_in_process": in_child(in_process_mcp_calls, db_path, workdir)}
-    result["mcp_recall"] = in_child(mcp_round_trip, db_path, workdir)
+    protocol adds, not what this process has already warmed; three such pairs in turn (``mcp_pairs``)."""
+    result: dict[str, Any] = {}
+    result["mcp_in_process"], result["mcp_recall"] = mcp_pairs(db_path, workdir)
     result["import_floor_ms"] = import_floor_ms()
     result["cold_recall_ms"], result["cold_recall_peak_rss_mb"] = cold_recall(db_path, workdir)
     result["cold_recall_vs_floor"] = {
