@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from mneme_tui import __version__
 from mneme_tui.cli import (
@@ -92,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from mneme_tui.tui.launch import launch  # Textual only when the TUI opens
 
             return launch(args)
-        code = int(args.func(args) or 0)
+        with _notices_on_terminal():
+            code = int(args.func(args) or 0)
         if argv is None:  # this process's own command line: it exits next, and what is left is never garbage
             gc.freeze()  # so the collection at exit need not walk it (a tenth of `mneme handshake`'s CPU time)
         return code
@@ -103,6 +106,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+@contextmanager
+def _notices_on_terminal() -> Iterator[None]:
+    """While a command runs, show the store's INFO notices (a long first index build) as ``mneme: …`` lines,
+    when stderr is a terminal: a person sees why it waits; an agent's pipe stays as quiet as before."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("mneme: %(message)s"))
+    handler.setLevel(logging.INFO)
+    logger = logging.getLogger("mneme_tui.index")
+    level, propagate = logger.level, logger.propagate
+    logger.setLevel(logging.INFO)
+    logger.propagate = False  # shown once, by this handler (not again by a root handler, as `mneme mcp` sets up)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def _no_terminal(parser: argparse.ArgumentParser) -> int:

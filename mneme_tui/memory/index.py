@@ -11,6 +11,7 @@ set and the analysed terms are both made from that one pass.
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import warnings
 from collections import defaultdict
@@ -32,6 +33,11 @@ from mneme_tui.memory.postings import build_postings
 from mneme_tui.memory.term_features import TermFeatures
 from mneme_tui.memory.text_batches import ChunkTable, Occurrences, replaced_rows, spec_tokens
 from mneme_tui.memory.vectors import BLOB_BYTES, DIMENSIONS, tokenize_lowered
+
+log = logging.getLogger("mneme_tui.index")
+NOTICE_ROWS = 100_000
+"""A full load of a store this large (about a second or more) says so first, at INFO level (the CLI shows
+such notices on a terminal; an agent's pipe, the TUI and the MCP server do not)."""
 
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
 _US_PER_DAY = 86_400_000_000
@@ -208,6 +214,8 @@ class MemoryIndex:
             last_id = int(self.ids[-1]) if self.size else 0
             if self.seq < 0 or update_seq < self.update_seq or max_id < last_id:
                 self._reset()
+                if max_id >= NOTICE_ROWS:
+                    log.info("building the search index from about %s memories", f"{max_id:,}")
                 for batch, (rows, vectors) in enumerate(index_load_batches(db)):  # a batch at a time: bounded memory
                     self._append(rows, vectors)
                     if batch == 0:

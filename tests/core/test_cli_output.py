@@ -96,3 +96,26 @@ def test_the_article_fits_the_kind():
 
     assert with_article("outcome") == "an outcome" and with_article("pitfall") == "a pitfall"
     assert counted(1, "block") == "1 block" and counted(3, "block") == "3 blocks"
+
+
+def test_a_long_first_index_build_says_so_on_a_terminal_only(cli, monkeypatch):
+    """A store at or above ``NOTICE_ROWS`` (lowered here) read whole into the index: one ``mneme:`` line on a
+    terminal's stderr, nothing on a pipe; the notice's handler is gone after the command."""
+    import logging
+    import sys
+
+    from mneme_tui.memory import index
+
+    for n in range(12):
+        assert cli("save", f"memory number {n} about webhooks", "--json").code == 0
+    monkeypatch.setattr(index, "NOTICE_ROWS", 12)
+    piped = cli("recall", "webhooks", "--json")
+    assert piped.code == 0 and piped.err == ""  # an agent's pipe: as quiet as before
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    shown = cli("recall", "webhooks", "--json")
+    assert shown.code == 0 and shown.err == "mneme: building the search index from about 12 memories\n"
+    assert logging.getLogger("mneme_tui.index").handlers == [] and logging.getLogger("mneme_tui.index").propagate
+
+    monkeypatch.setattr(index, "NOTICE_ROWS", 13)  # below it: no notice, on a terminal too
+    assert cli("recall", "webhooks", "--json").err == ""
