@@ -110,13 +110,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 @contextmanager
 def _notices_on_terminal() -> Iterator[None]:
-    """While a command runs, show the store's INFO notices (a long first index build) as ``mneme: …`` lines,
-    when stderr is a terminal: a person sees why it waits; an agent's pipe stays as quiet as before."""
+    """While a command runs, show the index's INFO notices (a long first index build) on stderr when it is a
+    terminal: a person sees why it waits; an agent's pipe stays as quiet as before. Like the store's warnings,
+    which the logging module's last-resort handler prints, a notice is its message alone (it says ``mneme:``)."""
     if not sys.stderr.isatty():
         yield
         return
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("mneme: %(message)s"))
     handler.setLevel(logging.INFO)
     logger = logging.getLogger("mneme_tui.index")
     level, propagate = logger.level, logger.propagate

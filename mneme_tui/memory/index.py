@@ -215,7 +215,7 @@ class MemoryIndex:
             if self.seq < 0 or update_seq < self.update_seq or max_id < last_id:
                 self._reset()
                 if max_id >= NOTICE_ROWS:
-                    log.info("building the search index from about %s memories", f"{max_id:,}")
+                    log.info("mneme: building the search index from about %s memories", f"{max_id:,}")
                 for batch, (rows, vectors) in enumerate(index_load_batches(db)):  # a batch at a time: bounded memory
                     self._append(rows, vectors)
                     if batch == 0:
