@@ -29,6 +29,7 @@ from mneme_tui.cli import (
     task_commands,
 )
 from mneme_tui.errors import MnemeError
+from mneme_tui.memory.heap_reuse import keep_freed_memory
 
 COMMAND_MODULES = (
     memory_commands,
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `mneme` console script."""
+    keep_freed_memory()  # the TUI, `mneme mcp` and the bench recall again and again in one process
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
