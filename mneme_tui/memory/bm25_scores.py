@@ -53,9 +53,10 @@ class Bm25Sums:
 
     def matched(self, rows: np.ndarray) -> np.ndarray:
         """How many of the query's terms each of ``rows`` has (read from each row's own terms)."""
-        terms, start = self.terms, self.terms.doc_start
+        doc_terms, start = self.terms.doc_terms, self.terms.doc_start
+        wanted = set(self.term_ids.tolist())  # a set: a row has a dozen terms, and np.isin costs 15 µs a call
         return np.array(
-            [np.isin(terms.doc_terms[start[row] : start[row + 1]], self.term_ids).sum() for row in rows.tolist()],
+            [sum(term in wanted for term in doc_terms[start[row] : start[row + 1]].tolist()) for row in rows.tolist()],
             dtype=np.int64,
         )
 

@@ -207,7 +207,10 @@ class Bm25Profile:
         if self.transform == "linear":
             relevance = bm25 / best if best > 0 else bm25
         else:
-            relevance = np.exp(np.maximum(bm25 - best, _MIN_LOG_RELEVANCE))
+            relevance = bm25 - best  # a new array: bm25 is reported as it is
+            if best * (1.0 - self.floor) > -_MIN_LOG_RELEVANCE:  # else the floor keeps every row above the clamp
+                np.maximum(relevance, _MIN_LOG_RELEVANCE, out=relevance)
+            np.exp(relevance, out=relevance)
         positions = hits if candidates.is_all else candidates.maps(index.size)[1][hits]
 
         def matched(chosen: np.ndarray) -> dict[str, np.ndarray]:
