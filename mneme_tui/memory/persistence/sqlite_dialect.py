@@ -19,6 +19,7 @@ from mneme_tui.config import DbTarget
 from mneme_tui.errors import ERR_DATABASE, MnemeError
 from mneme_tui.memory.persistence import tables
 from mneme_tui.memory.persistence.index_queries import SELECT_INDEX, index_rows
+from mneme_tui.memory.persistence.read_ahead import read_ahead
 from mneme_tui.memory.persistence.sql_text import insert_sql, placeholders, upsert_sql
 from mneme_tui.memory.persistence.tables import TableShape
 
@@ -258,9 +259,10 @@ def index_load(db: peewee.Database) -> tuple[list[tuple], np.ndarray | None]:
 
 
 def index_load_batches(db: peewee.Database, size: int) -> Iterator[tuple[list[tuple], np.ndarray | None]]:
-    """``index_load`` ``size`` rows at a time from one select (one read transaction: one consistent view)."""
+    """``index_load`` ``size`` rows at a time from one select (one read transaction: one consistent view); the
+    next batch is read while the caller handles this one (``read_ahead``)."""
     cursor = db.execute_sql(SELECT_INDEX + " ORDER BY id")
-    while rows := cursor.fetchmany(size):
+    for rows in read_ahead(lambda: cursor.fetchmany(size), size):
         yield rows, None
 
 
