@@ -37,9 +37,9 @@ import math
 import mmap
 import os
 import struct
+import threading
 import time
 import zlib
-from collections.abc import Iterable
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -97,58 +97,88 @@ def discard_files(path: Path) -> None:
 
 
 def save(index: MemoryIndex, path: Path, db_uuid: str) -> bool:
-    """Write the snapshot atomically; False (and nothing written) when the folder is not writable."""
+    """Write the snapshot atomically; False (and nothing written) when the folder is not writable.
+
+    The postings (token and analysed-term) are built, when rows changed since they were, by a helper thread
+    while the other arrays are written: they go last in the file, and the header, written at the end into
+    room kept for it, gives their shapes (the build sorts without the GIL, the write copies without it)."""
     with index.lock:  # held while writing: rows updated in place must not change under the write
         if index._postings_built_for < index.size:
             index._postings_stale = True  # the snapshot holds postings for every row
-        index._ensure_postings()
-        tokens, lengths = index._row_tokens.flat()
-        terms = index.terms
-        arrays: dict[str, np.ndarray] = {
-            "ids": index.ids,
-            "vectors": index.vectors,
-            "repo_codes": index.repo_codes,
-            "kind_codes": index.kind_codes,
-            "status_codes": index.status_codes,
-            "created_days": index.created_days,
-            "access": index.access,
-            **word_table("vocab", index.vocab),
-            "tokens": tokens,
-            "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-            "postings_rows": index._postings_rows,
-            "postings_start": index._postings_start,
-            **word_table("term_vocab", terms.vocab),
-            "term_start": terms.doc_start,
-            "term_ids": terms.doc_terms,
-            "term_tf": terms.doc_tf,
-            "term_len": terms.doc_len,
-            # the analysed terms' postings too (rebuilt first if rows were added): a cold bm25 recall sorts nothing
-            **dict(zip(("term_post_rows", "term_post_tf", "term_post_start"), terms.postings(), strict=True)),
-        }
-        header: dict[str, Any] = {
-            "db_uuid": db_uuid,
-            "seq": index.seq,
-            "size": index.size,
-            "update_seq": index.update_seq,
-            "repos": sorted(index.repos, key=index.repos.__getitem__),
-            "kinds": sorted(index.kinds, key=index.kinds.__getitem__),
-            "term_key": terms.key,
-            "arrays": {},
-        }
-        rooms = _rooms(index.size, terms.doc_terms.size, tokens.size)
-        offset = 0
-        for name, array in arrays.items():
-            arrays[name] = data = np.ascontiguousarray(array).reshape(-1)
-            room = rooms.get(name, 0)
-            header["arrays"][name] = [data.dtype.str, list(np.shape(array)), offset, room]
-            nbytes = data.nbytes + room * data.itemsize * math.prod(np.shape(array)[1:])
-            offset += nbytes + (-nbytes % _ALIGN)
-        head = json.dumps(header).encode("utf-8")
-        head += b" " * (-(len(head) + _PREFIX.size) % _ALIGN)
+        postings = _PostingsBuild(index)
         try:
-            return _write(path, head, [(array, header["arrays"][name]) for name, array in arrays.items()])
-        except OSError:
-            return False
+            tokens, lengths = index._row_tokens.flat()
+            terms = index.terms
+            arrays: dict[str, np.ndarray] = {
+                "ids": index.ids,
+                "vectors": index.vectors,
+                "repo_codes": index.repo_codes,
+                "kind_codes": index.kind_codes,
+                "status_codes": index.status_codes,
+                "created_days": index.created_days,
+                "access": index.access,
+                **word_table("vocab", index.vocab),
+                "tokens": tokens,
+                "token_start": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+                **word_table("term_vocab", terms.vocab),
+                "term_start": terms.doc_start,
+                "term_ids": terms.doc_terms,
+                "term_tf": terms.doc_tf,
+                "term_len": terms.doc_len,
+            }
+            header: dict[str, Any] = {
+                "db_uuid": db_uuid,
+                "seq": index.seq,
+                "size": index.size,
+                "update_seq": index.update_seq,
+                "repos": sorted(index.repos, key=index.repos.__getitem__),
+                "kinds": sorted(index.kinds, key=index.kinds.__getitem__),
+                "term_key": terms.key,
+                "arrays": {},
+            }
+            rooms = _rooms(index.size, terms.doc_terms.size, tokens.size)
+            try:
+                return _write(path, header, arrays, rooms, postings)
+            except OSError:
+                return False
+        finally:
+            postings.wait()  # never running on past the lock, however the write ended
+
+
+POSTINGS = ("postings_rows", "postings_start", "term_post_rows", "term_post_tf", "term_post_start")
+"""The arrays a snapshot ends with, built (when needed) while the others are written."""
+
+
+class _PostingsBuild:
+    """The token postings and the analysed terms' postings of every row, built by a helper thread."""
+
+    def __init__(self, index: MemoryIndex) -> None:
+        self._index = index
+        self._arrays: dict[str, np.ndarray] = {}
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._build, name="mneme-snapshot-postings", daemon=True)
+        self._thread.start()
+
+    def _build(self) -> None:
+        try:
+            index = self._index
+            index._ensure_postings()
+            # the analysed terms' postings too (rebuilt first if rows were added): a cold bm25 recall sorts nothing
+            self._arrays = dict(
+                zip(POSTINGS, (index._postings_rows, index._postings_start, *index.terms.postings()), strict=True)
+            )
+        except BaseException as exc:  # raised again by result(), in the writer's thread
+            self._error = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+
+    def result(self) -> dict[str, np.ndarray]:
+        """The five arrays (``POSTINGS``), once built; the build's error, if it failed."""
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._arrays
 
 
 def _rooms(size: int, entries: int, tokens: int) -> dict[str, int]:
@@ -167,31 +197,47 @@ def _rooms(size: int, entries: int, tokens: int) -> dict[str, int]:
     }
 
 
-def _write(path: Path, head: bytes, arrays: Iterable[tuple[np.ndarray, list]]) -> bool:
+def _write(
+    path: Path, header: dict[str, Any], arrays: dict[str, np.ndarray], rooms: dict[str, int], postings: _PostingsBuild
+) -> bool:
     """Write the file from the arrays themselves (no copy of the data in memory), each followed by its room
-    (a hole: zeros not written), then rename it into place and stamp it as checked; the data CRC goes into the
-    prefix once the data is written."""
+    (a hole: zeros not written), the postings last; then the header and the data CRC into the room kept for
+    them at the start, rename the file into place and stamp it as checked."""
     import tempfile  # only writers pay for it
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    head_room = _head_room(header, arrays)
     handle, temp_name = tempfile.mkstemp(prefix=".index-", suffix=SUFFIX, dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), 0) + head)
-            data_crc = 0
-            for data, (_dtype, shape, _offset, room) in arrays:
+            stream.seek(_PREFIX.size + head_room)
+            offset, data_crc = 0, 0
+
+            def put(name: str, array: np.ndarray) -> None:
+                nonlocal offset, data_crc
+                data = np.ascontiguousarray(array).reshape(-1)
+                room = rooms.get(name, 0)
+                header["arrays"][name] = [data.dtype.str, list(np.shape(array)), offset, room]
                 part = data.data.cast("B")
                 data_crc = zlib.crc32(part, data_crc)
                 stream.write(part)
-                gap = _gap(room * data.itemsize * math.prod(shape[1:]), data.nbytes)
+                gap = _gap(room * data.itemsize * math.prod(np.shape(array)[1:]), data.nbytes)
                 data_crc = _zeros_crc(gap, data_crc)
                 stream.seek(gap, os.SEEK_CUR)  # a hole: it reads as zeros, and the file system need not store it
+                offset += data.nbytes + gap
+
+            for name, array in arrays.items():
+                put(name, array)
+            for name, array in postings.result().items():
+                put(name, array)
             stream.truncate()  # the file ends after the last array's room
+            head = json.dumps(header).encode("utf-8")
+            head += b" " * (head_room - len(head))  # JSON allows the spaces; the data starts where it was put
             stream.seek(0)
-            stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc))
+            stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc) + head)
             written = os.fstat(stream.fileno()).st_ino
         os.replace(temp_name, path)
-    except OSError:
+    except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
     final = path.stat()
@@ -199,6 +245,16 @@ def _write(path: Path, head: bytes, arrays: Iterable[tuple[np.ndarray, list]]) -
         _stamp(path, final, data_crc)
     path.with_suffix(".npz").unlink(missing_ok=True)  # the previous format's file, if any
     return True
+
+
+def _head_room(header: dict[str, Any], arrays: dict[str, np.ndarray]) -> int:
+    """Bytes kept for the header before the data: its length with every array's entry at its widest (a
+    21-digit shape, offset and room, a 24-character dtype), so the real one fits, padded to the alignment."""
+    widest, dtype = 10**20, "x" * 24
+    entries = [[dtype, [widest] * max(np.ndim(array), 1), widest, widest] for array in arrays.values()]
+    entries += [[dtype, [widest], widest, widest]] * len(POSTINGS)
+    longest = len(json.dumps({**header, "arrays": dict(zip([*arrays, *POSTINGS], entries, strict=True))}))
+    return longest + (-(longest + _PREFIX.size) % _ALIGN)
 
 
 def _gap(room: int, used: int) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import mmap
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -215,3 +216,64 @@ def test_a_batch_of_lookups_finds_what_one_by_one_lookups_find():
         word: WORDS.index(word) if word in WORDS else None for word in probes
     }
     assert batch._lookups == 0  # every look-up was answered by the batch
+
+
+def test_the_postings_are_built_beside_the_write_and_end_the_file(tmp_path, monkeypatch, bulk_target):
+    """The token and term postings are built by a helper thread while the other arrays are written, and come
+    last in the file; its header, written at the end, fits the room kept for it; the snapshot loads and its
+    postings are the ones a fresh build makes."""
+    from mneme_tui.memory.index import MemoryIndex
+
+    monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "cache"))
+    builders = []
+    ensure = MemoryIndex._ensure_postings
+
+    def recorded(index: MemoryIndex) -> None:
+        builders.append(threading.current_thread().name)
+        ensure(index)
+
+    monkeypatch.setattr(MemoryIndex, "_ensure_postings", recorded)
+    store = Store(bulk_target)
+    store.recall("bulk row", repo="nomos")  # writes the snapshot
+    assert "mneme-snapshot-postings" in builders
+    path = store.snapshot_file()
+    assert path is not None
+    with path.open("rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        header, arrays, _, _, _ = index_snapshot._read(mapped)
+        table = header["arrays"]
+        by_offset = sorted(table, key=lambda name: table[name][2])
+        assert tuple(by_offset[-len(index_snapshot.POSTINGS) :]) == index_snapshot.POSTINGS
+        saved = {name: np.array(arrays[name]) for name in index_snapshot.POSTINGS}
+        del arrays  # the views, before the map closes
+    loaded = index_snapshot.load(path, store._snapshot_key())
+    assert loaded is not None and loaded.size == store.index.size
+    fresh = Store(bulk_target)
+    fresh.index.refresh(fresh.db)
+    fresh.index._ensure_postings()
+    built = (fresh.index._postings_rows, fresh.index._postings_start, *fresh.index.terms.postings())
+    for name, array in zip(index_snapshot.POSTINGS, built, strict=True):
+        assert np.array_equal(saved[name], array), name
+    for opened in (store, fresh):
+        opened.close()
+
+
+def test_a_postings_build_that_fails_leaves_no_file(tmp_path, monkeypatch, bulk_target):
+    """The build's error is raised in the writer's thread after the other arrays were written: the temporary
+    file is removed and no snapshot is left (the next refresh tries again)."""
+    from mneme_tui.memory.index import MemoryIndex
+
+    monkeypatch.setenv("MNEME_CACHE_DIR", str(tmp_path / "cache"))
+    store = Store(bulk_target)
+    store.index.refresh(store.db)
+
+    def fails(index: MemoryIndex) -> None:
+        raise MemoryError("no room for the postings")
+
+    monkeypatch.setattr(MemoryIndex, "_ensure_postings", fails)
+    path = store.snapshot_file()
+    assert path is not None
+    with pytest.raises(MemoryError, match="no room"):
+        index_snapshot.save(store.index, path, store._snapshot_key())
+    assert not path.exists() and not list(path.parent.glob(".index-*"))
+    assert not [thread for thread in threading.enumerate() if thread.name == "mneme-snapshot-postings"]
+    store.close()
