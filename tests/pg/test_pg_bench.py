@@ -62,7 +62,8 @@ def test_bench_reports_every_postgresql_figure_and_leaves_nothing_behind(pg_data
     assert figures["size"] == figures["memories"] == 200
     assert set(figures["recall"]) == set(PROFILES)
     for profile in figures["recall"].values():
-        for timing in profile.values():
+        assert set(profile) == {"scoped", "cross_repo", "first_round"}
+        for timing in (profile["scoped"], profile["cross_repo"], *profile["first_round"].values()):
             assert 0 <= timing["p50_ms"] <= timing["p95_ms"]
     assert figures["db_copy_s"] > 0 and figures["index_load_ms"] > 0 and figures["peak_rss_mb"] > 0
     assert figures["save_per_s"] > 0 and figures["concurrent_save_per_s"] > 0 and figures["writers"] == 8
