@@ -232,6 +232,8 @@ def _write(
                 put(name, array)
             stream.truncate()  # the file ends after the last array's room
             head = json.dumps(header).encode("utf-8")
+            if len(head) > head_room:  # cannot happen (the room is for the widest entries): no snapshot, then
+                raise OSError(f"the snapshot's header ({len(head)} bytes) outgrew its room ({head_room})")
             head += b" " * (head_room - len(head))  # JSON allows the spaces; the data starts where it was put
             stream.seek(0)
             stream.write(_PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), zlib.crc32(head), data_crc) + head)
