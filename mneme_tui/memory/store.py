@@ -25,7 +25,7 @@ from mneme_tui.memory.persistence import store_copy
 from mneme_tui.memory.persistence.dialect import raised_by
 from mneme_tui.memory.persistence.repositories import database_revision, database_uuid
 from mneme_tui.memory.persistence.schema import LEGION_RECORD_COLUMNS
-from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RecallQuery, rank
+from mneme_tui.memory.ranking import DEFAULT_PROFILE, PROFILES, RankedRow, RecallQuery, rank
 from mneme_tui.memory.records import AuditEntry, Memory, MemoryDetail, MemoryHead, ScoredMemory
 from mneme_tui.memory.store_writes import StoreWrites
 from mneme_tui.validation import MAX_CONTENT_CHARS, MAX_ID
@@ -295,20 +295,16 @@ class Store(StoreWrites):
         if profile not in PROFILES:
             raise MnemeError(ERR_VALIDATION_FAILED, f"unknown profile {profile!r} (valid: {', '.join(PROFILES)})")
         moment = now or config.now()
-        self.refresh_index()
-        ranked = rank(
-            self.index,
-            RecallQuery(
-                text=query,
-                repo=repo,
-                now_days=float(days_since_epoch([moment.isoformat(sep=" ")])[0]),
-                cross_repo=cross_repo,
-                kind=kind,
-                limit=limit,
-                profile=profile,
-            ),
+        recall_query = RecallQuery(
+            text=query,
+            repo=repo,
+            now_days=float(days_since_epoch([moment.isoformat(sep=" ")])[0]),
+            cross_repo=cross_repo,
+            kind=kind,
+            limit=limit,
+            profile=profile,
         )
-        memories = self.get_many([row.memory_id for row in ranked])
+        ranked, memories = self._ranked_at_revision(recall_query)
         if task_id is not None:
             self.reinforce(task_id, [row.memory_id for row in ranked])
         return [
@@ -316,6 +312,29 @@ class Store(StoreWrites):
             for row in ranked
             if row.memory_id in memories
         ]
+
+    def _ranked_at_revision(self, query: RecallQuery) -> tuple[builtins.list[RankedRow], dict[int, Memory]]:
+        """The ranked rows of ``query`` on an index current with the database, and their memories.
+
+        Optimistic: the index is ranked as it is, and the results' rows are read with the database's revision
+        in one statement; when that revision is the index's, the index was current (the common case: one round
+        trip to a server instead of two). Otherwise, or with no result to read, the index is refreshed as
+        before and, if anything changed, ranked again."""
+        with self.sqlite_errors(), self.index.lock:
+            if self.index.seq < 0:
+                self.refresh_index()
+            ranked_at = self.index.seq
+            ranked = rank(self.index, query)
+        if ranked:
+            with self.sqlite_errors():
+                memories, revision = self.memories.get_many_at_revision([row.memory_id for row in ranked])
+            if revision == ranked_at:
+                return ranked, memories
+        self.refresh_index()
+        if ranked or self.index.seq != ranked_at:  # (another thread may have refreshed it meanwhile)
+            ranked = rank(self.index, query)
+            return ranked, self.get_many([row.memory_id for row in ranked])
+        return ranked, {}
 
 
 def _proposal_id_of(kind: str, memory_ids: tuple[int, ...], texts: Sequence[str]) -> str:

@@ -7,6 +7,9 @@ import peewee
 from mneme_tui.memory.persistence.schema import INDEX_COLUMNS
 from mneme_tui.memory.vectors import BLOB_BYTES
 
+REVISION = "(SELECT COALESCE(MAX(id), 0) FROM memories), (SELECT COALESCE(MAX(seq), 0) FROM memory_revision)"
+"""The database's revision as two columns: the highest memory id and the highest update seq (any write by any
+process changes one of them); the index reflects ``MAX(id) + seq``."""
 SELECT_INDEX = f"SELECT {', '.join(INDEX_COLUMNS)} FROM memories"
 """Every column the index loads, embeddings included."""
 SELECT_INDEX_TEXT = "SELECT " + ", ".join("NULL" if c == "embedding" else c for c in INDEX_COLUMNS) + " FROM memories"

@@ -13,6 +13,7 @@ import peewee
 from mneme_tui import config
 from mneme_tui.memory.kinds import ACTIVE
 from mneme_tui.memory.persistence.dialect import IndexBatch, dialect_of
+from mneme_tui.memory.persistence.index_queries import REVISION
 from mneme_tui.memory.persistence.schema import INSERT_COLUMNS, MEMORY_COLUMNS, Tables
 from mneme_tui.memory.persistence.sql_text import id_chunks, placeholders
 from mneme_tui.memory.persistence.text_keys import TextKeys
@@ -25,6 +26,8 @@ _SELECT_MEMORY = (
     "FROM memories m LEFT JOIN memory_provenance p ON p.memory_id = m.id"
 )
 """A memory with its provenance, in one query (``memory_from_row`` takes the two extra columns)."""
+_SELECT_MEMORY_AT_REVISION = _SELECT_MEMORY.replace(" FROM memories m ", f", {REVISION} FROM memories m ", 1)
+"""The same with the database's revision (two columns) after each row."""
 _HEAD_COLUMNS = "m.id, m.topic, m.task_id, m.created_at, m.access_count"
 _HEAD_KIND = "WHERE m.status = ? AND m.kind = ?"
 """A ``MemoryHead``'s columns of ``memories`` but its repository and kind, which the query names: all of them
@@ -137,6 +140,22 @@ class MemoryTable:
                 memory = memory_from_row(values)
                 found[memory.id] = memory
         return found
+
+    def get_many_at_revision(self, ids: Sequence[int]) -> tuple[dict[int, Memory], int | None]:
+        """Memories by id, and the database's revision (``MAX(id) + seq``) read by the same statement, so the
+        rows are those of that revision; None when no row was found or the ids took statements that saw
+        different revisions."""
+        found: dict[int, Memory] = {}
+        revisions = set()
+        for chunk in id_chunks(ids):
+            cursor = self.db.execute_sql(
+                f"{_SELECT_MEMORY_AT_REVISION} WHERE m.id IN ({placeholders(len(chunk))})", chunk
+            )
+            for values in cursor.fetchall():
+                memory = memory_from_row(values[:-2])
+                found[memory.id] = memory
+                revisions.add(int(values[-2]) + int(values[-1]))
+        return found, (revisions.pop() if len(revisions) == 1 else None)
 
     def active_heads(
         self, repos: Sequence[str] | None, kinds: Sequence[str], verified_only: Collection[str] = ()

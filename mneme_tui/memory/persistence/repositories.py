@@ -11,6 +11,7 @@ from typing import Any
 import peewee
 
 from mneme_tui.memory.persistence.dialect import dialect_of
+from mneme_tui.memory.persistence.index_queries import REVISION
 from mneme_tui.memory.persistence.memories import rows_of
 from mneme_tui.memory.persistence.schema import (
     LEDGER_COLUMNS,
@@ -115,9 +116,7 @@ class TaskAccessLog:
 
 def database_revision(db: peewee.Database) -> tuple[int, int]:
     """(highest memory id, highest update seq): together they change whenever any process writes."""
-    max_id, update_seq = db.execute_sql(
-        "SELECT (SELECT COALESCE(MAX(id), 0) FROM memories), (SELECT COALESCE(MAX(seq), 0) FROM memory_revision)"
-    ).fetchone()
+    max_id, update_seq = db.execute_sql(f"SELECT {REVISION}").fetchone()
     return int(max_id), int(update_seq)
 
 
