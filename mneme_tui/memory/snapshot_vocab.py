@@ -113,9 +113,10 @@ class SnapshotVocab(defaultdict):
         return found
 
     def _fill(self) -> None:
-        if not self._filled:
-            self._filled = True
+        if not self._filled:  # marked filled only once it is: until then len() counts from the snapshot, so a
+            # thread reading the length while another fills it (a snapshot's postings beside its write) reads it right
             dict.update(self, zip(_words(self._blob[:-1]), range(self._count)))
+            self._filled = True
 
     def __missing__(self, word: str) -> int:
         found = None if self._filled else self._known(word)

@@ -77,3 +77,16 @@ def test_a_caller_that_stops_early_stops_the_helper(taken: int):
     after = len(fetched)
     assert after <= taken + 2  # one batch waiting to be handed over, at most one more being fetched
     assert len(fetched) == after  # nothing is fetched once it returned
+
+
+def test_a_helper_that_dies_without_handing_over_is_an_error_not_a_hang(monkeypatch):
+    """Should the helper end without handing over a batch or an error (killed by an error outside its own
+    handling), the caller stops waiting and says so, instead of waiting for ever with the index locked."""
+    from mneme_tui.memory.persistence import read_ahead as module
+
+    monkeypatch.setattr(module, "_fetch_all", lambda fetch, handed, stop: None)
+    batches = read_ahead(lambda: [(1,)], 1)
+    assert next(batches) == [(1,)]  # the first batch is the caller's own
+    with pytest.raises(RuntimeError, match="ended without its batches"):
+        next(batches)
+    assert not _helpers()

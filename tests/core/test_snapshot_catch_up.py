@@ -218,6 +218,29 @@ def test_a_batch_of_lookups_finds_what_one_by_one_lookups_find():
     assert batch._lookups == 0  # every look-up was answered by the batch
 
 
+def test_a_vocabulary_being_filled_has_its_whole_length(monkeypatch):
+    """A snapshot's postings are built beside its write, which fills the vocabularies (``word_table``): the
+    builder reads ``len(vocab)`` meanwhile, so the length must be the whole vocabulary's at every moment of a
+    fill (a vocabulary marked filled before its words were in counted only those looked up: a postings build
+    with too few terms)."""
+    from mneme_tui.memory import snapshot_vocab
+
+    arrays = word_table("v", dict(zip(WORDS, range(len(WORDS)))))
+    vocab = SnapshotVocab(arrays["v"], arrays["v_start"], arrays["v_order"], new_ids=True)
+    vocab.setdefault("brand-new", len(WORDS))  # a word given an id before the fill
+    seen = []
+    words_of = snapshot_vocab._words
+
+    def watched(data):
+        words = words_of(data)
+        seen.append(len(vocab))  # what another thread reads while the fill runs
+        return words
+
+    monkeypatch.setattr(snapshot_vocab, "_words", watched)
+    assert set(vocab) == {*WORDS, "brand-new"}  # fills it
+    assert seen == [len(WORDS) + 1] and len(vocab) == len(WORDS) + 1
+
+
 def test_the_postings_are_built_beside_the_write_and_end_the_file(tmp_path, monkeypatch, bulk_target):
     """The token and term postings are built by a helper thread while the other arrays are written, and come
     last in the file; its header, written at the end, fits the room kept for it; the snapshot loads and its

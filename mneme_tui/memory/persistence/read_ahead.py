@@ -40,7 +40,12 @@ def read_ahead(fetch: Callable[[], list[T]], size: int) -> Iterator[list[T]]:
     helper.start()
     try:
         while True:
-            batch = handed.get()
+            try:
+                batch = handed.get(timeout=_POLL_S)
+            except queue.Empty:
+                if helper.is_alive():
+                    continue
+                raise RuntimeError("the batch reader ended without its batches (out of memory?)") from None
             if isinstance(batch, BaseException):
                 raise batch
             if not batch:
