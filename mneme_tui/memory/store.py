@@ -319,19 +319,20 @@ class Store(StoreWrites):
         Optimistic: the index is ranked as it is, and the results' rows are read with the database's revision
         in one statement; when that revision is the index's, the index was current (the common case: one round
         trip to a server instead of two). Otherwise, or with no result to read, the index is refreshed as
-        before and, if anything changed, ranked again."""
+        before and ranked again (with no result, only if the index moved meanwhile). A store whose file was
+        replaced in between has a new index, and ranks again on it."""
         with self.sqlite_errors(), self.index.lock:
             if self.index.seq < 0:
                 self.refresh_index()
-            ranked_at = self.index.seq
-            ranked = rank(self.index, query)
+            index, ranked_at = self.index, self.index.seq
+            ranked = rank(index, query)
         if ranked:
             with self.sqlite_errors():
                 memories, revision = self.memories.get_many_at_revision([row.memory_id for row in ranked])
-            if revision == ranked_at:
+            if revision == ranked_at and self.index is index:
                 return ranked, memories
         self.refresh_index()
-        if ranked or self.index.seq != ranked_at:  # (another thread may have refreshed it meanwhile)
+        if ranked or self.index is not index or self.index.seq != ranked_at:  # another thread may have refreshed it
             ranked = rank(self.index, query)
             return ranked, self.get_many([row.memory_id for row in ranked])
         return ranked, {}

@@ -70,3 +70,21 @@ def test_an_edit_by_another_client_is_what_the_recall_returns(store: Store, db_t
     [result] = store.recall("flaky upload", repo="app")
     assert result.memory.content == "retry the flaky upload with a jittered backoff"
     other.close()
+
+
+def test_a_store_whose_index_was_replaced_meanwhile_ranks_again(store: Store, monkeypatch):
+    """Between the rank and the read of its rows the store may start a new index (its file was replaced by
+    another database): an equal revision of the new file must not make the old ranking the answer."""
+    first = store.save("retry the flaky upload with backoff", repo_id="app").id
+    assert _ids(store.recall("flaky upload", repo="app")) == [first]
+    read = store.memories.get_many_at_revision
+    replaced = []
+
+    def replacing(ids):
+        store._start_index()  # as _check_open does when the path names another file now
+        replaced.append(store.index)
+        return read(ids)
+
+    monkeypatch.setattr(store.memories, "get_many_at_revision", replacing)
+    assert _ids(store.recall("flaky upload", repo="app")) == [first]
+    assert replaced and store.index is replaced[0] and store.index.seq >= 0  # ranked again on the new index
