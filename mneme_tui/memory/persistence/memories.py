@@ -133,13 +133,8 @@ class MemoryTable:
 
     def get_many(self, ids: Sequence[int]) -> dict[int, Memory]:
         """Memories by id (missing ids are absent)."""
-        found: dict[int, Memory] = {}
-        for chunk in id_chunks(ids):
-            cursor = self.db.execute_sql(f"{_SELECT_MEMORY} WHERE m.id IN ({placeholders(len(chunk))})", chunk)
-            for values in cursor.fetchall():
-                memory = memory_from_row(values)
-                found[memory.id] = memory
-        return found
+        memories = (memory_from_row(values) for values in self._rows_by_id(_SELECT_MEMORY, ids))
+        return {memory.id: memory for memory in memories}
 
     def get_many_at_revision(self, ids: Sequence[int]) -> tuple[dict[int, Memory], int | None]:
         """Memories by id, and the database's revision (``MAX(id) + seq``) read by the same statement, so the
@@ -147,15 +142,16 @@ class MemoryTable:
         different revisions."""
         found: dict[int, Memory] = {}
         revisions = set()
-        for chunk in id_chunks(ids):
-            cursor = self.db.execute_sql(
-                f"{_SELECT_MEMORY_AT_REVISION} WHERE m.id IN ({placeholders(len(chunk))})", chunk
-            )
-            for values in cursor.fetchall():
-                memory = memory_from_row(values[:-2])
-                found[memory.id] = memory
-                revisions.add(int(values[-2]) + int(values[-1]))
+        for values in self._rows_by_id(_SELECT_MEMORY_AT_REVISION, ids):
+            memory = memory_from_row(values[:-2])
+            found[memory.id] = memory
+            revisions.add(int(values[-2]) + int(values[-1]))
         return found, (revisions.pop() if len(revisions) == 1 else None)
+
+    def _rows_by_id(self, select: str, ids: Sequence[int]) -> Iterator[tuple]:
+        """The rows of ``select`` (a select of ``memories m``) for these ids, a statement per chunk of them."""
+        for chunk in id_chunks(ids):
+            yield from self.db.execute_sql(f"{select} WHERE m.id IN ({placeholders(len(chunk))})", chunk).fetchall()
 
     def active_heads(
         self, repos: Sequence[str] | None, kinds: Sequence[str], verified_only: Collection[str] = ()
